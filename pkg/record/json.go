@@ -1,0 +1,177 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// recordFields is the alias that carries the struct tags without the
+// custom methods, so encoding/json does the field work.
+type recordFields Record
+
+// knownKeys are the top-level JSON keys owned by Record.
+var knownKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range JSONFields(Record{}) {
+		m[f] = true
+	}
+	return m
+}()
+
+// MarshalJSON writes the known fields, then the Extra fields at top level
+// in key order, so unknown input fields pass through unchanged.
+func (r Record) MarshalJSON() ([]byte, error) {
+	b, err := marshal(recordFields(r))
+	if err != nil || len(r.Extra) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(r.Extra))
+	for k := range r.Extra {
+		if !knownKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Grow(len(b) + 64*len(keys))
+	buf.Write(b[:len(b)-1])
+	for _, k := range keys {
+		kb, _ := marshal(k)
+		buf.WriteByte(',')
+		buf.Write(kb)
+		buf.WriteByte(':')
+		v := r.Extra[k]
+		if len(v) == 0 {
+			v = json.RawMessage("null")
+		}
+		if err := json.Compact(&buf, v); err != nil {
+			return nil, fmt.Errorf("extra field %q: %w", k, err)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads the known fields and keeps every other top-level key
+// in Extra. A key named "extra" holding an object (or a JSON string of an
+// object, as columnar formats store it) is merged into Extra.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return err
+	}
+	if top == nil {
+		return fmt.Errorf("record is null, want an object")
+	}
+	*r = Record{}
+	if err := json.Unmarshal(b, (*recordFields)(r)); err != nil {
+		return err
+	}
+	for k, v := range top {
+		if knownKeys[k] {
+			continue
+		}
+		if k == "extra" {
+			if err := r.mergeExtra(v); err != nil {
+				return err
+			}
+			continue
+		}
+		if r.Extra == nil {
+			r.Extra = make(map[string]json.RawMessage)
+		}
+		r.Extra[k] = v
+	}
+	return nil
+}
+
+func (r *Record) mergeExtra(v json.RawMessage) error {
+	v = bytes.TrimSpace(v)
+	if len(v) > 0 && v[0] == '"' {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return err
+		}
+		v = []byte(s)
+	}
+	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(v, &m); err != nil {
+		return fmt.Errorf("field extra: want a JSON object: %w", err)
+	}
+	if r.Extra == nil && len(m) > 0 {
+		r.Extra = make(map[string]json.RawMessage, len(m))
+	}
+	for k, x := range m {
+		if _, dup := r.Extra[k]; !dup {
+			r.Extra[k] = x
+		}
+	}
+	return nil
+}
+
+// EncodeExtra fills ExtraJSON from Extra, for columnar writers.
+func (r *Record) EncodeExtra() error {
+	if len(r.Extra) == 0 {
+		r.ExtraJSON = ""
+		return nil
+	}
+	b, err := json.Marshal(r.Extra) // map keys are sorted by encoding/json
+	if err != nil {
+		return fmt.Errorf("extra: %w", err)
+	}
+	r.ExtraJSON = string(b)
+	return nil
+}
+
+// DecodeExtra fills Extra from ExtraJSON, for columnar readers.
+func (r *Record) DecodeExtra() error {
+	s := r.ExtraJSON
+	r.ExtraJSON = ""
+	r.Extra = nil
+	if s == "" {
+		return nil
+	}
+	return r.mergeExtra(json.RawMessage(s))
+}
+
+// ExtraString returns the extra field k when it is a JSON string.
+func (r *Record) ExtraString(k string) (string, bool) {
+	v, ok := r.Extra[k]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// SetExtra stores v (marshalled to JSON) as the extra field k.
+func (r *Record) SetExtra(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("record: SetExtra %q: %v", k, err)) // only for values that always marshal
+	}
+	if r.Extra == nil {
+		r.Extra = make(map[string]json.RawMessage)
+	}
+	r.Extra[k] = b
+}
+
+// marshal is json.Marshal without HTML escaping, so dialogue text keeps its
+// < > & readable, and without the encoder's trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,175 @@
+// Package record holds the one record type that flows through every ngkit
+// program (DESIGN §3), its turns and labels, stable ids and validation.
+//
+// Field names are snake_case and identical in JSONL, Parquet and Arrow: the
+// json and parquet tags below are the single source of the column names, and
+// schemas/record.schema.json is checked against them by a test.
+package record
+
+import "encoding/json"
+
+// Dialogue types.
+const (
+	TypeAdherence = "adherence"
+	TypeViolation = "violation"
+	TypeV2R       = "v2r"
+)
+
+// Record is one unit of work: a norm, a seed, a dialogue or a labelled
+// dialogue, depending on how far down the pipeline it is. All fields but ID
+// are optional. Fields a stage does not own pass through unchanged; input
+// fields that no stage owns are kept in Extra.
+type Record struct {
+	ID           string      `json:"id" parquet:"id"`
+	ParentID     string      `json:"parent_id,omitempty" parquet:"parent_id,optional"`
+	Culture      string      `json:"culture,omitempty" parquet:"culture,optional"`
+	Lang         string      `json:"lang,omitempty" parquet:"lang,optional"`
+	Category     string      `json:"category,omitempty" parquet:"category,optional"`
+	NormID       string      `json:"norm_id,omitempty" parquet:"norm_id,optional"`
+	Norm         string      `json:"norm,omitempty" parquet:"norm,optional"`
+	DialogueType string      `json:"dialogue_type,omitempty" parquet:"dialogue_type,optional"`
+	Scenario     string      `json:"scenario,omitempty" parquet:"scenario,optional"`
+	Situation    string      `json:"situation,omitempty" parquet:"situation,optional"`
+	Refinement   *Refinement `json:"refinement,omitempty" parquet:"refinement,optional"`
+	Turns        []Turn      `json:"turns,omitempty" parquet:"turns,optional,list"`
+	Narration    []string    `json:"narration,omitempty" parquet:"narration,optional,list"`
+	LabelsMeta   *LabelsMeta `json:"labels_meta,omitempty" parquet:"labels_meta,optional"`
+	Quality      *Quality    `json:"quality,omitempty" parquet:"quality,optional"`
+	Checks       *Checks     `json:"checks,omitempty" parquet:"checks,optional"`
+	Gen          []Gen       `json:"gen,omitempty" parquet:"gen,optional,list"`
+
+	// Extra holds input fields that no stage owns, by name, as raw JSON.
+	// In JSONL they are written back as top-level fields; in Parquet and
+	// Arrow they travel as one JSON-object string column named "extra".
+	Extra map[string]json.RawMessage `json:"-" parquet:"-"`
+
+	// ExtraJSON is Extra encoded as a JSON object, for columnar formats only.
+	// recio fills it before writing and decodes it after reading.
+	ExtraJSON string `json:"-" parquet:"extra,optional"`
+}
+
+// Turn is one speaker turn of a dialogue.
+type Turn struct {
+	Index   int    `json:"index" parquet:"index"`
+	Speaker string `json:"speaker" parquet:"speaker"`
+	Action  string `json:"action,omitempty" parquet:"action,optional"`
+	Text    string `json:"text" parquet:"text"`
+	Lang    string `json:"lang,omitempty" parquet:"lang,optional"`
+	// Stage is the V2R stage of the turn: context, violation, recognition,
+	// repair or resolution.
+	Stage  string  `json:"stage,omitempty" parquet:"stage,optional"`
+	Labels *Labels `json:"labels,omitempty" parquet:"labels,optional"`
+}
+
+// Labels are the turn-level labels written by nglabel. When several samples
+// were drawn, the *Dist fields hold the share of each label.
+type Labels struct {
+	Norm        string             `json:"norm,omitempty" parquet:"norm,optional"`
+	Intent      string             `json:"intent,omitempty" parquet:"intent,optional"`
+	Emotion     string             `json:"emotion,omitempty" parquet:"emotion,optional"`
+	Stage       string             `json:"stage,omitempty" parquet:"stage,optional"`
+	Safety      string             `json:"safety,omitempty" parquet:"safety,optional"`
+	Rots        []string           `json:"rots,omitempty" parquet:"rots,optional,list"`
+	Explanation string             `json:"explanation,omitempty" parquet:"explanation,optional"`
+	NormDist    map[string]float64 `json:"norm_dist,omitempty" parquet:"norm_dist,optional"`
+	IntentDist  map[string]float64 `json:"intent_dist,omitempty" parquet:"intent_dist,optional"`
+	EmotionDist map[string]float64 `json:"emotion_dist,omitempty" parquet:"emotion_dist,optional"`
+	StageDist   map[string]float64 `json:"stage_dist,omitempty" parquet:"stage_dist,optional"`
+	SafetyDist  map[string]float64 `json:"safety_dist,omitempty" parquet:"safety_dist,optional"`
+	// Agreement is the share of the majority label over samples (1 = unanimous).
+	Agreement float64 `json:"agreement,omitempty" parquet:"agreement,optional"`
+}
+
+// Refinement records what ngrefine did to a seed.
+type Refinement struct {
+	Rounds      int      `json:"rounds" parquet:"rounds"`
+	Before      *Scores  `json:"before,omitempty" parquet:"before,optional"`
+	After       *Scores  `json:"after,omitempty" parquet:"after,optional"`
+	ExemplarIDs []string `json:"exemplar_ids,omitempty" parquet:"exemplar_ids,optional,list"`
+	Accepted    bool     `json:"accepted" parquet:"accepted"`
+	Critique    string   `json:"critique,omitempty" parquet:"critique,optional"`
+}
+
+// Scores are the refinement judge's 1-5 scores (0 = not scored).
+type Scores struct {
+	TaskRelevance        float64 `json:"task_relevance,omitempty" parquet:"task_relevance,optional"`
+	LinguisticQuality    float64 `json:"linguistic_quality,omitempty" parquet:"linguistic_quality,optional"`
+	SemanticPreservation float64 `json:"semantic_preservation,omitempty" parquet:"semantic_preservation,optional"`
+}
+
+// LabelsMeta describes how the labels of a record were produced.
+type LabelsMeta struct {
+	Model     string   `json:"model,omitempty" parquet:"model,optional"`
+	Tasks     []string `json:"tasks,omitempty" parquet:"tasks,optional,list"`
+	Samples   int      `json:"samples,omitempty" parquet:"samples,optional"`
+	Agreement float64  `json:"agreement,omitempty" parquet:"agreement,optional"`
+	Kappa     float64  `json:"kappa,omitempty" parquet:"kappa,optional"`
+}
+
+// Quality holds the dialogue-level judge scores, 1-5 (0 = not scored).
+// Norm: 1 fully violated, 2 partially violated, 3 violated then resolved,
+// 4 partially adhered, 5 fully adhered.
+type Quality struct {
+	Consistency  int               `json:"consistency,omitempty" parquet:"consistency,optional"`
+	Naturalness  int               `json:"naturalness,omitempty" parquet:"naturalness,optional"`
+	Relevance    int               `json:"relevance,omitempty" parquet:"relevance,optional"`
+	Coherence    int               `json:"coherence,omitempty" parquet:"coherence,optional"`
+	Emotion      int               `json:"emotion,omitempty" parquet:"emotion,optional"`
+	Norm         int               `json:"norm,omitempty" parquet:"norm,optional"`
+	Explanations map[string]string `json:"explanations,omitempty" parquet:"explanations,optional"`
+}
+
+// Checks are the results of validations any stage may run.
+type Checks struct {
+	// LangExpected is the language the dialogue should be in.
+	LangExpected string `json:"lang_expected,omitempty" parquet:"lang_expected,optional"`
+	// LangOK is nil when not checked.
+	LangOK *bool `json:"lang_ok,omitempty" parquet:"lang_ok,optional"`
+	// LangShare is the share of turns detected in LangExpected.
+	LangShare float64 `json:"lang_share,omitempty" parquet:"lang_share,optional"`
+	// Defects are short machine-readable defect names (see Defect* constants).
+	Defects []string `json:"defects,omitempty" parquet:"defects,optional,list"`
+	// Unplaced are input lines a parser could not place, kept verbatim.
+	Unplaced []string `json:"unplaced,omitempty" parquet:"unplaced,optional,list"`
+}
+
+// Gen is the provenance of one LLM call that contributed to a record.
+type Gen struct {
+	Stage      string  `json:"stage" parquet:"stage"`
+	Call       string  `json:"call,omitempty" parquet:"call,optional"`
+	Model      string  `json:"model,omitempty" parquet:"model,optional"`
+	PromptPack string  `json:"prompt_pack,omitempty" parquet:"prompt_pack,optional"`
+	TokensIn   int     `json:"tokens_in,omitempty" parquet:"tokens_in,optional"`
+	TokensOut  int     `json:"tokens_out,omitempty" parquet:"tokens_out,optional"`
+	CacheHit   bool    `json:"cache_hit,omitempty" parquet:"cache_hit,optional"`
+	Retries    int     `json:"retries,omitempty" parquet:"retries,optional"`
+	Seconds    float64 `json:"seconds,omitempty" parquet:"seconds,optional"`
+}
+
+// Defect names written to Checks.Defects.
+const (
+	DefectFailedGeneration = "failed_generation" // the generator reported a failure
+	DefectEmptyDialogue    = "empty_dialogue"    // no turns at all
+	DefectEndMarker        = "end_marker"        // [END] / [끝] left in the text
+	DefectSeparator        = "separator"         // --- or —— separators
+	DefectHeader           = "header"            // "Dialogue:" style headers
+	DefectLiteralNewline   = "literal_newline"   // "\n" as two characters instead of a newline
+	DefectMarkdown         = "markdown"          // **emphasis** and similar
+	DefectReasoning        = "leaked_reasoning"  // model reasoning in the text
+	DefectMultiDialogue    = "multiple_dialogues"
+	DefectUnplaced         = "unplaced_lines" // lines the parser could not place
+	DefectSingleLine       = "single_line"    // whole dialogue on one line
+)
+
+// AddDefect appends d to the record's defects once.
+func (r *Record) AddDefect(d string) {
+	if r.Checks == nil {
+		r.Checks = &Checks{}
+	}
+	for _, x := range r.Checks.Defects {
+		if x == d {
+			return
+		}
+	}
+	r.Checks.Defects = append(r.Checks.Defects, d)
+}

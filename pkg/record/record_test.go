@@ -1,0 +1,136 @@
+package record
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestJSONRoundTripKeepsExtra(t *testing.T) {
+	in := Full()
+	// As the JSONL writer does: no HTML escaping.
+	b, err := marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, `"source":{"file":"x.json","n":[1,2]}`) || !strings.Contains(s, `"note":"<keep & this>"`) {
+		t.Errorf("extra not written at top level, unescaped: %s", s)
+	}
+	if strings.Contains(s, `"extra"`) {
+		t.Errorf("extra written as a field: %s", s)
+	}
+	var out Record
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, &out) {
+		t.Errorf("round trip changed the record:\n in %+v\nout %+v", in, &out)
+	}
+}
+
+func TestUnmarshalMergesExtraField(t *testing.T) {
+	var r Record
+	err := json.Unmarshal([]byte(`{"id":"a","foo":1,"extra":"{\"bar\":[true],\"foo\":2}"}`), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Extra["foo"]) != "1" || string(r.Extra["bar"]) != "[true]" {
+		t.Errorf("extra = %s", r.Extra)
+	}
+	if err := json.Unmarshal([]byte(`{"id":"a","extra":[1]}`), &r); err == nil {
+		t.Error("extra that is not an object was accepted")
+	}
+}
+
+func TestUnmarshalErrors(t *testing.T) {
+	for _, in := range []string{`null`, `[]`, `{"id":1}`, `{"turns":"x"}`, `{"turns":[{"index":"0"}]}`} {
+		var r Record
+		if err := json.Unmarshal([]byte(in), &r); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
+}
+
+func TestColumnarExtra(t *testing.T) {
+	r := Full()
+	if err := r.EncodeExtra(); err != nil {
+		t.Fatal(err)
+	}
+	if r.ExtraJSON != `{"note":"<keep & this>","source":{"file":"x.json","n":[1,2]}}` &&
+		r.ExtraJSON != `{"note":"\u003ckeep \u0026 this\u003e","source":{"file":"x.json","n":[1,2]}}` {
+		t.Errorf("ExtraJSON = %s", r.ExtraJSON)
+	}
+	want := Full().Extra
+	if err := r.DecodeExtra(); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		var a, b any
+		json.Unmarshal(v, &a)
+		json.Unmarshal(r.Extra[k], &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("extra %s: %s != %s", k, r.Extra[k], v)
+		}
+	}
+}
+
+func TestIDsAreStable(t *testing.T) {
+	if NewID("a", "bc") == NewID("ab", "c") {
+		t.Error("parts are not separated")
+	}
+	if got := NewID("normgenesis", "korean", "v2r", "0"); got != NewID("normgenesis", "korean", "v2r", "0") || len(got) != 16 {
+		t.Errorf("NewID = %q", got)
+	}
+	// Pinned: ids must not change between versions, or --resume breaks.
+	if got := NewID("x"); got != "2d711642b726b044" {
+		t.Errorf("NewID(x) = %s, changed", got)
+	}
+	if NormID("Korean", "apology", " 사과 ") != NormID("korean", "apology", "사과") {
+		t.Error("NormID depends on case or space")
+	}
+}
+
+func TestBucketSpreadsAndIsStable(t *testing.T) {
+	counts := make([]int, 4)
+	for i := 0; i < 4000; i++ {
+		counts[Bucket(NewID(string(rune(i))), 4)]++
+	}
+	for k, c := range counts {
+		if c < 800 || c > 1200 {
+			t.Errorf("bucket %d has %d of 4000", k, c)
+		}
+	}
+	if Bucket("abc", 1) != 0 {
+		t.Error("one bucket")
+	}
+	if u := Unit("abc"); u < 0 || u >= 1 {
+		t.Errorf("Unit = %v", u)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := Full().Validate(); err != nil {
+		t.Errorf("full record: %v", err)
+	}
+	r := Full()
+	r.ID = ""
+	r.DialogueType = "chat"
+	r.Turns[1].Index = 5
+	r.Quality.Norm = 9
+	r.Lang = "english language"
+	err := r.Validate()
+	for _, want := range []string{"id is empty", "dialogue_type", "turns[1].index", "quality.norm", "lang"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: want %q in %v", want, err)
+		}
+	}
+}
+
+func TestExplode(t *testing.T) {
+	rows := Explode(Full())
+	if len(rows) != 2 || rows[1].ID != "r1/1" || rows[0].Intent != "QUE" || rows[1].Turns != 2 || rows[0].Culture != "korean" {
+		t.Errorf("Explode = %+v", rows)
+	}
+}
