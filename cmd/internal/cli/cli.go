@@ -1,0 +1,26 @@
+// Package cli wires each program's flags to its stage and the shared
+// runner. Each function takes the process environment and returns the exit
+// code; only main calls os.Exit.
+package cli
+
+import (
+	"sort"
+
+	"github.com/ngkit/ngkit/pkg/pipeline"
+)
+
+// Programs maps program names to their entry points, for the multi-call
+// ngkit binary.
+var Programs = map[string]func(pipeline.Env) int{
+	"ngcat": Ngcat,
+}
+
+// Names lists the programs in order.
+func Names() []string {
+	var out []string
+	for n := range Programs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/cat"
+	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Ngcat converts between formats, imports foreign datasets and samples,
+// splits and explodes record streams.
+func Ngcat(env pipeline.Env) int {
+	p := pipeline.NewProgram("ngcat", "convert, import, sample, split and explode ngkit record streams", "[flags] [FILE...]")
+	p.Details = `
+Reads the files named (or stdin; "-" is stdin too), in JSONL, Parquet or Arrow IPC,
+sniffed from their first bytes (gzip/zstd-compressed JSONL is unpacked), and writes
+them to stdout or -o FILE in the format of --format or of the -o extension (JSONL by
+default). Binary formats are never written to a terminal. Fields that ngkit does not
+own pass through unchanged.
+
+--from normgenesis imports the NormGenesis release (<culture>_<type>.json files):
+each dialogue is parsed into turns and narration with the markers removed; the
+original text stays in the field "dialogue"; failed generations are kept, with
+their defects listed in checks.defects.
+
+--sample N keeps N records picked by a seeded hash of their ids (the same records
+whatever the input order), --split assigns each id to a split deterministically:
+with {split} in -o each split goes to its own file, otherwise a "split" field is
+added. --explode turns writes one flat row per turn, for analytics.`
+	p.Examples = `
+ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
+ngcat normgenesis.parquet --head 3 | jq .turns[0]
+ngcat corpus.jsonl -o corpus.arrows
+ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
+ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
+ngcat corpus.parquet --explode turns -o turns.parquet
+ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
+	var iof pipeline.IOFlags
+	iof.Register(p.Flags)
+	fs := p.Flags
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON)")
+	culture := fs.String("culture", "", "with --from normgenesis: the `CULTURE` of the input (default: from the file name)")
+	typ := fs.String("type", "", "with --from normgenesis: the dialogue `TYPE`, adherence, violation or v2r (default: from the file name)")
+	head := fs.Int("head", 0, "stop after `N` records")
+	sample := fs.Int("sample", 0, "keep `N` records chosen by a seeded hash of their ids, in input order")
+	seed := fs.Int64("seed", 1, "`SEED` of --sample")
+	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
+	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
+	args, code, ok := p.Parse(env)
+	if !ok {
+		return code
+	}
+	switch {
+	case *head < 0 || *sample < 0:
+		return p.Usagef(env, "--head and --sample take a positive count")
+	case *head > 0 && *sample > 0:
+		return p.Usagef(env, "use either --head or --sample, not both")
+	case *explode != "" && *explode != "turns":
+		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
+	case (*culture != "" || *typ != "") && *from == "":
+		return p.Usagef(env, "--culture and --type go with --from normgenesis")
+	}
+	var splits []cat.Split
+	if *split != "" {
+		var err error
+		if splits, err = cat.ParseSplits(*split); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+	}
+	format, err := iof.OutputFormat()
+	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	spec := pipeline.RunSpec{Inputs: args}
+	switch *from {
+	case "":
+	case "normgenesis":
+		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Culture: *culture, Type: *typ, Stdin: env.Stdin})
+		if err != nil {
+			return p.Usagef(env, "%s", strings.TrimPrefix(err.Error(), pipeline.ErrUsage.Error()+": "))
+		}
+		spec.Source = src
+	default:
+		return p.Usagef(env, "--from %q: want normgenesis", *from)
+	}
+
+	// One output file (or stdout) as records or exploded turns.
+	open := func(path string) (pipeline.Sink, error) {
+		out, err := recio.Create(path, format, env.Stdout)
+		if err != nil {
+			return nil, err
+		}
+		if *explode != "" {
+			return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
+		}
+		return pipeline.NewRecordSink(out, iof.WriteOptions())
+	}
+	spec.Sink = func() (pipeline.Sink, error) {
+		var sink pipeline.Sink
+		switch {
+		case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
+			files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
+			for _, sp := range splits {
+				s, err := open(strings.ReplaceAll(iof.Output, "{split}", sp.Name))
+				if err != nil {
+					files.Abort()
+					return nil, err
+				}
+				files.Sinks[sp.Name] = s
+			}
+			sink = files
+		default:
+			s, err := open(iof.Output)
+			if err != nil {
+				return nil, err
+			}
+			sink = s
+			if len(splits) > 0 {
+				sink = &cat.SplitField{Sink: sink, Splits: splits}
+			}
+		}
+		switch {
+		case *sample > 0:
+			sink = &cat.Sample{Sink: sink, N: *sample, Seed: *seed}
+		case *head > 0:
+			sink = &cat.Head{Sink: sink, N: *head}
+		}
+		return sink, nil
+	}
+	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
+		return p.Usagef(env, "-o %q has {split} but no --split was given", iof.Output)
+	}
+	return iof.Execute(env, p.Name, spec)
+}

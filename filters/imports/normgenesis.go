@@ -1,0 +1,285 @@
+// Package imports turns foreign datasets into ngkit records: the
+// NormGenesis release JSON (and, later, ProsocialDialog and plain
+// transcripts). Each importer is a pipeline.Source whose items are decoded
+// on the pipeline's workers.
+package imports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// CultureLang maps the release's cultures to their dialogue language.
+var CultureLang = map[string]string{"american": "en", "chinese": "zh", "korean": "ko"}
+
+// NormGenesisOptions override what the file name says.
+type NormGenesisOptions struct {
+	Culture string // american, chinese, korean, or any other
+	Type    string // adherence, violation, v2r
+	Stdin   io.Reader
+}
+
+// NormGenesis reads release files (<culture>_<type>.json: a JSON array of
+// {scenario, situation, dialogue, category, norm[, parsing_failed,
+// error_msg]}, or the same objects one per line) as a pipeline.Source.
+type NormGenesis struct {
+	names   []string
+	opt     NormGenesisOptions
+	cur     *valueScanner
+	f       io.Closer
+	display string
+	culture string
+	typ     string
+	index   int64
+}
+
+// NewNormGenesis imports the named files ("-" or none: stdin).
+func NewNormGenesis(names []string, opt NormGenesisOptions) (*NormGenesis, error) {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	for _, n := range names {
+		if _, _, err := releaseKeys(n, opt); err != nil {
+			return nil, err
+		}
+	}
+	return &NormGenesis{names: names, opt: opt}, nil
+}
+
+// releaseKeys finds culture and dialogue type from the flags or the file
+// name (american_v2r.json, korean_adherence.jsonl.gz, ...).
+func releaseKeys(name string, opt NormGenesisOptions) (culture, typ string, err error) {
+	base := strings.ToLower(filepath.Base(name))
+	for _, ext := range []string{".gz", ".zst", ".json", ".jsonl"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	c, t, _ := strings.Cut(base, "_")
+	culture, typ = opt.Culture, opt.Type
+	if culture == "" {
+		culture = c
+	}
+	if typ == "" {
+		typ = t
+	}
+	if name == "-" && (opt.Culture == "" || opt.Type == "") {
+		return "", "", fmt.Errorf("%w: reading the release from stdin needs --culture and --type", pipeline.ErrUsage)
+	}
+	if culture == "" || !validType(typ) {
+		return "", "", fmt.Errorf("%w: %s: cannot tell culture and dialogue type from the name (want <culture>_<adherence|violation|v2r>.json); give --culture and --type", pipeline.ErrUsage, name)
+	}
+	return culture, typ, nil
+}
+
+func validType(t string) bool {
+	return t == record.TypeAdherence || t == record.TypeViolation || t == record.TypeV2R
+}
+
+// Next implements pipeline.Source.
+func (g *NormGenesis) Next() (pipeline.Item, error) {
+	for {
+		if g.cur == nil {
+			if len(g.names) == 0 {
+				return pipeline.Item{}, io.EOF
+			}
+			name := g.names[0]
+			g.names = g.names[1:]
+			var r io.Reader
+			g.display = name
+			if name == "-" {
+				g.display = "stdin"
+				r = g.opt.Stdin
+				if r == nil {
+					r = os.Stdin
+				}
+				g.f = nil
+			} else {
+				f, err := os.Open(name)
+				if err != nil {
+					return pipeline.Item{}, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
+				}
+				r, g.f = f, f
+			}
+			dr, _, err := recio.Decompress(r)
+			if err != nil {
+				return pipeline.Item{}, fmt.Errorf("%s: %w", g.display, err)
+			}
+			if b, _ := dr.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+				dr.Discard(3) // a UTF-8 BOM is harmless: drop it
+			}
+			g.culture, g.typ, _ = releaseKeys(name, g.opt)
+			g.cur = newValueScanner(dr, 64<<20)
+			g.index = 0
+		}
+		raw, line, err := g.cur.Next()
+		if err == nil {
+			idx := g.index
+			g.index++
+			name, culture, typ := g.display, g.culture, g.typ
+			src := filepath.Base(name)
+			return pipeline.Item{
+				Raw:  append([]byte(nil), raw...),
+				Name: name, Line: line,
+				Decode: func(b []byte) (*record.Record, error) {
+					rec, err := decodeRelease(b, culture, typ, src, idx)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: element %d: %w", name, line, idx, err)
+					}
+					return rec, nil
+				},
+			}, nil
+		}
+		if !errors.Is(err, io.EOF) {
+			return pipeline.Item{}, fmt.Errorf("%s:%d: %w", g.display, line, err)
+		}
+		if g.index == 0 {
+			return pipeline.Item{}, fmt.Errorf("%s: empty input (no records)", g.display)
+		}
+		g.Close()
+	}
+}
+
+// Close implements pipeline.Source.
+func (g *NormGenesis) Close() error {
+	g.cur = nil
+	if g.f != nil {
+		err := g.f.Close()
+		g.f = nil
+		return err
+	}
+	return nil
+}
+
+// releaseFields are the release's own keys; anything else is kept in extra.
+var releaseFields = map[string]bool{"scenario": true, "situation": true, "category": true, "norm": true}
+
+// decodeRelease maps one release object to a record. The original dialogue
+// text and every field the record does not own (parsing_failed, error_msg,
+// dialogue_end, ...) are kept in extra; the source file and index too.
+func decodeRelease(raw []byte, culture, typ, src string, idx int64) (*record.Record, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, describe(err)
+	}
+	str := func(k string) (string, error) {
+		v, ok := m[k]
+		if !ok || bytes.Equal(v, []byte("null")) {
+			return "", nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", fmt.Errorf("field %s: want a string, got %s", k, kind(v))
+		}
+		return s, nil
+	}
+	rec := &record.Record{
+		ID:           record.NewID("normgenesis", culture, typ, strconv.FormatInt(idx, 10)),
+		Culture:      culture,
+		Lang:         CultureLang[culture],
+		DialogueType: typ,
+	}
+	var err error
+	for _, f := range []struct {
+		k string
+		p *string
+	}{{"scenario", &rec.Scenario}, {"situation", &rec.Situation}, {"category", &rec.Category}, {"norm", &rec.Norm}} {
+		if *f.p, err = str(f.k); err != nil {
+			return nil, err
+		}
+	}
+	text, err := str("dialogue")
+	if err != nil {
+		return nil, err
+	}
+	if rec.Norm != "" {
+		rec.NormID = record.NormID(culture, rec.Category, rec.Norm)
+	}
+	rec.Extra = make(map[string]json.RawMessage, len(m)+2)
+	for k, v := range m {
+		if !releaseFields[k] {
+			rec.Extra[k] = v
+		}
+	}
+	rec.SetExtra("source_file", src)
+	rec.SetExtra("source_index", idx)
+
+	failed := false
+	if v, ok := m["parsing_failed"]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("true")) {
+		failed = true
+	}
+	if failed {
+		rec.AddDefect(record.DefectFailedGeneration)
+	}
+	if looksLikeReasoning(rec.Scenario) || looksLikeReasoning(rec.Situation) {
+		rec.AddDefect(record.DefectReasoning)
+	}
+	res := dialogue.Parse(text)
+	for _, d := range res.Defects {
+		rec.AddDefect(d)
+	}
+	if len(res.Dialogues) > 0 {
+		rec.Turns = res.Dialogues[0].Turns
+		rec.Narration = res.Dialogues[0].Narration
+	}
+	if len(res.Dialogues) > 1 {
+		rec.AddDefect(record.DefectMultiDialogue)
+	}
+	if len(rec.Turns) == 0 {
+		rec.AddDefect(record.DefectEmptyDialogue)
+	}
+	if len(res.Unplaced) > 0 {
+		if rec.Checks == nil {
+			rec.Checks = &record.Checks{}
+		}
+		rec.Checks.Unplaced = res.Unplaced
+		rec.AddDefect(record.DefectUnplaced)
+	}
+	return rec, nil
+}
+
+// looksLikeReasoning spots a model's chain of thought leaked into a field
+// (the release has scenarios that begin "analysisWe need to produce JSON").
+func looksLikeReasoning(s string) bool {
+	return strings.HasPrefix(s, "analysis") || strings.Contains(s, "assistantfinal")
+}
+
+func kind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func describe(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("malformed JSON at byte %d of the element: %v", se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("want a JSON object, got %s", te.Value)
+	}
+	return err
+}

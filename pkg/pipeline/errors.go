@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// ErrorRecord is one line of the errors file: the record that failed, the
+// stage and the reason, and where it came from.
+type ErrorRecord struct {
+	ID     string         `json:"id"`
+	Stage  string         `json:"stage"`
+	Error  string         `json:"error"`
+	Where  string         `json:"where,omitempty"`
+	Record *record.Record `json:"record,omitempty"`
+}
+
+// ErrorLog is the --errors file (JSONL of ErrorRecord), written atomically.
+// A nil *ErrorLog only reports on stderr.
+type ErrorLog struct {
+	mu  sync.Mutex
+	out *recio.Output
+	w   recio.Writer[ErrorRecord]
+	err error
+	n   int64
+}
+
+// OpenErrorLog creates the errors file at path.
+func OpenErrorLog(path string) (*ErrorLog, error) {
+	out, err := recio.Create(path, recio.JSONL, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ErrorLog{out: out, w: recio.NewJSONLWriter[ErrorRecord](out.Writer())}, nil
+}
+
+// Add records one failed record. With no log, the reason goes to stderr.
+func (l *ErrorLog) Add(stderr io.Writer, stage string, rec *record.Record, it Item, err error) {
+	e := ErrorRecord{Stage: stage, Error: err.Error(), Record: rec}
+	if rec != nil {
+		e.ID = rec.ID
+	}
+	if it.Name != "" {
+		e.Where = it.Name
+		if it.Line > 0 {
+			e.Where += ":" + strconv.FormatInt(it.Line, 10)
+		}
+	}
+	if l == nil {
+		if stderr != nil {
+			msg, _, _ := strings.Cut(e.Error, "\n")
+			fmt.Fprintf(stderr, "%s: record %s (%s) failed: %s\n", stage, e.ID, e.Where, msg)
+		}
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	if l.err == nil {
+		l.err = l.w.Write(&e)
+	}
+}
+
+// Count is the number of records logged.
+func (l *ErrorLog) Count() int64 {
+	if l == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// Name is the file name of the log.
+func (l *ErrorLog) Name() string { return l.out.Name() }
+
+// Close flushes and commits the errors file.
+func (l *ErrorLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.err
+	if e := l.w.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		l.out.Abort()
+		return fmt.Errorf("errors file: %w", err)
+	}
+	return l.out.Commit()
+}

@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/spf13/pflag"
+)
+
+// Env is what a program gets from the process: arguments (without the
+// program name) and the standard streams. Tests pass their own.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Program describes a command for --help and flag errors.
+type Program struct {
+	Name     string // ngcat
+	Summary  string // one line
+	Usage    string // "[flags] [FILE...]"
+	Details  string // paragraphs after the summary
+	Examples string // shell lines, one per example
+	Flags    *pflag.FlagSet
+}
+
+// NewProgram makes a program with an empty flag set that has -h/--help.
+func NewProgram(name, summary, usage string) *Program {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	return &Program{Name: name, Summary: summary, Usage: usage, Flags: fs}
+}
+
+// Parse parses env.Args. It returns ok=false with the exit code to use
+// when the program should stop now: after --help (0) or on a flag error (2,
+// one line on stderr).
+func (p *Program) Parse(env Env) (args []string, code int, ok bool) {
+	help := p.Flags.BoolP("help", "h", false, "show this help")
+	if err := p.Flags.Parse(env.Args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			p.PrintHelp(env.Stdout)
+			return nil, ExitOK, false
+		}
+		fmt.Fprintf(env.Stderr, "%s: %v (see %s --help)\n", p.Name, err, p.Name)
+		return nil, ExitUsage, false
+	}
+	if *help {
+		p.PrintHelp(env.Stdout)
+		return nil, ExitOK, false
+	}
+	return p.Flags.Args(), 0, true
+}
+
+// PrintHelp writes the usage, details, flags and examples.
+func (p *Program) PrintHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s — %s\n\nUsage: %s %s\n", p.Name, p.Summary, p.Name, p.Usage)
+	if p.Details != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(p.Details))
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", p.Flags.FlagUsages())
+	if p.Examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n")
+		for _, l := range strings.Split(strings.TrimSpace(p.Examples), "\n") {
+			fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
+		}
+	}
+	fmt.Fprintf(w, "\nExit status: 0 all records done, 1 some records failed (see --errors), 2 bad usage or unreadable input, 130 interrupted.\n")
+}
+
+// Usagef reports a usage error in one line and returns ExitUsage.
+func (p *Program) Usagef(env Env, format string, a ...any) int {
+	fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, fmt.Sprintf(format, a...))
+	return ExitUsage
+}
+
+// IOFlags are the input/output options every program spells the same way.
+type IOFlags struct {
+	Output     string
+	Format     string
+	Errors     string
+	Shard      string
+	Workers    int
+	Progress   bool
+	Quiet      bool
+	RowGroupMB int
+}
+
+// Register adds the I/O flags to fs.
+func (f *IOFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.Output, "output", "o", "", "write to `FILE` (atomically: a temporary file renamed at the end); format from the extension (.jsonl .parquet .arrow .arrows)")
+	fs.StringVarP(&f.Format, "format", "f", "", "output `FORMAT`: jsonl, parquet, arrow (IPC stream), arrow-file (default: from -o, else jsonl)")
+	fs.StringVar(&f.Errors, "errors", "", "write records that failed, with the reason, to `FILE` (JSONL of {id, stage, error, where, record})")
+	fs.StringVar(&f.Shard, "shard", "", "keep only the records whose id hashes to shard `K/N` (K from 0), to split a run over N machines")
+	fs.IntVarP(&f.Workers, "workers", "j", runtime.NumCPU(), "records processed `N` at a time")
+	fs.BoolVar(&f.Progress, "progress", false, "draw a progress bar even when stdout is a pipe (only ever on a terminal)")
+	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress bar and no summary")
+	fs.IntVar(&f.RowGroupMB, "row-group-mb", 64, "Parquet row group size, `MB` uncompressed (at most 100)")
+}
+
+// WriteOptions are the writer settings from the flags.
+func (f *IOFlags) WriteOptions() recio.WriteOptions {
+	mb := f.RowGroupMB
+	if mb <= 0 || mb > 100 {
+		mb = 64
+	}
+	return recio.WriteOptions{RowGroupBytes: int64(mb) << 20}
+}
+
+// OutputFormat resolves --format and -o.
+func (f *IOFlags) OutputFormat() (recio.Format, error) {
+	return recio.ResolveFormat(f.Format, f.Output)
+}
+
+// Create opens the -o output (or stdout) in the resolved format.
+func (f *IOFlags) Create(env Env) (*recio.Output, error) {
+	format, err := f.OutputFormat()
+	if err != nil {
+		return nil, err
+	}
+	return recio.Create(f.Output, format, env.Stdout)
+}
+
+// RunSpec is what a program hands to Execute.
+type RunSpec struct {
+	Stage  Stage
+	Source Source // default: the input files named by Inputs
+	Inputs []string
+	// Sink, when set, replaces the default sink (records to -o or stdout).
+	Sink func() (Sink, error)
+}
+
+// Execute runs a program's stage with the I/O flags: sources, sink, errors
+// file, shard, progress, signals, the summary and the exit code.
+func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
+	fail := func(err error) int {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
+		return ExitUsage
+	}
+	shard, err := ParseShard(f.Shard)
+	if err != nil {
+		return fail(err)
+	}
+	if f.Output != "" && f.Errors != "" && f.Output == f.Errors {
+		return fail(errors.New("-o and --errors name the same file"))
+	}
+	var sink Sink
+	if spec.Sink != nil {
+		sink, err = spec.Sink()
+	} else {
+		var out *recio.Output
+		if out, err = f.Create(env); err == nil {
+			sink, err = NewRecordSink(out, f.WriteOptions())
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	var elog *ErrorLog
+	if f.Errors != "" {
+		if elog, err = OpenErrorLog(f.Errors); err != nil {
+			sink.Abort()
+			return fail(err)
+		}
+	}
+	src := spec.Source
+	if src == nil {
+		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
+	}
+	defer src.Close()
+	var bar *Progress
+	if WantProgress(env.Stderr, env.Stdout, f.Progress, f.Quiet) {
+		bar = NewProgress(env.Stderr, prog)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
+		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr})
+	if cerr := elog.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
+		return ExitUsage
+	}
+	switch {
+	case st.Interrupted:
+		fmt.Fprintf(env.Stderr, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
+		return ExitInterrupted
+	case st.Failed > 0:
+		where := "see the messages above; keep them with --errors FILE"
+		if elog != nil {
+			where = "see " + elog.Name()
+		}
+		fmt.Fprintf(env.Stderr, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
+		return ExitFailed
+	}
+	return ExitOK
+}

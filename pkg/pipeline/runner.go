@@ -1,0 +1,276 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Config is one run.
+type Config struct {
+	Stage  Stage // nil: Identity
+	Source Source
+	Sink   Sink
+	// Errors receives failed records; nil reports them on Stderr only.
+	Errors *ErrorLog
+	// Workers is the number of concurrent Process calls (default NumCPU).
+	Workers int
+	// Window bounds the records in flight, read but not yet written
+	// (default 16 x Workers): it bounds memory when one record is slow.
+	Window int
+	Shard  Shard
+	// Progress, when not nil, is updated as records are written.
+	Progress *Progress
+	Stderr   io.Writer
+}
+
+// Stats count what a run did.
+type Stats struct {
+	In, Out, Failed, Skipped int64
+	Interrupted              bool
+}
+
+// FatalError is an input that cannot be read (exit 2).
+type FatalError struct{ Err error }
+
+func (e *FatalError) Error() string { return e.Err.Error() }
+func (e *FatalError) Unwrap() error { return e.Err }
+
+type job struct {
+	seq  int64
+	item Item
+	err  error // read error: fatal
+}
+
+type result struct {
+	seq     int64
+	item    Item
+	in      *record.Record
+	out     []*record.Record
+	err     error // the record failed
+	fatal   error // the input is unreadable
+	skipped bool  // not in this shard
+}
+
+// Run reads every item of cfg.Source, maps it through cfg.Stage on
+// cfg.Workers goroutines and writes the results to cfg.Sink in input
+// order. It returns a *FatalError for unreadable input (the sink is then
+// aborted) and nil otherwise; failed records are counted in Stats.Failed.
+// When ctx is cancelled (Ctrl-C), reading stops, records in flight finish
+// or fail with the cancellation, what is done is written and committed.
+func Run(parent context.Context, cfg Config) (st Stats, err error) {
+	stage := cfg.Stage
+	if stage == nil {
+		stage = Identity
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	window := cfg.Window
+	if window <= 0 {
+		window = 16 * workers
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+
+	jobs := make(chan job, workers)
+	results := make(chan result, window)
+	tokens := make(chan struct{}, window)
+
+	// The reader counts jobs sent under mu, so that once ctx is done the
+	// writer knows exactly how many results are still to come, even if the
+	// reader is blocked in a read that never returns (a terminal on stdin).
+	var mu sync.Mutex
+	var sent int64
+	go func() {
+		defer close(jobs)
+		for seq := int64(0); ; seq++ {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			it, err := cfg.Source.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			mu.Lock()
+			if ctx.Err() != nil {
+				mu.Unlock()
+				return
+			}
+			sent++
+			mu.Unlock()
+			jobs <- job{seq: seq, item: it, err: err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- process(ctx, stage, cfg.Shard, j)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	pending := make(map[int64]result)
+	var next int64
+	var fatal error
+	stopped := false // the sink said ErrStop
+	target := int64(-1)
+	done := ctx.Done()
+
+	handle := func(r result) {
+		if fatal != nil || stopped {
+			return
+		}
+		if r.fatal != nil {
+			fatal = r.fatal
+			cancel()
+			return
+		}
+		if r.skipped {
+			st.Skipped++
+			return
+		}
+		st.In++
+		if r.err != nil {
+			st.Failed++
+			cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, r.err)
+			return
+		}
+		for _, o := range r.out {
+			if err := cfg.Sink.Write(o); err != nil {
+				if errors.Is(err, ErrStop) { // taken, and the last wanted
+					st.Out++
+					stopped = true
+					cancel()
+					return
+				}
+				fatal = fmt.Errorf("writing output: %w", err)
+				cancel()
+				return
+			}
+			st.Out++
+		}
+		if cfg.Progress != nil {
+			cfg.Progress.Update(st)
+		}
+	}
+
+loop:
+	for {
+		if target >= 0 && next >= target {
+			break
+		}
+		select {
+		case r, ok := <-results:
+			if !ok {
+				break loop
+			}
+			pending[r.seq] = r
+			for {
+				r, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				next++
+				<-tokens
+				handle(r)
+			}
+		case <-done:
+			done = nil
+			mu.Lock()
+			target = sent
+			mu.Unlock()
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress.Finish(st)
+	}
+	st.Interrupted = parent.Err() != nil
+	if fatal != nil {
+		cfg.Sink.Abort()
+		var fe *FatalError
+		if !errors.As(fatal, &fe) {
+			fatal = &FatalError{Err: fatal}
+		}
+		return st, fatal
+	}
+	if err := cfg.Sink.Close(); err != nil {
+		return st, &FatalError{Err: err}
+	}
+	return st, nil
+}
+
+func process(ctx context.Context, stage Stage, shard Shard, j job) (r result) {
+	r = result{seq: j.seq, item: j.item}
+	if j.err != nil {
+		r.fatal = j.err
+		return r
+	}
+	rec := j.item.Rec
+	if rec == nil {
+		var err error
+		if rec, err = j.item.Decode(j.item.Raw); err != nil {
+			r.fatal = err
+			return r
+		}
+	}
+	r.in = rec
+	if !shard.Keep(rec.ID) {
+		r.skipped = true
+		return r
+	}
+	if err := ctx.Err(); err != nil {
+		r.err = fmt.Errorf("not processed: %w", err)
+		return r
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			buf := make([]byte, 4096)
+			buf = buf[:runtime.Stack(buf, false)]
+			r.out, r.err = nil, fmt.Errorf("panic in stage %s: %v\n%s", stage.Name(), p, buf)
+		}
+	}()
+	r.out, r.err = stage.Process(ctx, rec)
+	return r
+}
+
+// Shard keeps the records whose id hashes to bucket K of N (0 <= K < N).
+// The zero Shard keeps everything.
+type Shard struct{ K, N int }
+
+// ParseShard parses "K/N" with K counted from 0.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	var sh Shard
+	ks, ns, ok := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
+		return sh, fmt.Errorf("--shard %q: want K/N with 0 <= K < N, e.g. 0/4", s)
+	}
+	return Shard{K: k, N: n}, nil
+}
+
+// Keep reports whether id belongs to this shard.
+func (s Shard) Keep(id string) bool { return s.N <= 1 || record.Bucket(id, s.N) == s.K }

@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+type memSink struct {
+	mu       sync.Mutex
+	recs     []*record.Record
+	closed   bool
+	aborted  bool
+	stopAt   int
+	writeErr error
+}
+
+func (m *memSink) Write(r *record.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.writeErr != nil {
+		return m.writeErr
+	}
+	m.recs = append(m.recs, r)
+	if m.stopAt > 0 && len(m.recs) >= m.stopAt {
+		return ErrStop
+	}
+	return nil
+}
+func (m *memSink) Close() error { m.closed = true; return nil }
+func (m *memSink) Abort()       { m.aborted = true }
+
+func recs(n int) []*record.Record {
+	out := make([]*record.Record, n)
+	for i := range out {
+		out[i] = &record.Record{ID: strconv.Itoa(i)}
+	}
+	return out
+}
+
+// A stage with random delays must still produce output in input order.
+func TestRunKeepsInputOrder(t *testing.T) {
+	stage := StageFunc{"slow", func(_ context.Context, r *record.Record) ([]*record.Record, error) {
+		time.Sleep(time.Duration(rand.Intn(300)) * time.Microsecond)
+		n, _ := strconv.Atoi(r.ID)
+		if n%10 == 3 { // one in, two out
+			return []*record.Record{r, {ID: r.ID + "b"}}, nil
+		}
+		return []*record.Record{r}, nil
+	}}
+	sink := &memSink{}
+	st, err := Run(context.Background(), Config{Stage: stage, Source: SliceSource(recs(2000)), Sink: sink, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.In != 2000 || st.Out != 2200 || st.Failed != 0 || !sink.closed {
+		t.Fatalf("stats %+v closed %v", st, sink.closed)
+	}
+	j := 0
+	for i := 0; i < 2000; i++ {
+		if sink.recs[j].ID != strconv.Itoa(i) {
+			t.Fatalf("out[%d] = %s, want %d", j, sink.recs[j].ID, i)
+		}
+		j++
+		if i%10 == 3 {
+			if sink.recs[j].ID != strconv.Itoa(i)+"b" {
+				t.Fatalf("out[%d] = %s", j, sink.recs[j].ID)
+			}
+			j++
+		}
+	}
+}
+
+// Failed records go to the errors file with the reason; nothing is lost:
+// every input is in the output or in the errors.
+func TestRunFailedRecordsAreLogged(t *testing.T) {
+	stage := StageFunc{"picky", func(_ context.Context, r *record.Record) ([]*record.Record, error) {
+		n, _ := strconv.Atoi(r.ID)
+		switch {
+		case n%7 == 0:
+			return nil, fmt.Errorf("no sevens")
+		case n == 50:
+			panic("boom")
+		}
+		return []*record.Record{r}, nil
+	}}
+	dir := t.TempDir()
+	elog, err := OpenErrorLog(dir + "/errors.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &memSink{}
+	st, err := Run(context.Background(), Config{Stage: stage, Source: SliceSource(recs(100)), Sink: sink, Errors: elog, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := elog.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st.Failed != 16 || st.Out != 84 || int(st.Out+st.Failed) != 100 {
+		t.Fatalf("stats %+v", st)
+	}
+	b := readFile(t, dir+"/errors.jsonl")
+	lines := strings.Split(strings.TrimSpace(b), "\n")
+	if len(lines) != 16 || !strings.Contains(lines[0], `"id":"0","stage":"picky","error":"no sevens"`) ||
+		!strings.Contains(b, `panic in stage picky: boom`) {
+		t.Errorf("errors file:\n%s", b)
+	}
+}
+
+type failingSource struct{ n, failAt int }
+
+func (f *failingSource) Next() (Item, error) {
+	if f.n == f.failAt {
+		return Item{}, errors.New("in.jsonl:4: malformed JSON")
+	}
+	f.n++
+	return Item{Rec: &record.Record{ID: strconv.Itoa(f.n)}}, nil
+}
+func (f *failingSource) Close() error { return nil }
+
+func TestRunUnreadableInputAborts(t *testing.T) {
+	sink := &memSink{}
+	_, err := Run(context.Background(), Config{Source: &failingSource{failAt: 3}, Sink: sink})
+	var fe *FatalError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "in.jsonl:4") {
+		t.Fatalf("err = %v", err)
+	}
+	if !sink.aborted || sink.closed {
+		t.Error("sink not aborted")
+	}
+	// A decode error of a raw item is fatal too.
+	src := &rawSource{lines: []string{`{"id":"a"}`, `{bad`}}
+	_, err = Run(context.Background(), Config{Source: src, Sink: &memSink{}})
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type rawSource struct {
+	lines []string
+	i     int
+}
+
+func (s *rawSource) Next() (Item, error) {
+	if s.i >= len(s.lines) {
+		return Item{}, io.EOF
+	}
+	s.i++
+	line := s.i
+	return Item{Raw: []byte(s.lines[s.i-1]), Decode: func(b []byte) (*record.Record, error) {
+		if !strings.HasPrefix(string(b), `{"id"`) {
+			return nil, fmt.Errorf("x:line %d: malformed", line)
+		}
+		return &record.Record{ID: string(b[7:8])}, nil
+	}}, nil
+}
+func (s *rawSource) Close() error { return nil }
+
+func TestRunStopsEarly(t *testing.T) {
+	sink := &memSink{stopAt: 5}
+	st, err := Run(context.Background(), Config{Source: SliceSource(recs(1000)), Sink: sink, Workers: 3})
+	if err != nil || st.Out != 5 || len(sink.recs) != 5 || !sink.closed || st.Interrupted {
+		t.Fatalf("err %v stats %+v", err, st)
+	}
+}
+
+func TestRunShard(t *testing.T) {
+	seen := map[string]int{}
+	total := 0
+	for k := 0; k < 3; k++ {
+		sink := &memSink{}
+		st, err := Run(context.Background(), Config{Source: SliceSource(recs(300)), Sink: sink, Shard: Shard{K: k, N: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Skipped+st.In != 300 || st.In < 70 {
+			t.Errorf("shard %d: %+v", k, st)
+		}
+		for _, r := range sink.recs {
+			seen[r.ID]++
+		}
+		total += len(sink.recs)
+	}
+	if total != 300 || len(seen) != 300 {
+		t.Errorf("shards cover %d records (%d distinct), want 300", total, len(seen))
+	}
+	for _, bad := range []string{"3/3", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
+
+// blockingSource hands out n records, then blocks as a terminal would.
+type blockingSource struct {
+	n     int
+	block chan struct{}
+}
+
+func (b *blockingSource) Next() (Item, error) {
+	if b.n == 0 {
+		<-b.block
+		return Item{}, io.EOF
+	}
+	b.n--
+	return Item{Rec: &record.Record{ID: strconv.Itoa(b.n)}}, nil
+}
+func (b *blockingSource) Close() error { return nil }
+
+// Ctrl-C: in-flight records finish or fail with the cancellation; the done
+// ones are written and the sink committed, even though the source blocks.
+func TestRunInterruptFlushesDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var started sync.WaitGroup
+	started.Add(10)
+	stage := StageFunc{"llm", func(ctx context.Context, r *record.Record) ([]*record.Record, error) {
+		n, _ := strconv.Atoi(r.ID)
+		if n < 10 { // the last ten wait for a "call" that Ctrl-C cancels
+			started.Done()
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return []*record.Record{r}, nil
+	}}
+	src := &blockingSource{n: 30, block: make(chan struct{})}
+	defer close(src.block)
+	go func() { started.Wait(); cancel() }()
+	sink := &memSink{}
+	var logged strings.Builder
+	st, err := Run(ctx, Config{Stage: stage, Source: src, Sink: sink, Workers: 10, Stderr: &logged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Interrupted || st.Out != 20 || st.Failed != 10 || !sink.closed {
+		t.Fatalf("stats %+v closed %v", st, sink.closed)
+	}
+	if strings.Count(logged.String(), "context canceled") != 10 {
+		t.Errorf("stderr:\n%s", logged.String())
+	}
+}

@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"errors"
+	"io"
+
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// FileSource reads the named inputs one after another ("-" or none: stdin),
+// sniffing each one's format. JSONL lines are handed out raw so that the
+// workers decode them in parallel.
+type FileSource struct {
+	names []string
+	opt   recio.OpenOptions
+	cur   recio.Reader
+	jsonl *recio.JSONLReader
+	row   int64
+}
+
+// NewFileSource reads names in order; no names means stdin.
+func NewFileSource(names []string, opt recio.OpenOptions) *FileSource {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	return &FileSource{names: names, opt: opt}
+}
+
+// Next implements Source.
+func (s *FileSource) Next() (Item, error) {
+	for {
+		if s.cur == nil {
+			if len(s.names) == 0 {
+				return Item{}, io.EOF
+			}
+			r, err := recio.Open(s.names[0], s.opt)
+			s.names = s.names[1:]
+			if err != nil {
+				return Item{}, err
+			}
+			s.cur, s.row = r, 0
+			s.jsonl, _ = r.(*recio.JSONLReader)
+		}
+		if s.jsonl != nil {
+			raw, line, err := s.jsonl.NextRaw()
+			if err == nil {
+				name := s.jsonl.Name()
+				return Item{
+					Raw:    append([]byte(nil), raw...),
+					Decode: func(b []byte) (*record.Record, error) { return recio.DecodeJSONL(name, line, b) },
+					Name:   name, Line: line,
+				}, nil
+			}
+			if !errors.Is(err, io.EOF) {
+				return Item{}, err
+			}
+		} else {
+			rec, err := s.cur.Next()
+			if err == nil {
+				s.row++
+				return Item{Rec: rec, Name: s.cur.Where(), Line: s.row}, nil
+			}
+			if !errors.Is(err, io.EOF) {
+				return Item{}, err
+			}
+		}
+		err := s.cur.Close()
+		s.cur, s.jsonl = nil, nil
+		if err != nil {
+			return Item{}, err
+		}
+	}
+}
+
+// Close implements Source.
+func (s *FileSource) Close() error {
+	if s.cur == nil {
+		return nil
+	}
+	err := s.cur.Close()
+	s.cur = nil
+	return err
+}

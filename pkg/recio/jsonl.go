@@ -1,0 +1,167 @@
+package recio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// MaxLine is the longest JSONL line accepted. A longer line is an error,
+// not a silent truncation: no real record is this big, and a reader must
+// bound its memory.
+var MaxLine = 32 << 20
+
+// JSONLReader reads one JSON object per line. It can hand out raw lines
+// (NextRaw) so that decoding runs on the pipeline's workers.
+type JSONLReader struct {
+	name string
+	br   *bufio.Reader
+	line int64
+	buf  []byte
+	c    io.Closer
+}
+
+// NewJSONLReader reads JSONL from r; name is used in error messages.
+func NewJSONLReader(name string, r io.Reader) *JSONLReader {
+	return &JSONLReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// NextRaw returns the next non-blank line (without its newline) and its
+// 1-based line number. The slice is valid until the next call.
+func (j *JSONLReader) NextRaw() ([]byte, int64, error) {
+	for {
+		line, err := j.readLine()
+		if err != nil {
+			return nil, j.line, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, j.line, nil
+	}
+}
+
+func (j *JSONLReader) readLine() ([]byte, error) {
+	j.buf = j.buf[:0]
+	for {
+		frag, err := j.br.ReadSlice('\n')
+		j.buf = append(j.buf, frag...)
+		if len(j.buf) > MaxLine {
+			j.line++
+			// Skip the rest so the position stays right if the caller goes on.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = j.br.ReadSlice('\n')
+			}
+			return nil, &PosError{Name: j.name, Pos: "line " + strconv.FormatInt(j.line, 10),
+				Err: fmt.Errorf("line is longer than %d MiB", MaxLine>>20)}
+		}
+		switch {
+		case err == nil:
+			j.line++
+			return trimEOL(j.buf), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(j.buf) == 0 {
+				return nil, io.EOF
+			}
+			j.line++
+			return trimEOL(j.buf), nil
+		default:
+			return nil, &PosError{Name: j.name, Pos: "line " + strconv.FormatInt(j.line+1, 10), Err: err}
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// Next implements Reader.
+func (j *JSONLReader) Next() (*record.Record, error) {
+	raw, line, err := j.NextRaw()
+	if err != nil {
+		return nil, err
+	}
+	return DecodeJSONL(j.name, line, raw)
+}
+
+// Where implements Reader.
+func (j *JSONLReader) Where() string { return j.name + ":" + strconv.FormatInt(j.line, 10) }
+
+// Close implements Reader.
+func (j *JSONLReader) Close() error {
+	if j.c != nil {
+		return j.c.Close()
+	}
+	return nil
+}
+
+// Name is the input name used in messages.
+func (j *JSONLReader) Name() string { return j.name }
+
+// DecodeJSONL decodes one JSONL line into a record; errors name the file,
+// line and, where known, the byte offset in the line and the field.
+func DecodeJSONL(name string, line int64, raw []byte) (*record.Record, error) {
+	pos := "line " + strconv.FormatInt(line, 10)
+	if !utf8.Valid(raw) {
+		off := 0
+		for off < len(raw) {
+			r, n := utf8.DecodeRune(raw[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return nil, &PosError{Name: name, Pos: pos, Err: fmt.Errorf("invalid UTF-8 at byte %d of the line", off+1)}
+	}
+	if line == 1 && bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		raw = raw[3:] // a UTF-8 BOM is harmless: drop it
+	}
+	rec := new(record.Record)
+	if err := json.Unmarshal(raw, rec); err != nil {
+		return nil, &PosError{Name: name, Pos: pos, Err: describeJSONError(err)}
+	}
+	return rec, nil
+}
+
+func describeJSONError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("malformed JSON at byte %d of the line: %v", se.Offset, se)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Errorf("field %s: got JSON %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return fmt.Errorf("got JSON %s, want an object", te.Value)
+	}
+	return err
+}
+
+// jsonlWriter writes one compact JSON object per line, without HTML
+// escaping (dialogue text keeps its < > &).
+type jsonlWriter[T any] struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+}
+
+// NewJSONLWriter writes rows of T as JSONL to w.
+func NewJSONLWriter[T any](w io.Writer) Writer[T] {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &jsonlWriter[T]{bw: bw, enc: enc}
+}
+
+func (j *jsonlWriter[T]) Write(row *T) error { return j.enc.Encode(row) }
+func (j *jsonlWriter[T]) Close() error       { return j.bw.Flush() }

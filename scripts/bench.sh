@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmarks on the NormGenesis release (default ../shared/data/normgenesis,
+# or NG_RELEASE_DIR):
+#  1. ngcat --from normgenesis of the release to Parquet vs DuckDB converting
+#     the same records from flat JSONL to zstd Parquet (whole processes, same
+#     machine, same run; median of RUNS);
+#  2. peak RSS of converting a corpus 10x the release (and 1x, 3x: flat?);
+#  3. go test -bench of pkg/lang (turns/s), pkg/dialogue and pkg/recio;
+#  4. install footprint.
+# Needs Node.js and scripts/interop/node_modules (npm ci there) for DuckDB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+release=${NG_RELEASE_DIR:-../shared/data/normgenesis}
+runs=${RUNS:-7}
+out=${BENCH_OUT:-bench-out}
+mkdir -p "$out"
+go build -trimpath -ldflags='-s -w' -o "$out/ngkit" ./cmd/ngkit
+ng="$out/ngkit"
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# wall time of a command in ms
+wall() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+# peak RSS in MiB of a command
+rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'; }
+
+echo "== 1. import of the release to Parquet ($runs runs, median wall ms)"
+node_modules=scripts/interop/node_modules
+node scripts/interop/flatten.mjs "$release"/*.json > "$out/flat.jsonl"
+ng_ms=$(for i in $(seq "$runs"); do wall "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"; done | median)
+echo "ngcat --from normgenesis -> parquet: $ng_ms ms ($(stat -c %s "$out/ng.parquet") bytes)"
+if [ -d "$node_modules/@duckdb" ]; then
+  dd_ms=$(for i in $(seq "$runs"); do rm -f "$out/dd.parquet"; wall node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"; done | median)
+  node_ms=$(for i in $(seq "$runs"); do wall node scripts/interop/duckdb_load.mjs; done | median)
+  node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"
+  echo "duckdb (node) flat jsonl -> zstd parquet: $dd_ms ms whole process, of which node start + duckdb load $node_ms ms ($(stat -c %s "$out/dd.parquet") bytes)"
+  awk -v a="$ng_ms" -v b="$dd_ms" -v n="$node_ms" 'BEGIN {printf "ratio ngcat/duckdb: %.2f (whole process); %.2f against duckdb without node start-up\n", a/b, a/(b-n)}'
+else
+  echo "(no DuckDB: run npm ci in scripts/interop)"
+fi
+
+echo "== 2. peak RSS converting a corpus Nx the release (JSONL -> Parquet)"
+"$ng" ngcat --from normgenesis "$release"/*.json -o "$out/x1.jsonl"
+for n in 1 3 10; do
+  for i in $(seq "$n"); do cat "$out/x1.jsonl"; done > "$out/xn.jsonl"
+  echo "${n}x ($(stat -c %s "$out/xn.jsonl") bytes): $(rss "$ng" ngcat "$out/xn.jsonl" -o "$out/xn.parquet") MiB peak RSS (jsonl -> parquet)," \
+    "$(rss "$ng" ngcat "$out/xn.parquet" -o "$out/xn.arrows") MiB (parquet -> arrow)"
+done
+rm -f "$out/xn.jsonl" "$out/xn.parquet" "$out/xn.arrows"
+
+echo "== 3. go benchmarks"
+NG_RELEASE_DIR="$(cd "$release" && pwd)" go test -run='^$' -bench=. -benchmem -cpu 1,2 ./pkg/lang/ ./pkg/dialogue/ ./pkg/recio/ | grep -E '^(Benchmark|ok)'
+
+echo "== 4. install footprint"
+tmp=$(mktemp -d); PREFIX="$tmp" bash scripts/install.sh >/dev/null; du -shL "$tmp/bin/ngkit"; du -sh "$tmp/bin"; rm -rf "$tmp"

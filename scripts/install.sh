@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install ngkit: one multi-call binary (ngkit) plus a link per program
+# (ngcat, ...), into $PREFIX/bin (default ~/.local/bin).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+bin="${PREFIX:-$HOME/.local}/bin"
+mkdir -p "$bin"
+go build -trimpath -ldflags='-s -w' -o "$bin/ngkit" ./cmd/ngkit
+"$bin/ngkit" links "$bin" >/dev/null
+echo "installed ngkit and its programs in $bin"
+case ":$PATH:" in *":$bin:"*) ;; *) echo "add $bin to your PATH: export PATH=\"$bin:\$PATH\"";; esac

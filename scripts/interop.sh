@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Interop check: convert the bundled release sample with ngcat to Parquet,
+# Arrow IPC stream and Arrow IPC file, then read them back with DuckDB and
+# apache-arrow (Node.js) and compare row counts, turn counts and nested
+# values against what ngcat wrote as JSONL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/ngkit" ./cmd/ngkit
+ngcat() { "$tmp/ngkit" ngcat "$@"; }
+ngcat --from normgenesis testdata/normgenesis/*.json -o "$tmp/sample.jsonl"
+ngcat "$tmp/sample.jsonl" -o "$tmp/sample.parquet"
+ngcat "$tmp/sample.jsonl" -o "$tmp/sample.arrows"
+ngcat "$tmp/sample.jsonl" -o "$tmp/sample.arrow"
+# Round trip through every format must give back the same JSONL.
+for f in parquet arrows arrow; do
+  ngcat "$tmp/sample.$f" > "$tmp/back.$f.jsonl"
+  cmp "$tmp/sample.jsonl" "$tmp/back.$f.jsonl" || { echo "round trip through $f changed the records"; exit 1; }
+done
+python3 - "$tmp/sample.jsonl" > "$tmp/expect.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+samples = []
+for r in recs[::7]:
+    for i, t in enumerate(r.get("turns", [])[:3]):
+        samples.append({"id": r["id"], "turn_index": i, "speaker": t["speaker"], "text": t["text"]})
+print(json.dumps({"rows": len(recs), "turns": sum(len(r.get("turns", [])) for r in recs), "samples": samples}))
+PY
+cd scripts/interop
+[ -d node_modules ] || npm ci --no-audit --no-fund
+node check.mjs --parquet "$tmp/sample.parquet" --arrow "$tmp/sample.arrows" --arrow-file "$tmp/sample.arrow" --expect "$tmp/expect.json"

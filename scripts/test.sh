@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, vet, staticcheck, unit tests with the
+# race detector, a short run of every fuzz target, and the interop checks
+# (our Parquet read by DuckDB, our Arrow IPC read by apache-arrow JS).
+# Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
+# Env: FUZZTIME (default 10s per target).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
+fuzztime=${FUZZTIME:-10s}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step gofmt
+bad=$(gofmt -l $(git ls-files -co --exclude-standard '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
+
+step go vet
+go vet ./...
+
+step staticcheck
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+step "go test -race"
+go test -race -count=1 ./...
+[ "${1:-}" = "--quick" ] && exit 0
+
+step "fuzz ($fuzztime per target)"
+for f in $(grep -rl --include='*_test.go' '^func Fuzz' .); do
+  pkg=./$(dirname "${f#./}")
+  for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -d' ' -f2); do
+    echo "-- $pkg $t"
+    go test -run='^$' -fuzz="^$t\$" -fuzztime="$fuzztime" "$pkg"
+  done
+done
+
+step "interop: DuckDB and apache-arrow read our files"
+bash scripts/interop.sh
