@@ -183,10 +183,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
 	defer src.Close()
-	var bar *Progress
-	if WantProgress(env.Stderr, env.Stdout, f.Progress, f.Quiet) {
-		bar = NewProgress(env.Stderr, prog)
-	}
+	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,

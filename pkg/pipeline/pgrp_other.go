@@ -1,0 +1,5 @@
+//go:build !unix
+
+package pipeline
+
+func processGroup() int { return 0 }
