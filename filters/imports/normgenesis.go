@@ -6,9 +6,9 @@ package imports
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"io"
 	"os"
 	"path/filepath"

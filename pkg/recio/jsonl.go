@@ -3,9 +3,9 @@ package recio
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"io"
 	"strconv"
 	"unicode/utf8"

@@ -2,8 +2,8 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"sort"
 )
 

@@ -1,0 +1,66 @@
+package record
+
+import (
+	stdjson "encoding/json"
+	"reflect"
+	"testing"
+)
+
+// stdDecode is the reference: the same rules as UnmarshalJSON, with the
+// standard library's decoder. goccy/go-json (used for speed) must agree.
+func stdDecode(b []byte) (*Record, error) {
+	var top map[string]stdjson.RawMessage
+	if err := stdjson.Unmarshal(b, &top); err != nil {
+		return nil, err
+	}
+	r := &Record{}
+	if err := stdjson.Unmarshal(b, (*recordFields)(r)); err != nil {
+		return nil, err
+	}
+	for k, v := range top {
+		if !knownKeys[k] && k != "extra" {
+			if r.Extra == nil {
+				r.Extra = map[string]stdjson.RawMessage{}
+			}
+			r.Extra[k] = v
+		}
+	}
+	return r, nil
+}
+
+func FuzzJSONAgreesWithStdlib(f *testing.F) {
+	b, _ := marshal(Full())
+	f.Add(b)
+	f.Add([]byte(`{"id":"a","turns":[{"index":0,"speaker":"A","text":"\u00e9\ud83d\ude00"}],"x":1.5e3}`))
+	f.Add([]byte(`{"id":"a","turns":null,"quality":{"norm":3.0}}`))
+	f.Add([]byte(`{"id":"a","id":"b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want, werr := stdDecode(b)
+		var got Record
+		gerr := got.UnmarshalJSON(b)
+		if (werr == nil) != (gerr == nil) {
+			// goccy may be stricter or looser on malformed input; only a
+			// disagreement on valid JSON matters.
+			if stdjson.Valid(b) {
+				t.Fatalf("std err %v, goccy err %v on %q", werr, gerr, b)
+			}
+			return
+		}
+		if werr != nil {
+			return
+		}
+		normalise := func(r *Record) {
+			for k, v := range r.Extra {
+				var x any
+				stdjson.Unmarshal(v, &x)
+				c, _ := stdjson.Marshal(x)
+				r.Extra[k] = c
+			}
+		}
+		normalise(want)
+		normalise(&got)
+		if !reflect.DeepEqual(want, &got) {
+			t.Fatalf("decoders disagree on %q:\nstd   %+v\ngoccy %+v", b, want, &got)
+		}
+	})
+}
