@@ -31,3 +31,7 @@ PY
 cd scripts/interop
 [ -d node_modules ] || npm ci --no-audit --no-fund
 node check.mjs --parquet "$tmp/sample.parquet" --arrow "$tmp/sample.arrows" --arrow-file "$tmp/sample.arrow" --expect "$tmp/expect.json"
+cd ../..
+# And synthetic records with every field set (maps, nested labels), enough
+# rows for several Arrow batches.
+sh scripts/interop/run.sh

@@ -148,20 +148,57 @@ func describeJSONError(err error) error {
 	return err
 }
 
-// jsonlWriter writes one compact JSON object per line, without HTML
+// jsonAppender is implemented by rows with a fast JSON encoder of their
+// own (record.Record).
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
+// EncodeJSONL appends row as one JSONL line (compact JSON, no HTML
+// escaping, newline) to dst. It is safe to call from several goroutines,
+// so that encoding runs on the pipeline's workers.
+func EncodeJSONL[T any](dst []byte, row *T) ([]byte, error) {
+	var err error
+	if a, ok := any(row).(jsonAppender); ok {
+		dst, err = a.AppendJSON(dst)
+	} else {
+		var b []byte
+		b, err = json.MarshalWithOption(row, json.DisableHTMLEscape())
+		dst = append(dst, b...)
+	}
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '\n'), nil
+}
+
+// JSONLWriter writes one compact JSON object per line, without HTML
 // escaping (dialogue text keeps its < > &).
-type jsonlWriter[T any] struct {
+type JSONLWriter[T any] struct {
 	bw  *bufio.Writer
-	enc *json.Encoder
+	buf []byte
 }
 
 // NewJSONLWriter writes rows of T as JSONL to w.
-func NewJSONLWriter[T any](w io.Writer) Writer[T] {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	return &jsonlWriter[T]{bw: bw, enc: enc}
+func NewJSONLWriter[T any](w io.Writer) *JSONLWriter[T] {
+	return &JSONLWriter[T]{bw: bufio.NewWriterSize(w, 1<<20)}
 }
 
-func (j *jsonlWriter[T]) Write(row *T) error { return j.enc.Encode(row) }
-func (j *jsonlWriter[T]) Close() error       { return j.bw.Flush() }
+// Write implements Writer.
+func (j *JSONLWriter[T]) Write(row *T) error {
+	var err error
+	if j.buf, err = EncodeJSONL(j.buf[:0], row); err != nil {
+		return err
+	}
+	_, err = j.bw.Write(j.buf)
+	return err
+}
+
+// WriteLines writes lines already made by EncodeJSONL.
+func (j *JSONLWriter[T]) WriteLines(b []byte) error {
+	_, err := j.bw.Write(b)
+	return err
+}
+
+// Close implements Writer: it flushes.
+func (j *JSONLWriter[T]) Close() error { return j.bw.Flush() }

@@ -3,8 +3,9 @@ package record
 import (
 	"bytes"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"sort"
+
+	json "github.com/goccy/go-json"
 )
 
 // recordFields is the alias that carries the struct tags without the
@@ -22,10 +23,18 @@ var knownKeys = func() map[string]bool {
 
 // MarshalJSON writes the known fields, then the Extra fields at top level
 // in key order, so unknown input fields pass through unchanged.
-func (r Record) MarshalJSON() ([]byte, error) {
-	b, err := marshal(recordFields(r))
-	if err != nil || len(r.Extra) == 0 {
-		return b, err
+func (r Record) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+
+// AppendJSON appends the record to dst as one compact JSON object, without
+// HTML escaping (dialogue text keeps its < > &): the JSONL writer's fast
+// path, which skips the Marshaler round trip.
+func (r *Record) AppendJSON(dst []byte) ([]byte, error) {
+	b, err := marshal((*recordFields)(r))
+	if err != nil {
+		return dst, err
+	}
+	if len(r.Extra) == 0 {
+		return append(dst, b...), nil
 	}
 	keys := make([]string, 0, len(r.Extra))
 	for k := range r.Extra {
@@ -34,20 +43,22 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		}
 	}
 	sort.Strings(keys)
-	var buf bytes.Buffer
+	buf := bytes.NewBuffer(dst)
 	buf.Grow(len(b) + 64*len(keys))
 	buf.Write(b[:len(b)-1])
 	for _, k := range keys {
 		kb, _ := marshal(k)
-		buf.WriteByte(',')
+		if buf.Len() > len(dst)+1 {
+			buf.WriteByte(',')
+		}
 		buf.Write(kb)
 		buf.WriteByte(':')
 		v := r.Extra[k]
 		if len(v) == 0 {
 			v = json.RawMessage("null")
 		}
-		if err := json.Compact(&buf, v); err != nil {
-			return nil, fmt.Errorf("extra field %q: %w", k, err)
+		if err := json.Compact(buf, v); err != nil {
+			return dst, fmt.Errorf("extra field %q: %w", k, err)
 		}
 	}
 	buf.WriteByte('}')
@@ -120,7 +131,7 @@ func (r *Record) EncodeExtra() error {
 		r.ExtraJSON = ""
 		return nil
 	}
-	b, err := json.Marshal(r.Extra) // map keys are sorted by encoding/json
+	b, err := marshal(r.Extra) // map keys are sorted, as by encoding/json
 	if err != nil {
 		return fmt.Errorf("extra: %w", err)
 	}
@@ -165,13 +176,5 @@ func (r *Record) SetExtra(k string, v any) {
 }
 
 // marshal is json.Marshal without HTML escaping, so dialogue text keeps its
-// < > & readable, and without the encoder's trailing newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
+// < > & readable.
+func marshal(v any) ([]byte, error) { return json.MarshalWithOption(v, json.DisableHTMLEscape()) }
