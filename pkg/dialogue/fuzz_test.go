@@ -1,0 +1,41 @@
+package dialogue
+
+import (
+	"testing"
+)
+
+// FuzzParse: Parse never panics, numbers turns 0..n-1, never returns an
+// empty speaker, keeps narration positions in range, and gives back the
+// first dialogue from its rendering.
+func FuzzParse(f *testing.F) {
+	for _, c := range loadCases(f) {
+		f.Add(c.Input)
+	}
+	f.Add("A: hi B: hello")
+	f.Add("Mike (smiling): Hi\n(Later)\nSarah (VP): (quietly) ok\\n[END]")
+	f.Fuzz(func(t *testing.T, text string) {
+		res := Parse(text)
+		for _, d := range res.Dialogues {
+			for i, tn := range d.Turns {
+				if tn.Index != i {
+					t.Fatalf("turn %d has index %d", i, tn.Index)
+				}
+				if tn.Speaker == "" {
+					t.Fatalf("turn %d has no speaker", i)
+				}
+			}
+			last := 0
+			for i, at := range d.NarrationAt {
+				if at < last || at > len(d.Turns) {
+					t.Fatalf("narration %d at %d (turns %d, previous %d)", i, at, len(d.Turns), last)
+				}
+				last = at
+			}
+		}
+		if len(res.Dialogues) > 0 {
+			if msg := roundTrip(res.Dialogues[0]); msg != "" {
+				t.Fatalf("round trip of %q: %s", text, msg)
+			}
+		}
+	})
+}

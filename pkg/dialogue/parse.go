@@ -1,0 +1,638 @@
+package dialogue
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// trace collects, for tests, the pieces of text Parse removes on purpose
+// (markers, headers, reasoning), so that a test can check that nothing else
+// is lost.
+type trace struct {
+	removed []string
+}
+
+type kind uint8
+
+const (
+	kTurn     kind = iota // a speaker turn
+	kPlain                // a line of no speaker: continuation, narration or unplaced
+	kNarr                 // narration
+	kMark                 // a removed marker line (separator, end marker, header)
+	kBoundary             // a header that starts a new dialogue
+)
+
+type item struct {
+	k     kind
+	blank bool // a blank line came before it
+	multi bool // a turn on a line of several turns: its closing brackets are narration
+	sp    spk  // kTurn
+	text  string
+	raw   string // the line as written (trimmed), for Unplaced
+}
+
+type parser struct {
+	bits  uint32
+	items []item
+	tr    *trace
+
+	// a narration opened by '(' and not yet closed on its line
+	open      []string
+	openRaw   []string
+	openDepth int
+	openBlank bool
+
+	hadTurnLine bool
+	names       []string // scratch: speaker names
+	// ends: the kinds of end marker the text holds; lines are checked
+	// for those only
+	ends uint8
+
+	asm assembler
+}
+
+// parsers are pooled: Parse runs once per record of an import, and the
+// buffers it needs would otherwise be allocated anew each time.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+func getParser(tr *trace) *parser {
+	p := parsers.Get().(*parser)
+	items, names := p.items[:0], p.names[:0]
+	asm := p.asm
+	*p = parser{tr: tr, items: items, names: names, asm: asm}
+	return p
+}
+
+func putParser(p *parser) {
+	if cap(p.items) > 4096 {
+		return // do not keep what a huge text grew
+	}
+	for i := range p.items {
+		p.items[i] = item{}
+	}
+	clear(p.asm.pieces[:cap(p.asm.pieces)])
+	clear(p.asm.frags[:cap(p.asm.frags)])
+	clear(p.asm.narr[:cap(p.asm.narr)])
+	clear(p.asm.acts[:cap(p.asm.acts)])
+	clear(p.asm.texts[:cap(p.asm.texts)])
+	clear(p.asm.groups[:cap(p.asm.groups)])
+	clear(p.asm.names[:cap(p.asm.names)])
+	clear(p.asm.tparen[:cap(p.asm.tparen)])
+	clear(p.names[:cap(p.names)])
+	p.asm.p = nil
+	p.asm.turns = nil
+	p.asm.unpl = nil
+	p.tr = nil
+	parsers.Put(p)
+}
+
+// Parse parses one text field into dialogues. It never fails: what it
+// cannot place is in Result.Unplaced.
+func Parse(text string) Result {
+	return parse(text, nil)
+}
+
+func parse(text string, tr *trace) Result {
+	res := parse1(text, tr)
+	for i := range res.Dialogues {
+		res.Dialogues[i] = stabilize(res.Dialogues[i])
+	}
+	return res
+}
+
+// stabilize makes sure that Render's output of d reads back as d. Cleaning
+// a turn (taking out directions, markdown, quotes, escapes) can leave a
+// colon where a line of its own would show a new speaker ("*\"A:*" → "\"A:");
+// then the dialogue is what Parse reads from Render's output. Only
+// dialogues with a colon in a turn's text can be affected.
+func stabilize(d Dialogue) Dialogue {
+	colon := false
+	for _, t := range d.Turns {
+		if strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：") {
+			colon = true
+			break
+		}
+	}
+	if !colon {
+		return d
+	}
+	for range 4 {
+		q := parse1(Render(d), nil)
+		if len(q.Dialogues) != 1 || len(q.Unplaced) != 0 {
+			return d
+		}
+		if sameDialogue(q.Dialogues[0], d) {
+			return d
+		}
+		d = q.Dialogues[0]
+	}
+	return d
+}
+
+func sameDialogue(a, b Dialogue) bool {
+	if len(a.Turns) != len(b.Turns) || len(a.Narration) != len(b.Narration) {
+		return false
+	}
+	for i := range a.Turns {
+		x, y := a.Turns[i], b.Turns[i]
+		if x.Index != y.Index || x.Speaker != y.Speaker || x.Action != y.Action || x.Text != y.Text {
+			return false
+		}
+	}
+	for i := range a.Narration {
+		if a.Narration[i] != b.Narration[i] || narrAt(a, i) != narrAt(b, i) {
+			return false
+		}
+	}
+	return true
+}
+
+func narrAt(d Dialogue, i int) int {
+	if i < len(d.NarrationAt) {
+		return d.NarrationAt[i]
+	}
+	return len(d.Turns)
+}
+
+func parse1(text string, tr *trace) Result {
+	p := getParser(tr)
+	defer putParser(p)
+	texts := p.prepare(text)
+	if len(texts) == 1 {
+		return p.run(texts[0])
+	}
+	// a JSON envelope with several dialogues
+	var res Result
+	bits := p.bits
+	for _, t := range texts {
+		q := getParser(tr)
+		q.bits = bits
+		r := q.run(t)
+		res.Dialogues = append(res.Dialogues, r.Dialogues...)
+		res.Unplaced = append(res.Unplaced, r.Unplaced...)
+		bits |= q.bits
+		putParser(q)
+	}
+	if len(res.Dialogues) > 1 {
+		bits |= dMulti
+	}
+	if len(res.Dialogues) > 0 {
+		bits &^= dEmpty
+	}
+	res.Defects = defectList(bits)
+	return res
+}
+
+func (p *parser) removed(s string) {
+	if p.tr != nil && s != "" {
+		p.tr.removed = append(p.tr.removed, s)
+	}
+}
+
+// prepare strips what wraps the dialogue: leaked reasoning, a JSON
+// envelope, JSON-string escapes, stray quotes at the ends.
+func (p *parser) prepare(text string) []string {
+	text = trim(text)
+	if text == "" {
+		return []string{""}
+	}
+	text = p.stripReasoning(text)
+	if texts, ok := p.envelope(text); ok {
+		return texts
+	}
+	return []string{p.unescape(text)}
+}
+
+var reasoningFinal = [...]string{"assistantfinal", "<|channel|>final<|message|>", "<|start|>assistant<|channel|>final<|message|>"}
+
+func (p *parser) stripReasoning(text string) string {
+	if strings.IndexByte(text, '<') < 0 && !strings.Contains(text, "assistantfinal") && !strings.HasPrefix(text, "analysis") {
+		return text
+	}
+	for _, m := range reasoningFinal {
+		if i := strings.LastIndex(text, m); i >= 0 {
+			p.bits |= dReasoning
+			p.removed(text[:i+len(m)])
+			text = text[i+len(m):]
+			for _, end := range [...]string{"<|end|>", "<|return|>"} {
+				text = strings.TrimSuffix(trim(text), end)
+			}
+			return trim(text)
+		}
+	}
+	if i := strings.LastIndex(text, "</think>"); i >= 0 {
+		p.bits |= dReasoning
+		p.removed(text[:i+len("</think>")])
+		return trim(text[i+len("</think>"):])
+	}
+	if i := strings.Index(text, "<think>"); i >= 0 {
+		p.bits |= dReasoning
+		p.removed(text[i:])
+		return trim(text[:i])
+	}
+	if strings.HasPrefix(text, "analysis") && len(text) > len("analysis") {
+		// "analysisWe need to ..." with no final answer: all of it is reasoning
+		r, _ := utf8.DecodeRuneInString(text[len("analysis"):])
+		if r == ' ' || (r >= 'A' && r <= 'Z') {
+			p.bits |= dReasoning
+			p.removed(text)
+			return ""
+		}
+	}
+	return text
+}
+
+// envelope unwraps {"dialogue": "..."} (also in a ```json fence).
+func (p *parser) envelope(text string) ([]string, bool) {
+	body := text
+	if strings.HasPrefix(body, "```") {
+		nl := strings.IndexByte(body, '\n')
+		if nl < 0 {
+			return nil, false
+		}
+		body = trim(strings.TrimSuffix(trim(body[nl+1:]), "```"))
+	}
+	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' {
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(body), &obj) != nil {
+		return nil, false
+	}
+	var texts []string
+	for _, key := range [...]string{"dialogue", "Dialogue", "dialog", "conversation", "text"} {
+		raw, ok := obj[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			texts = append(texts, s)
+			break
+		}
+	}
+	if texts == nil {
+		if raw, ok := obj["dialogues"]; ok {
+			var arr []json.RawMessage
+			if json.Unmarshal(raw, &arr) == nil {
+				for _, el := range arr {
+					var s string
+					if json.Unmarshal(el, &s) == nil {
+						texts = append(texts, s)
+						continue
+					}
+					var o map[string]json.RawMessage
+					if json.Unmarshal(el, &o) == nil {
+						if d, ok := o["dialogue"]; ok && json.Unmarshal(d, &s) == nil {
+							texts = append(texts, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	if texts == nil {
+		return nil, false
+	}
+	p.bits |= dJSON
+	if p.tr != nil {
+		// everything but the dialogue strings is removed on purpose
+		rest := body
+		for _, t := range texts {
+			if b, err := json.Marshal(t); err == nil {
+				rest = strings.Replace(rest, string(b[1:len(b)-1]), " ", 1)
+			}
+		}
+		p.removed(rest)
+	}
+	for i, t := range texts {
+		texts[i] = p.unescape(trim(t))
+	}
+	return texts, true
+}
+
+// unescapeAll undoes JSON-string escapes however many times the text was
+// escaped: a run of backslashes before n or r is a newline, before t a
+// space, before a quote a quote. Other backslashes stay.
+func unescapeAll(s string) string {
+	return unescapeRuns(s, "\n")
+}
+
+// noEscapes removes escape sequences from a parsed field (left when a
+// direction taken out from between '\\' and 'n' made one), so that the field
+// reads back the same from Render's output; newlines become spaces.
+func noEscapes(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	return trim(unescapeRuns(s, " "))
+}
+
+func unescapeRuns(s, nl string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j < len(s) {
+			switch s[j] {
+			case 'n', 'r':
+				if s[j] == 'r' && j+2 < len(s) && s[j+1] == '\\' && s[j+2] == 'n' {
+					j += 2 // \r\n
+				}
+				b.WriteString(nl)
+				i = j + 1
+				continue
+			case 't':
+				b.WriteByte(' ')
+				i = j + 1
+				continue
+			case '"':
+				b.WriteByte('"')
+				i = j + 1
+				continue
+			}
+		}
+		b.WriteString(s[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+// unescape turns literal "\n" (and the other JSON-string escapes that come
+// with it) into what they stand for and drops the quotes of a JSON string
+// left around the whole text.
+func (p *parser) unescape(text string) string {
+	if strings.IndexByte(text, '\\') >= 0 {
+		lit := strings.Contains(text, `\n`) || strings.Contains(text, `\r`)
+		esc := strings.Contains(text, `\"`)
+		if lit || esc || strings.Contains(text, `\t`) {
+			text = unescapeAll(text)
+			if lit {
+				p.bits |= dLiteralNewline
+			}
+			if esc {
+				p.bits |= dJSON
+			}
+		}
+	}
+	if n := len(text); n >= 2 && text[0] == '"' && text[n-1] == '"' {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			first, last := text[:i], text[strings.LastIndexByte(text, '\n')+1:]
+			if strings.Count(first, `"`)%2 == 1 && strings.Count(last, `"`)%2 == 1 {
+				text = text[1 : n-1]
+				p.bits |= dJSON
+			}
+		} else if strings.Count(text, `"`) == 2 {
+			text = text[1 : n-1]
+			p.bits |= dJSON
+		}
+	}
+	return trim(text)
+}
+
+func (p *parser) run(text string) Result {
+	if text == "" {
+		p.bits |= dEmpty
+		return Result{Defects: defectList(p.bits)}
+	}
+	p.ends = endKinds(text)
+	p.run0(text)
+	return p.finish()
+}
+
+// run0 files the lines of text.
+func (p *parser) run0(text string) {
+	blank := false
+	for len(text) > 0 {
+		var line string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			line, text = text, ""
+		}
+		line = trim(line)
+		if line == "" {
+			blank = true
+			p.closeOpen()
+			continue
+		}
+		p.line(line, blank)
+		blank = false
+	}
+	p.closeOpen()
+}
+
+func (p *parser) add(it item) {
+	p.items = append(p.items, it)
+}
+
+func (p *parser) mark(blank bool) {
+	p.add(item{k: kMark, blank: blank})
+}
+
+// closeOpen ends a narration opened by '(' on a line of its own. When a
+// later line closes the bracket, the lines between are one narration; when
+// none does, only the first line is narration and the others are read
+// again on their own.
+func (p *parser) closeOpen() {
+	if p.open == nil {
+		return
+	}
+	open, raws, blank, depth := p.open, p.openRaw, p.openBlank, p.openDepth
+	p.open, p.openRaw = nil, nil
+	if depth > 0 && len(open) > 1 {
+		p.emitNarr(open[0], raws[0], blank, false)
+		for _, l := range open[1:] {
+			p.line(l, false)
+		}
+		p.closeOpen()
+		return
+	}
+	text, raw := open[0], raws[0]
+	if len(open) > 1 {
+		text, raw = strings.Join(open, "\n"), strings.Join(raws, "\n")
+	}
+	p.emitNarr(text, raw, blank, depth <= 0)
+}
+
+func (p *parser) emitNarr(text, raw string, blank, closed bool) {
+	if closed {
+		// drop the closing bracket (and a final '.')
+		text = trim(strings.TrimSuffix(strings.TrimSuffix(text, "."), "。"))
+		if w := closeEndsAt(text, len(text)); w > 0 {
+			text = text[:len(text)-w]
+		}
+	}
+	text = trim(text[openAt(text, 0):])
+	if endWord(text) {
+		p.bits |= dEndMarker // "(END" cut short
+		p.removed(text)
+		text = ""
+	}
+	if text == "" {
+		p.add(item{k: kMark, blank: blank})
+	} else {
+		p.add(item{k: kNarr, blank: blank, text: text, raw: raw})
+	}
+}
+
+func (p *parser) line(line string, blank bool) {
+	if p.open != nil {
+		if _, ok := parseSpeaker(line); ok || (p.ends != 0 && hasEndKinds(line, p.ends) && markerIn(line)) {
+			p.closeOpen()
+		} else {
+			e := closePos(line, p.openDepth)
+			if e < 0 {
+				p.open = append(p.open, line)
+				p.openRaw = append(p.openRaw, line)
+				p.openDepth = parenDepth(line, p.openDepth)
+				return
+			}
+			if rest := trim(line[e:]); rest == "" || rest == "." || rest == "。" {
+				p.open = append(p.open, line)
+				p.openRaw = append(p.openRaw, line)
+				p.openDepth = 0
+				p.closeOpen()
+				return
+			}
+			// the bracket closes inside this line: the lines before were
+			// no narration of their own
+			p.closeOpen()
+		}
+	}
+	raw := line
+	if p.ends != 0 {
+		line = removeEndMarkersK(line, p.ends, &p.bits, p.tr)
+	}
+	if line == "" || onlyJunk(line) {
+		if line != "" {
+			p.bits |= dJSON
+		}
+		p.mark(blank)
+		return
+	}
+	if isRule(line) {
+		p.bits |= dSeparator
+		p.mark(blank)
+		return
+	}
+	if isDots(line) {
+		p.add(item{k: kPlain, blank: blank, text: line, raw: raw})
+		return
+	}
+	p.classify(line, raw, blank, false)
+}
+
+// header files a header line ("Dialogue 2:"): a new dialogue when it names
+// one after the first or comes after turns.
+func (p *parser) header(num int, text string, blank bool) {
+	p.bits |= dHeader
+	p.removed(text)
+	if num > 1 || p.hadTurnLine {
+		p.add(item{k: kBoundary, blank: blank})
+	} else {
+		p.mark(blank)
+	}
+}
+
+// classify files one line (markers already removed).
+func (p *parser) classify(line, raw string, blank, narr bool) {
+	if line == "" {
+		p.mark(blank)
+		return
+	}
+	if line[0] == '#' {
+		line = stripHeading(line, &p.bits)
+		if line == "" {
+			p.mark(blank)
+			return
+		}
+	}
+	if inner, ok := wrappedBold(line); ok {
+		p.bits |= dMarkdown
+		line = inner
+	}
+	if num, rest, ok := parseHeader(line); ok {
+		if p.header(num, line[:len(line)-len(rest)], blank); rest == "" {
+			return
+		}
+		line = rest
+	}
+	if inner, ok := wholeBracket(line); ok {
+		if endWord(inner) {
+			p.bits |= dEndMarker // "( END )"
+			p.removed(inner)
+			inner = ""
+		}
+		if inner == "" {
+			p.mark(blank)
+			return
+		}
+		p.add(item{k: kNarr, blank: blank, text: inner, raw: raw})
+		return
+	}
+	if inner, ok := wrappedEm(line); ok {
+		p.bits |= dMarkdown
+		p.classify(inner, raw, blank, true)
+		return
+	}
+	if opensParen(line) {
+		p.open = append(p.open[:0], line)
+		p.openRaw = append(p.openRaw[:0], raw)
+		p.openDepth = parenDepth(line, 0)
+		p.openBlank = blank
+		return
+	}
+	if sp, ok := parseSpeaker(line); ok {
+		if num, _, hdr := parseHeader(sp.name); hdr {
+			// "**Dialogue 2**:" — a header in markdown
+			p.bits |= sp.deco
+			if p.header(num, sp.full, blank); sp.rest != "" {
+				p.classify(sp.rest, raw, false, narr)
+			}
+			return
+		}
+		if isNarrLabel(sp.name) {
+			if sp.rest != "" {
+				p.add(item{k: kNarr, blank: blank, text: sp.rest, raw: raw})
+				p.removed(sp.full)
+			} else {
+				p.mark(blank)
+				p.removed(sp.full)
+			}
+			return
+		}
+		p.bits |= sp.deco
+		p.hadTurnLine = true
+		p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
+		return
+	}
+	if inner, ok := dashWrap(line); ok {
+		p.bits |= dSeparator
+		if inner == "" {
+			p.mark(blank)
+			return
+		}
+		p.classify(inner, raw, blank, true)
+		return
+	}
+	if narr {
+		p.add(item{k: kNarr, blank: blank, text: line, raw: raw})
+		return
+	}
+	p.add(item{k: kPlain, blank: blank, text: line, raw: raw})
+}
