@@ -47,10 +47,10 @@ func TestValueScanner(t *testing.T) {
 		t.Errorf("jsonl: %q %v %v", vals, lines, err)
 	}
 	for in, want := range map[string]string{
-		"[{\"a\":1},":       "array is not closed",
-		"[{\"a\":1}] {}":    "after the end of the JSON array",
+		"[{\"a\":1},":      "array is not closed",
+		"[{\"a\":1}] {}":   "after the end of the JSON array",
 		"[{\"a\":\"unterm": "truncated",
-		"[1, 2]":            "want a JSON object",
+		"[1, 2]":           "want a JSON object",
 	} {
 		if _, _, err := scanAll(t, in, 0); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
