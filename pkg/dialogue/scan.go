@@ -330,10 +330,6 @@ func opensParen(s string) bool {
 var endMarkers = [...]string{"[END]", "【END】", "(END)", "（END）", "<END>", "[끝]", "【끝】", "(끝)", "[结束]", "【结束】", "[完]", "【完】",
 	"[End]", "[end]", "<end>", "[ END ]"}
 
-func hasEndMarker(s string) bool {
-	return endKinds(s) != 0
-}
-
 // endKinds reports which kinds of end marker s holds (bit set), so that a
 // text's lines need only be checked for the kinds the text holds. Every
 // marker ends with a closing bracket, so it looks at those only (found by

@@ -206,7 +206,7 @@ func TestNewAndCache(t *testing.T) {
 	if a != b {
 		t.Error("New with the same normalized set did not return the cached detector")
 	}
-	if Default() != Default() {
+	if d1, d2 := Default(), Default(); d1 != d2 {
 		t.Error("Default is not a singleton")
 	}
 	// A single Latin candidate needs no lingua: Latin text is that language.

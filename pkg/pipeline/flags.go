@@ -182,7 +182,6 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	if src == nil {
 		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
-	defer src.Close()
 	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -54,14 +54,15 @@ type result struct {
 	item    Item
 	in      *record.Record
 	out     []*record.Record
-	err     error // the record failed
-	fatal   error // the input is unreadable
-	skipped bool  // not in this shard
+	encoded [][]byte // out, encoded by the sink's PreEncode (nil: not encoded)
+	err     error    // the record failed
+	fatal   error    // the input is unreadable
+	skipped bool     // not in this shard
 }
 
 // Run reads every item of cfg.Source, maps it through cfg.Stage on
 // cfg.Workers goroutines and writes the results to cfg.Sink in input
-// order. It returns a *FatalError for unreadable input (the sink is then
+// order; it closes the source when done with it. It returns a *FatalError for unreadable input (the sink is then
 // aborted) and nil otherwise; failed records are counted in Stats.Failed.
 // When ctx is cancelled (Ctrl-C), reading stops, records in flight finish
 // or fail with the cancellation, what is done is written and committed.
@@ -92,6 +93,9 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 	var sent int64
 	go func() {
 		defer close(jobs)
+		// The reader owns the source: it may still be in a read when Run
+		// returns early (--head, Ctrl-C), so only it may close it.
+		defer cfg.Source.Close()
 		for seq := int64(0); ; seq++ {
 			select {
 			case tokens <- struct{}{}:
@@ -116,13 +120,14 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		}
 	}()
 
+	preEncoder, _ := cfg.Sink.(PreEncoder)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- process(ctx, stage, cfg.Shard, j)
+				results <- process(ctx, stage, cfg.Shard, preEncoder, j)
 			}
 		}()
 	}
@@ -154,8 +159,14 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 			cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, r.err)
 			return
 		}
-		for _, o := range r.out {
-			if err := cfg.Sink.Write(o); err != nil {
+		for i, o := range r.out {
+			var err error
+			if r.encoded != nil && r.encoded[i] != nil {
+				err = preEncoder.WriteEncoded(r.encoded[i])
+			} else {
+				err = cfg.Sink.Write(o)
+			}
+			if err != nil {
 				if errors.Is(err, ErrStop) { // taken, and the last wanted
 					st.Out++
 					stopped = true
@@ -219,7 +230,7 @@ loop:
 	return st, nil
 }
 
-func process(ctx context.Context, stage Stage, shard Shard, j job) (r result) {
+func process(ctx context.Context, stage Stage, shard Shard, pe PreEncoder, j job) (r result) {
 	r = result{seq: j.seq, item: j.item}
 	if j.err != nil {
 		r.fatal = j.err
@@ -250,6 +261,16 @@ func process(ctx context.Context, stage Stage, shard Shard, j job) (r result) {
 		}
 	}()
 	r.out, r.err = stage.Process(ctx, rec)
+	if pe != nil && r.err == nil {
+		r.encoded = make([][]byte, len(r.out))
+		for i, o := range r.out {
+			if r.encoded[i], r.err = pe.PreEncode(o); r.err != nil {
+				r.out, r.encoded = nil, nil
+				r.err = fmt.Errorf("encoding the output: %w", r.err)
+				break
+			}
+		}
+	}
 	return r
 }
 

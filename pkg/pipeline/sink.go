@@ -5,11 +5,22 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
+// PreEncoder is a Sink that can do the costly part of writing — encoding —
+// on the workers, in parallel, leaving only the copy of bytes to the
+// ordered writer.
+type PreEncoder interface {
+	// PreEncode encodes the rows of rec; nil, nil when this sink cannot.
+	PreEncode(rec *record.Record) ([]byte, error)
+	// WriteEncoded writes what PreEncode made, in order.
+	WriteEncoded(b []byte) error
+}
+
 // RowSink writes each record, converted to rows of T, to one output.
 type RowSink[T any] struct {
-	out  *recio.Output
-	w    recio.Writer[T]
-	conv func(*record.Record) []T
+	out   *recio.Output
+	w     recio.Writer[T]
+	jsonl *recio.JSONLWriter[T] // set when the output is JSONL
+	conv  func(*record.Record) []T
 }
 
 // NewRowSink writes rows made by conv to out.
@@ -19,7 +30,8 @@ func NewRowSink[T any](out *recio.Output, opt recio.WriteOptions, conv func(*rec
 		out.Abort()
 		return nil, err
 	}
-	return &RowSink[T]{out: out, w: w, conv: conv}, nil
+	jw, _ := w.(*recio.JSONLWriter[T])
+	return &RowSink[T]{out: out, w: w, jsonl: jw, conv: conv}, nil
 }
 
 // NewRecordSink writes records as they are.
@@ -35,6 +47,13 @@ type recordSink struct{ *RowSink[record.Record] }
 
 func (s recordSink) Write(r *record.Record) error { return s.w.Write(r) }
 
+func (s recordSink) PreEncode(r *record.Record) ([]byte, error) {
+	if s.jsonl == nil {
+		return nil, nil
+	}
+	return recio.EncodeJSONL(nil, r)
+}
+
 // Write implements Sink.
 func (s *RowSink[T]) Write(r *record.Record) error {
 	for _, row := range s.conv(r) {
@@ -44,6 +63,27 @@ func (s *RowSink[T]) Write(r *record.Record) error {
 	}
 	return nil
 }
+
+// PreEncode implements PreEncoder for JSONL output.
+func (s *RowSink[T]) PreEncode(r *record.Record) ([]byte, error) {
+	if s.jsonl == nil {
+		return nil, nil
+	}
+	var b []byte
+	for _, row := range s.conv(r) {
+		var err error
+		if b, err = recio.EncodeJSONL(b, &row); err != nil {
+			return nil, err
+		}
+	}
+	if b == nil {
+		b = []byte{} // no rows is still "encoded"
+	}
+	return b, nil
+}
+
+// WriteEncoded implements PreEncoder.
+func (s *RowSink[T]) WriteEncoded(b []byte) error { return s.jsonl.WriteLines(b) }
 
 // Close implements Sink: flush the writer, then commit the file.
 func (s *RowSink[T]) Close() error {
