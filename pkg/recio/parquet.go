@@ -164,6 +164,7 @@ type pageZstd struct{ enc *zstd.Encoder }
 func newPageZstd() (*pageZstd, error) {
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithWindowSize(1<<20),
 		zstd.WithLowerEncoderMem(true),
 		zstd.WithZeroFrames(true),
