@@ -2,45 +2,21 @@ package pipeline
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ngkit/ngkit/internal/ptytest"
 )
-
-// openPTY returns both sides of a new pseudo-terminal.
-func openPTY(t *testing.T) (ptm, pts *os.File) {
-	t.Helper()
-	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { ptm.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("ptsname: %v", err)
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pts: %v", err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	return ptm, pts
-}
 
 func TestProgressOnlyOnATerminal(t *testing.T) {
 	var buf bytes.Buffer
 	if p := NewProgress(&buf, &buf, "ngcat", true, false); p != nil {
 		t.Error("progress on a non-terminal")
 	}
-	_, pts := openPTY(t)
+	_, pts := ptytest.Open(t)
 	if p := NewProgress(pts, &buf, "ngcat", true, true); p != nil {
 		t.Error("progress despite -q")
 	}
@@ -61,7 +37,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 // The last stage's bar shows the upstream stages' counts from the board.
 func TestProgressShowsEveryStage(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	ptm, pts := openPTY(t)
+	ptm, pts := ptytest.Open(t)
 	up := openBoard()
 	if up == nil {
 		t.Skip("no process groups")

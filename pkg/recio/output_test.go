@@ -1,40 +1,16 @@
 package recio
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/ngkit/ngkit/internal/ptytest"
 )
 
-// openPTY returns the follower side of a new pseudo-terminal.
-func openPTY(t *testing.T) *os.File {
-	t.Helper()
-	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { ptm.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("ptsname: %v", err)
-	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pts: %v", err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	return pts
-}
-
 func TestCreateRefusesBinaryOnTerminal(t *testing.T) {
-	tty := openPTY(t)
+	_, tty := ptytest.Open(t)
 	if !IsTerminal(tty) {
 		t.Fatal("pty is not a terminal")
 	}
