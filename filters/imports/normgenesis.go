@@ -115,8 +115,11 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 			if err != nil {
 				return pipeline.Item{}, fmt.Errorf("%s: %w", g.display, err)
 			}
-			if b, _ := dr.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
-				dr.Discard(3) // a UTF-8 BOM is harmless: drop it
+			if b, _ := dr.Peek(1); len(b) == 1 && b[0] == 0xef {
+				b, _ = dr.Peek(3) // the first byte of a BOM: the rest follows at once
+				if bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+					dr.Discard(3) // a UTF-8 BOM is harmless: drop it
+				}
 			}
 			g.culture, g.typ, _ = releaseKeys(name, g.opt)
 			g.cur = newValueScanner(dr, 64<<20)

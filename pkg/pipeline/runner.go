@@ -9,9 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
+
+// FlushEvery bounds how long written output may wait in a buffer.
+var FlushEvery = 100 * time.Millisecond
+
+// Flusher is a Sink whose buffered output can be pushed out early.
+type Flusher interface{ Flush() error }
 
 // Config is one run.
 type Config struct {
@@ -184,6 +191,11 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		}
 	}
 
+	// Output written is flushed at most FlushEvery after it was written,
+	// so that a downstream stage gets records while a slow one (an LLM
+	// stage) is still working, without a write per record when fast.
+	flusher, _ := cfg.Sink.(Flusher)
+	var flushC <-chan time.Time
 loop:
 	for {
 		if target >= 0 && next >= target {
@@ -204,6 +216,15 @@ loop:
 				next++
 				<-tokens
 				handle(r)
+			}
+			if flusher != nil && flushC == nil {
+				flushC = time.After(FlushEvery)
+			}
+		case <-flushC:
+			flushC = nil
+			if err := flusher.Flush(); err != nil && fatal == nil {
+				fatal = fmt.Errorf("writing output: %w", err)
+				cancel()
 			}
 		case <-done:
 			done = nil

@@ -248,3 +248,41 @@ func TestRunInterruptFlushesDone(t *testing.T) {
 		t.Errorf("stderr:\n%s", logged.String())
 	}
 }
+
+type flushSink struct {
+	memSink
+	flushed chan int
+}
+
+func (f *flushSink) Flush() error {
+	f.mu.Lock()
+	n := len(f.recs)
+	f.mu.Unlock()
+	select {
+	case f.flushed <- n:
+	default:
+	}
+	return nil
+}
+
+// Records that are done leave (are flushed) while the input is still open:
+// a downstream stage must not wait for the upstream one to finish.
+func TestRunFlushesWhileInputIsOpen(t *testing.T) {
+	src := &blockingSource{n: 3, block: make(chan struct{})}
+	sink := &flushSink{flushed: make(chan int, 1)}
+	done := make(chan struct{})
+	go func() {
+		Run(context.Background(), Config{Source: src, Sink: sink})
+		close(done)
+	}()
+	select {
+	case n := <-sink.flushed:
+		if n != 3 {
+			t.Errorf("flushed after %d records, want 3", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no flush while the input is open")
+	}
+	close(src.block)
+	<-done
+}

@@ -85,6 +85,15 @@ func (s *RowSink[T]) PreEncode(r *record.Record) ([]byte, error) {
 // WriteEncoded implements PreEncoder.
 func (s *RowSink[T]) WriteEncoded(b []byte) error { return s.jsonl.WriteLines(b) }
 
+// Flush implements Flusher: JSONL lines buffered so far go out now (a
+// columnar format can only be written whole).
+func (s *RowSink[T]) Flush() error {
+	if s.jsonl == nil {
+		return nil
+	}
+	return s.jsonl.Flush()
+}
+
 // Close implements Sink: flush the writer, then commit the file.
 func (s *RowSink[T]) Close() error {
 	if err := s.w.Close(); err != nil {

@@ -17,7 +17,12 @@ func Decompress(r io.Reader) (out *bufio.Reader, compressed bool, err error) {
 	if !ok || br.Size() < 1<<16 {
 		br = bufio.NewReaderSize(r, 1<<20)
 	}
-	head, _ := br.Peek(4)
+	// Peek no more than the input has given: on a pipe that a slow
+	// upstream stage fills, waiting for 4 bytes could stall the pipeline.
+	head, _ := br.Peek(1)
+	if len(head) == 1 && (head[0] == magicGzip[0] || head[0] == magicZstd[0]) {
+		head, _ = br.Peek(4)
+	}
 	switch {
 	case bytes.HasPrefix(head, magicGzip):
 		gz, err := gzip.NewReader(br)

@@ -200,5 +200,8 @@ func (j *JSONLWriter[T]) WriteLines(b []byte) error {
 	return err
 }
 
+// Flush writes out the buffered lines.
+func (j *JSONLWriter[T]) Flush() error { return j.bw.Flush() }
+
 // Close implements Writer: it flushes.
 func (j *JSONLWriter[T]) Close() error { return j.bw.Flush() }

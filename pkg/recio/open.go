@@ -21,6 +21,28 @@ var (
 // ErrEmpty is returned for an input with no bytes at all.
 var ErrEmpty = errors.New("empty input")
 
+// PeekHead peeks at the start of an input, enough to sniff its format and
+// no more: a JSONL stream is recognised at its first '{' even if a slow
+// upstream stage has written only that, binary formats at their 8-byte
+// magic, and blank lines are skipped (up to 64 KiB of them).
+func PeekHead(br *bufio.Reader) ([]byte, error) {
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		if err != nil || n >= 64<<10 {
+			return b, err
+		}
+		t := bytes.TrimLeft(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), " \t\r\n")
+		switch {
+		case len(t) == 0:
+			// only blanks so far
+		case t[0] == '{' || t[0] == '[':
+			return b, nil
+		case len(b) >= 8:
+			return b, nil
+		}
+	}
+}
+
 // Sniff names the format of an input from its first bytes. JSONL is any
 // input whose first non-blank byte is '{'.
 func Sniff(head []byte) (Format, error) {
@@ -92,7 +114,7 @@ func Open(name string, opt OpenOptions) (Reader, error) {
 	if compressed {
 		file = nil // no random access into a compressed stream
 	}
-	head, err := br.Peek(4096)
+	head, err := PeekHead(br)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		closeQuietly(closer)
 		return nil, fmt.Errorf("%s: %w", display, err)

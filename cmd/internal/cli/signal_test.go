@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/pipeline"
+)
+
+// TestMain lets a test run this test binary as ngcat in a child process,
+// for what needs a real process: signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("NGKIT_TEST_NGCAT") == "1" {
+		os.Exit(Ngcat(pipeline.OSEnv()))
+	}
+	os.Exit(m.Run())
+}
+
+// Ctrl-C while the input is still open: what was read is written, the -o
+// file is committed whole, and the exit status is 130.
+func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.parquet")
+	cmd := exec.Command(os.Args[0], "-o", out)
+	cmd.Env = append(os.Environ(), "NGKIT_TEST_NGCAT=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(stdin, "{\"id\":\"r%d\",\"culture\":\"korean\"}\n", i)
+	}
+	time.Sleep(time.Second) // stdin stays open: ngcat is waiting for more
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("output visible before the end")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	stdin.Close()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
+		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted: 100 records written") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	code, got, errs := run(t, Ngcat, "", out)
+	if code != 0 || strings.Count(got, "\n") != 100 || !strings.Contains(got, `"id":"r99"`) {
+		t.Errorf("committed output: exit %d, %d lines, %s", code, strings.Count(got, "\n"), errs)
+	}
+}
