@@ -45,7 +45,8 @@ type NormGenesis struct {
 	index   int64
 }
 
-// NewNormGenesis imports the named files ("-" or none: stdin).
+// NewNormGenesis imports the named files ("-" or none: stdin). Its errors
+// are the user's to fix: a name that says neither culture nor type.
 func NewNormGenesis(names []string, opt NormGenesisOptions) (*NormGenesis, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -74,10 +75,10 @@ func releaseKeys(name string, opt NormGenesisOptions) (culture, typ string, err 
 		typ = t
 	}
 	if name == "-" && (opt.Culture == "" || opt.Type == "") {
-		return "", "", fmt.Errorf("%w: reading the release from stdin needs --culture and --type", pipeline.ErrUsage)
+		return "", "", errors.New("reading the release from stdin needs --culture and --type")
 	}
 	if culture == "" || !validType(typ) {
-		return "", "", fmt.Errorf("%w: %s: cannot tell culture and dialogue type from the name (want <culture>_<adherence|violation|v2r>.json); give --culture and --type", pipeline.ErrUsage, name)
+		return "", "", fmt.Errorf("%s: cannot tell culture and dialogue type from the name (want <culture>_<adherence|violation|v2r>.json); give --culture and --type", name)
 	}
 	return culture, typ, nil
 }

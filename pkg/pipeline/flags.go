@@ -149,7 +149,12 @@ type RunSpec struct {
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
 // file, shard, progress, signals, the summary and the exit code.
 func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
+	// fail is for errors before the run: Run closes the source, so here
+	// it is closed by hand.
 	fail := func(err error) int {
+		if spec.Source != nil {
+			spec.Source.Close()
+		}
 		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
 		return ExitUsage
 	}

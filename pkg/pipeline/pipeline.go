@@ -81,8 +81,6 @@ type Sink interface {
 // ErrStop, returned by Sink.Write, ends a run early without error.
 var ErrStop = errors.New("stop")
 
-// ErrUsage marks errors that are the user's to fix (exit 2).
-var ErrUsage = errors.New("usage")
 
 // sliceSource serves records from memory (tests, small programs).
 type sliceSource struct {

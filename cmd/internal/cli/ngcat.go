@@ -80,7 +80,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	case "normgenesis":
 		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Culture: *culture, Type: *typ, Stdin: env.Stdin})
 		if err != nil {
-			return p.Usagef(env, "%s", strings.TrimPrefix(err.Error(), pipeline.ErrUsage.Error()+": "))
+			return p.Usagef(env, "%v", err)
 		}
 		spec.Source = src
 	default:
