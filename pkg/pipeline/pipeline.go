@@ -81,7 +81,6 @@ type Sink interface {
 // ErrStop, returned by Sink.Write, ends a run early without error.
 var ErrStop = errors.New("stop")
 
-
 // sliceSource serves records from memory (tests, small programs).
 type sliceSource struct {
 	recs []*record.Record
