@@ -265,6 +265,11 @@ func process(ctx context.Context, stage Stage, shard Shard, pe PreEncoder, j job
 			return r
 		}
 	}
+	if rec.ID == "" {
+		// Foreign data (a DuckDB export, a hand-made file) may have no ids;
+		// shards, splits and --resume need one, stable across runs.
+		rec.ID = record.ContentID(rec)
+	}
 	r.in = rec
 	if !shard.Keep(rec.ID) {
 		r.skipped = true

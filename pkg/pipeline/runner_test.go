@@ -286,3 +286,24 @@ func TestRunFlushesWhileInputIsOpen(t *testing.T) {
 	close(src.block)
 	<-done
 }
+
+func TestRunGivesIDsToRecordsWithout(t *testing.T) {
+	mk := func() []*record.Record {
+		return []*record.Record{{Scenario: "a"}, {Scenario: "b"}, {ID: "keep"}}
+	}
+	ids := func() []string {
+		sink := &memSink{}
+		if _, err := Run(context.Background(), Config{Source: SliceSource(mk()), Sink: sink}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range sink.recs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	a, b := ids(), ids()
+	if a[0] == "" || a[0] == a[1] || a[2] != "keep" || a[0] != b[0] || a[1] != b[1] {
+		t.Errorf("ids %v then %v", a, b)
+	}
+}

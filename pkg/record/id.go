@@ -46,3 +46,14 @@ func Unit(id string) float64 {
 	h.Write([]byte(id))
 	return float64(h.Sum64()>>11) / float64(1<<53)
 }
+
+// ContentID is the id of a record that came without one: a hash of its
+// content (its JSON encoding, keys in a fixed order), so the same input
+// gets the same id on every run and machine.
+func ContentID(r *Record) string {
+	b, err := r.AppendJSON(nil)
+	if err != nil {
+		b = []byte(r.Scenario + "\x1f" + r.Situation + "\x1f" + r.Norm)
+	}
+	return NewID("content", string(b))
+}
