@@ -78,24 +78,15 @@ type arrowWriter[T any] struct {
 		Write(arrow.RecordBatch) error
 		Close() error
 	}
-	size   func(reflect.Value) int64
-	rows   int
-	bytes  int64
-	err    error // sticky
-	closed bool
+	size  func(reflect.Value) int64
+	rows  int
+	bytes int64
+	writerState
 }
 
 func (w *arrowWriter[T]) Write(row *T) (err error) {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return errors.New("arrow: write after close")
-	}
-	if e, ok := any(row).(extraEncoder); ok {
-		if err := e.EncodeExtra(); err != nil {
-			return err
-		}
+	if err := w.begin("arrow", row); err != nil {
+		return err
 	}
 	defer func() {
 		if err != nil {

@@ -98,25 +98,16 @@ func NewParquetWriter[T any](w io.Writer, opt WriteOptions) (_ Writer[T], err er
 }
 
 type parquetWriter[T any] struct {
-	pw      *parquet.GenericWriter[T]
-	size    func(reflect.Value) int64
-	target  int64 // approximate uncompressed bytes per row group
-	pending int64 // approximate uncompressed bytes in the open row group
-	err     error // sticky: parquet-go's writer is unusable after an error
-	closed  bool
+	pw          *parquet.GenericWriter[T]
+	size        func(reflect.Value) int64
+	target      int64 // approximate uncompressed bytes per row group
+	pending     int64 // approximate uncompressed bytes in the open row group
+	writerState       // parquet-go's writer is unusable after an error
 }
 
 func (w *parquetWriter[T]) Write(row *T) (err error) {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return errors.New("parquet: write after close")
-	}
-	if e, ok := any(row).(extraEncoder); ok {
-		if err := e.EncodeExtra(); err != nil {
-			return err
-		}
+	if err := w.begin("parquet", row); err != nil {
+		return err
 	}
 	defer func() {
 		if err != nil {

@@ -95,6 +95,28 @@ func (e *PosError) Error() string {
 
 func (e *PosError) Unwrap() error { return e.Err }
 
-// encodeExtra lets columnar writers fill Record.ExtraJSON for any row type
+// extraEncoder lets columnar writers fill Record.ExtraJSON for any row type
 // that has one.
 type extraEncoder interface{ EncodeExtra() error }
+
+// writerState is what the columnar writers share: a sticky error (their
+// libraries are unusable after one) and the closed flag.
+type writerState struct {
+	err    error
+	closed bool
+}
+
+// begin tells whether a Write may go on, and fills ExtraJSON of rows that
+// have it.
+func (s *writerState) begin(kind string, row any) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.closed {
+		return fmt.Errorf("%s: write after close", kind)
+	}
+	if e, ok := row.(extraEncoder); ok {
+		return e.EncodeExtra()
+	}
+	return nil
+}
