@@ -16,6 +16,7 @@ type FileSource struct {
 	opt   recio.OpenOptions
 	cur   recio.Reader
 	jsonl *recio.JSONLReader
+	name  string // of the current input, for messages
 	row   int64
 }
 
@@ -35,17 +36,20 @@ func (s *FileSource) Next() (Item, error) {
 				return Item{}, io.EOF
 			}
 			r, err := recio.Open(s.names[0], s.opt)
-			s.names = s.names[1:]
 			if err != nil {
 				return Item{}, err
 			}
-			s.cur, s.row = r, 0
+			s.cur, s.row, s.name = r, 0, s.names[0]
+			s.names = s.names[1:]
+			if s.name == "" || s.name == "-" {
+				s.name = "stdin"
+			}
 			s.jsonl, _ = r.(*recio.JSONLReader)
 		}
 		if s.jsonl != nil {
 			raw, line, err := s.jsonl.NextRaw()
 			if err == nil {
-				name := s.jsonl.Name()
+				name := s.name
 				return Item{
 					Raw:    append([]byte(nil), raw...),
 					Decode: func(b []byte) (*record.Record, error) { return recio.DecodeJSONL(name, line, b) },
@@ -59,7 +63,7 @@ func (s *FileSource) Next() (Item, error) {
 			rec, err := s.cur.Next()
 			if err == nil {
 				s.row++
-				return Item{Rec: rec, Name: s.cur.Where(), Line: s.row}, nil
+				return Item{Rec: rec, Name: s.name, Line: s.row}, nil
 			}
 			if !errors.Is(err, io.EOF) {
 				return Item{}, err
