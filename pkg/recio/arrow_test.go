@@ -27,14 +27,7 @@ func writeArrow[T any](t testing.TB, rows []T, file bool, mem memory.Allocator) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range rows {
-		if err := w.Write(&rows[i]); err != nil {
-			t.Fatalf("Write row %d: %v", i, err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
+	writeAll(t, w, rows)
 	return buf.Bytes()
 }
 

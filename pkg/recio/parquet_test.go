@@ -210,6 +210,13 @@ func writeParquet[T any](t testing.TB, rows []T, opt WriteOptions) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeAll(t, w, rows)
+	return buf.Bytes()
+}
+
+// writeAll writes rows through w and closes it, failing the test on error.
+func writeAll[T any](t testing.TB, w Writer[T], rows []T) {
+	t.Helper()
 	for i := range rows {
 		if err := w.Write(&rows[i]); err != nil {
 			t.Fatalf("Write row %d: %v", i, err)
@@ -218,7 +225,6 @@ func writeParquet[T any](t testing.TB, rows []T, opt WriteOptions) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	return buf.Bytes()
 }
 
 func readParquet(t testing.TB, b []byte) []record.Record {
