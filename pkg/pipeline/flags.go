@@ -23,11 +23,21 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Getenv reads the environment (LLM endpoint and key); nil: os.Getenv.
+	Getenv func(key string) string
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+// Var returns the value of an environment variable, through e.Getenv.
+func (e Env) Var(key string) string {
+	if e.Getenv == nil {
+		return os.Getenv(key)
+	}
+	return e.Getenv(key)
 }
 
 // Program describes a command for --help and flag errors.
@@ -100,6 +110,7 @@ type IOFlags struct {
 	Progress   bool
 	Quiet      bool
 	RowGroupMB int
+	Resume     bool
 }
 
 // Register adds the I/O flags to fs.
@@ -112,6 +123,7 @@ func (f *IOFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Progress, "progress", false, "draw a progress bar even when stdout is a pipe (only ever on a terminal)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress bar and no summary")
 	fs.IntVar(&f.RowGroupMB, "row-group-mb", 64, "Parquet row group size, `MB` uncompressed (at most 100)")
+	fs.BoolVar(&f.Resume, "resume", false, "keep the records of the existing -o file and process only the input records whose id is not in it (as id or parent_id)")
 }
 
 // WriteOptions are the writer settings from the flags.
@@ -165,6 +177,9 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	if f.Output != "" && f.Errors != "" && f.Output == f.Errors {
 		return fail(errors.New("-o and --errors name the same file"))
 	}
+	if f.Resume && (f.Output == "" || f.Output == "-") {
+		return fail(errors.New("--resume needs -o FILE: the ids to skip are read from it"))
+	}
 	var sink Sink
 	if spec.Sink != nil {
 		sink, err = spec.Sink()
@@ -176,6 +191,13 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	}
 	if err != nil {
 		return fail(err)
+	}
+	var done map[string]struct{}
+	if f.Resume {
+		if done, err = resumeFrom(f.Output, sink); err != nil {
+			sink.Abort()
+			return fail(err)
+		}
 	}
 	var elog *ErrorLog
 	if f.Errors != "" {
@@ -193,7 +215,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
-		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr})
+		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr, Done: done})
 	if cerr := elog.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

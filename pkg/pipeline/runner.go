@@ -36,11 +36,15 @@ type Config struct {
 	// Progress, when not nil, is updated as records are written.
 	Progress *Progress
 	Stderr   io.Writer
+	// Done holds the ids of input records finished by an earlier run
+	// (--resume): they are skipped, counted in Stats.Resumed.
+	Done map[string]struct{}
 }
 
 // Stats count what a run did.
 type Stats struct {
 	In, Out, Failed, Skipped int64
+	Resumed                  int64 // skipped: done by an earlier run
 	Interrupted              bool
 }
 
@@ -65,6 +69,7 @@ type result struct {
 	err     error    // the record failed
 	fatal   error    // the input is unreadable
 	skipped bool     // not in this shard
+	resumed bool     // done by an earlier run
 }
 
 // Run reads every item of cfg.Source, maps it through cfg.Stage on
@@ -134,7 +139,7 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- process(ctx, stage, cfg.Shard, preEncoder, j)
+				results <- process(ctx, stage, cfg.Shard, cfg.Done, preEncoder, j)
 			}
 		}()
 	}
@@ -158,6 +163,10 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		}
 		if r.skipped {
 			st.Skipped++
+			return
+		}
+		if r.resumed {
+			st.Resumed++
 			return
 		}
 		st.In++
@@ -251,7 +260,7 @@ loop:
 	return st, nil
 }
 
-func process(ctx context.Context, stage Stage, shard Shard, pe PreEncoder, j job) (r result) {
+func process(ctx context.Context, stage Stage, shard Shard, done map[string]struct{}, pe PreEncoder, j job) (r result) {
 	r = result{seq: j.seq, item: j.item}
 	if j.err != nil {
 		r.fatal = j.err
@@ -273,6 +282,10 @@ func process(ctx context.Context, stage Stage, shard Shard, pe PreEncoder, j job
 	r.in = rec
 	if !shard.Keep(rec.ID) {
 		r.skipped = true
+		return r
+	}
+	if _, ok := done[rec.ID]; ok {
+		r.resumed = true
 		return r
 	}
 	if err := ctx.Err(); err != nil {
