@@ -161,6 +161,9 @@ type RunSpec struct {
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
 // file, shard, progress, signals, the summary and the exit code.
 func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
+	// First, so that what the sink and stage set up (e.g. pkg/lang raising
+	// the limit for its models) builds on it.
+	tuneGC()
 	// fail is for errors before the run: Run closes the source, so here
 	// it is closed by hand.
 	fail := func(err error) int {
@@ -210,7 +213,6 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	if src == nil {
 		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
-	tuneGC()
 	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
