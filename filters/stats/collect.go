@@ -1,0 +1,455 @@
+package stats
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Collector folds audited records into a Report, one at a time, in input
+// order (it is the pipeline's Sink; records must have been through Audit).
+//
+// Memory is bounded by what the corpus holds distinct, not by its size:
+// counters per culture, type and category; a histogram of each length
+// (see hist); at most DistinctExactLimit n-gram hashes per language
+// (then HyperLogLog); IDs ids per defect class and Examples examples per
+// language mismatch kind; and, for duplicate detection, two 64-bit hashes
+// of every distinct dialogue and scenario (about 100 bytes per record).
+type Collector struct {
+	// IDs is how many ids each defect class lists (0: all).
+	IDs int
+	// Examples is how many turns each language mismatch kind shows.
+	Examples int
+	// Done, when set, is called by Close with the finished report.
+	Done func(*Report) error
+
+	rep         Report
+	recDefects  bool // the record being added has a defect
+	byCulture   map[string]*Count
+	byType      map[string]*Count
+	byCategory  map[string]*Count
+	byCultType  map[string]*Count
+	turns       hist
+	speakers    hist
+	lengths     map[string]*lenAcc
+	cultures    map[string]*consAcc
+	defects     map[string]*Defect
+	dlgExact    map[uint64]struct{}
+	dlgNear     map[uint64]struct{}
+	scenExact   map[uint64]struct{}
+	scenNear    map[uint64]struct{}
+	labels      map[[2]string]*LabelDist
+	quality     map[string]*qualAcc
+	speakerSeen map[string]struct{}
+	buf         []byte
+}
+
+type lenAcc struct {
+	turns         int64
+	chars, tokens hist
+	uni, bi       *distinct
+}
+
+type consAcc struct {
+	LangConsistency
+	expected   map[string]int64
+	mismatches map[string]*Mismatch
+}
+
+type qualAcc struct {
+	n    int64
+	sum  [6]int64
+	cnt  [6]int64
+	name string
+}
+
+// NewCollector returns an empty collector.
+func NewCollector() *Collector {
+	return &Collector{
+		IDs:         100,
+		Examples:    3,
+		byCulture:   map[string]*Count{},
+		byType:      map[string]*Count{},
+		byCategory:  map[string]*Count{},
+		byCultType:  map[string]*Count{},
+		lengths:     map[string]*lenAcc{},
+		cultures:    map[string]*consAcc{},
+		defects:     map[string]*Defect{},
+		dlgExact:    map[uint64]struct{}{},
+		dlgNear:     map[uint64]struct{}{},
+		scenExact:   map[uint64]struct{}{},
+		scenNear:    map[uint64]struct{}{},
+		labels:      map[[2]string]*LabelDist{},
+		quality:     map[string]*qualAcc{},
+		speakerSeen: map[string]struct{}{},
+	}
+}
+
+// Write implements pipeline.Sink.
+func (c *Collector) Write(rec *record.Record) error {
+	c.Add(rec)
+	return nil
+}
+
+// Close implements pipeline.Sink: it hands the report to Done.
+func (c *Collector) Close() error {
+	if c.Done == nil {
+		return nil
+	}
+	return c.Done(c.Report())
+}
+
+// Abort implements pipeline.Sink; a report of part of the input is not
+// written.
+func (c *Collector) Abort() {}
+
+func count(m map[string]*Count, key string, dialogues, turns int64) {
+	g := m[key]
+	if g == nil {
+		g = &Count{Key: key}
+		m[key] = g
+	}
+	g.Records++
+	g.Dialogues += dialogues
+	g.Turns += turns
+}
+
+// Add folds one audited record into the report.
+func (c *Collector) Add(rec *record.Record) {
+	c.rep.Records++
+	c.recDefects = false
+	defer func() {
+		if c.recDefects {
+			c.rep.RecordsWithDefects++
+		}
+	}()
+	nt := int64(len(rec.Turns))
+	var isDlg int64
+	if nt > 0 {
+		isDlg = 1
+	}
+	group := rec.Culture + "/" + rec.DialogueType
+	count(c.byCulture, rec.Culture, isDlg, nt)
+	count(c.byType, rec.DialogueType, isDlg, nt)
+	count(c.byCategory, rec.Category, isDlg, nt)
+	count(c.byCultType, group, isDlg, nt)
+	if rec.Checks != nil {
+		for _, d := range rec.Checks.Defects {
+			c.defect(d, rec.ID)
+		}
+	}
+	c.scenario(rec)
+	c.addQuality(rec, group)
+	if nt == 0 {
+		return
+	}
+	c.rep.Dialogues++
+	c.rep.Turns += nt
+	c.turns.add(nt)
+	c.dialogue(rec, group)
+	c.language(rec)
+	c.duplicates(rec)
+}
+
+// dialogue counts speakers, same-speaker runs, lengths and labels.
+func (c *Collector) dialogue(rec *record.Record, group string) {
+	clear(c.speakerSeen)
+	pairs := int64(0)
+	expected := ExpectedLang(rec)
+	for i := range rec.Turns {
+		t := &rec.Turns[i]
+		c.speakerSeen[t.Speaker] = struct{}{}
+		if i > 0 && t.Speaker == rec.Turns[i-1].Speaker {
+			pairs++
+		}
+		l := t.Lang
+		if l == "" {
+			l = expected
+		}
+		if l == "" {
+			l = Undetermined
+		}
+		c.length(l, t.Text)
+		if t.Labels != nil {
+			c.label(t.Labels, group)
+		}
+	}
+	c.speakers.add(int64(len(c.speakerSeen)))
+	if pairs > 0 {
+		c.rep.SameSpeaker.Pairs += pairs
+		c.rep.SameSpeaker.Dialogues++
+	}
+}
+
+func (c *Collector) length(l, text string) {
+	a := c.lengths[l]
+	if a == nil {
+		a = &lenAcc{uni: newDistinct(), bi: newDistinct()}
+		c.lengths[l] = a
+	}
+	a.turns++
+	var prev uint64
+	first := true
+	chars, tokens := measure(text, &c.buf, func(h uint64) {
+		a.uni.add(h)
+		if !first {
+			a.bi.add(mix(prev*31 ^ h))
+		}
+		prev, first = h, false
+	})
+	a.chars.add(chars)
+	a.tokens.add(tokens)
+}
+
+// language counts the turns in and out of the expected language (set by
+// Audit in checks.lang_expected).
+func (c *Collector) language(rec *record.Record) {
+	if rec.Checks == nil || rec.Checks.LangExpected == "" {
+		return
+	}
+	exp := rec.Checks.LangExpected
+	a := c.cultures[rec.Culture]
+	if a == nil {
+		a = &consAcc{expected: map[string]int64{}, mismatches: map[string]*Mismatch{}}
+		a.Culture = rec.Culture
+		c.cultures[rec.Culture] = a
+	}
+	a.Records++
+	a.expected[exp]++
+	if rec.Checks.LangOK != nil && !*rec.Checks.LangOK {
+		a.RecordsBelow++
+	}
+	for i, t := range rec.Turns {
+		a.Turns++
+		if t.Lang == "" {
+			continue
+		}
+		a.Confident++
+		if t.Lang == exp {
+			a.Matching++
+			continue
+		}
+		m := a.mismatches[t.Lang]
+		if m == nil {
+			m = &Mismatch{Detected: t.Lang, Examples: []Example{}}
+			a.mismatches[t.Lang] = m
+		}
+		m.Turns++
+		if len(m.Examples) < c.Examples {
+			m.Examples = append(m.Examples, Example{ID: rec.ID, Turn: i, Text: shorten(t.Text, 120)})
+		}
+	}
+}
+
+func (c *Collector) defect(name, id string) {
+	d := c.defects[name]
+	if d == nil {
+		info, ok := defectInfos[name]
+		if !ok {
+			info = defectInfo{"other", "reported by an earlier stage"}
+		}
+		d = &Defect{Name: name, Kind: info.kind, Help: info.help, IDs: []string{}}
+		c.defects[name] = d
+	}
+	d.Count++
+	c.recDefects = true
+	if c.IDs <= 0 || len(d.IDs) < c.IDs {
+		d.IDs = append(d.IDs, id)
+	} else {
+		d.More++
+	}
+}
+
+// seen adds h to set and reports whether it was there.
+func seen(set map[uint64]struct{}, h uint64) bool {
+	if _, ok := set[h]; ok {
+		return true
+	}
+	set[h] = struct{}{}
+	return false
+}
+
+func (c *Collector) duplicates(rec *record.Record) {
+	var exact, near xxhash.Digest
+	exact.Reset()
+	near.Reset()
+	for _, t := range rec.Turns {
+		exact.WriteString(t.Speaker)
+		exact.WriteString("\x1f")
+		exact.WriteString(t.Action)
+		exact.WriteString("\x1f")
+		exact.WriteString(t.Text)
+		exact.WriteString("\x1e")
+		normKey(&near, t.Text)
+		near.WriteString("\x1e")
+	}
+	dupExact := seen(c.dlgExact, exact.Sum64())
+	dupNear := seen(c.dlgNear, near.Sum64())
+	switch {
+	case dupExact:
+		c.defect(DefectDuplicateDialogue, rec.ID)
+	case dupNear:
+		c.defect(DefectNearDupDialogue, rec.ID)
+	}
+}
+
+func (c *Collector) scenario(rec *record.Record) {
+	if rec.Scenario == "" {
+		return
+	}
+	var exact, near xxhash.Digest
+	for _, d := range []*xxhash.Digest{&exact, &near} {
+		d.Reset()
+		d.WriteString(rec.Culture)
+		d.WriteString("\x00")
+		d.WriteString(rec.DialogueType)
+		d.WriteString("\x00")
+	}
+	exact.WriteString(rec.Scenario)
+	normKey(&near, rec.Scenario)
+	dupExact := seen(c.scenExact, exact.Sum64())
+	dupNear := seen(c.scenNear, near.Sum64())
+	switch {
+	case dupExact:
+		c.defect(DefectDuplicateScenario, rec.ID)
+	case dupNear:
+		c.defect(DefectNearDupScenario, rec.ID)
+	}
+}
+
+// Label tasks in report order.
+var labelTasks = []string{"norm", "intent", "emotion", "stage", "safety"}
+
+func (c *Collector) label(l *record.Labels, group string) {
+	for i, v := range []string{l.Norm, l.Intent, l.Emotion, l.Stage, l.Safety} {
+		if v == "" {
+			continue
+		}
+		for _, g := range []string{"all", group} {
+			k := [2]string{labelTasks[i], g}
+			d := c.labels[k]
+			if d == nil {
+				d = &LabelDist{Task: k[0], Group: g, Counts: map[string]int64{}}
+				c.labels[k] = d
+			}
+			d.Turns++
+			d.Counts[v]++
+		}
+	}
+}
+
+func (c *Collector) addQuality(rec *record.Record, group string) {
+	q := rec.Quality
+	if q == nil {
+		return
+	}
+	for _, g := range []string{"all", group} {
+		a := c.quality[g]
+		if a == nil {
+			a = &qualAcc{name: g}
+			c.quality[g] = a
+		}
+		a.n++
+		for i, v := range []int{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm} {
+			if v > 0 {
+				a.sum[i] += int64(v)
+				a.cnt[i]++
+			}
+		}
+	}
+}
+
+func counts(m map[string]*Count) []Count {
+	out := make([]Count, 0, len(m))
+	for _, g := range m {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b Count) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Report returns the report of everything added so far.
+func (c *Collector) Report() *Report {
+	r := c.rep
+	r.Version = Version
+	r.Counts = Counts{
+		ByCulture:     counts(c.byCulture),
+		ByType:        counts(c.byType),
+		ByCategory:    counts(c.byCategory),
+		ByCultureType: counts(c.byCultType),
+	}
+	r.TurnsPerDialogue = c.turns.summary()
+	r.SpeakersPerDialogue = c.speakers.summary()
+	r.Lengths = []LangLengths{}
+	for l, a := range c.lengths {
+		d1, ap1 := a.uni.ratio()
+		d2, ap2 := a.bi.ratio()
+		r.Lengths = append(r.Lengths, LangLengths{Lang: l, Turns: a.turns, Chars: a.chars.summary(), Tokens: a.tokens.summary(),
+			Distinct1: d1, Distinct2: d2, Approx: ap1 || ap2})
+	}
+	slices.SortFunc(r.Lengths, func(a, b LangLengths) int {
+		return cmp.Or(cmp.Compare(b.Turns, a.Turns), cmp.Compare(a.Lang, b.Lang))
+	})
+	r.Language = []LangConsistency{}
+	for _, a := range c.cultures {
+		lc := a.LangConsistency
+		var best int64
+		for l, n := range a.expected {
+			if n > best || n == best && l < lc.Expected {
+				lc.Expected, best = l, n
+			}
+		}
+		if lc.Confident > 0 {
+			lc.Share = float64(lc.Matching) / float64(lc.Confident)
+		}
+		lc.Mismatches = []Mismatch{}
+		for _, m := range a.mismatches {
+			lc.Mismatches = append(lc.Mismatches, *m)
+		}
+		slices.SortFunc(lc.Mismatches, func(a, b Mismatch) int {
+			return cmp.Or(cmp.Compare(b.Turns, a.Turns), cmp.Compare(a.Detected, b.Detected))
+		})
+		r.Language = append(r.Language, lc)
+	}
+	slices.SortFunc(r.Language, func(a, b LangConsistency) int { return cmp.Compare(a.Culture, b.Culture) })
+	r.Defects = []Defect{}
+	for _, d := range c.defects {
+		dd := *d
+		dd.Rate = float64(d.Count) / float64(max(r.Records, 1))
+		r.Defects = append(r.Defects, dd)
+	}
+	slices.SortFunc(r.Defects, func(a, b Defect) int { return cmp.Compare(a.Name, b.Name) })
+	if len(c.labels) > 0 || len(c.quality) > 0 {
+		r.Labels = &Labels{Dist: []LabelDist{}}
+		for _, d := range c.labels {
+			r.Labels.Dist = append(r.Labels.Dist, *d)
+		}
+		slices.SortFunc(r.Labels.Dist, func(a, b LabelDist) int {
+			return cmp.Or(cmp.Compare(slices.Index(labelTasks, a.Task), slices.Index(labelTasks, b.Task)),
+				cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
+		})
+		for _, a := range c.quality {
+			m := QualityMeans{Group: a.name, N: a.n}
+			for i, p := range []*float64{&m.Consistency, &m.Naturalness, &m.Relevance, &m.Coherence, &m.Emotion, &m.Norm} {
+				if a.cnt[i] > 0 {
+					*p = float64(a.sum[i]) / float64(a.cnt[i])
+				}
+			}
+			r.Labels.Quality = append(r.Labels.Quality, m)
+		}
+		slices.SortFunc(r.Labels.Quality, func(a, b QualityMeans) int {
+			return cmp.Or(cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
+		})
+	}
+	return &r
+}
+
+// groupOrder puts "all" first.
+func groupOrder(g string) int {
+	if g == "all" {
+		return 0
+	}
+	return 1
+}

@@ -1,0 +1,367 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+func TestHistQuantilesExactBelowLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h hist
+	var vals []int64
+	for range 5000 {
+		v := int64(rng.ExpFloat64() * 60)
+		v = min(v, exactBelow-1)
+		h.add(v)
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	rank := func(q float64) float64 { return float64(vals[int(math.Ceil(q*float64(len(vals))))-1]) }
+	s := h.summary()
+	if s.Median != rank(0.5) || s.P95 != rank(0.95) {
+		t.Fatalf("median %v p95 %v, want %v %v", s.Median, s.P95, rank(0.5), rank(0.95))
+	}
+	if s.Min != vals[0] || s.Max != vals[len(vals)-1] {
+		t.Fatalf("min/max %d/%d, want %d/%d", s.Min, s.Max, vals[0], vals[len(vals)-1])
+	}
+	var sum, n int64
+	for _, v := range vals {
+		sum += v
+	}
+	for i, b := range s.Hist {
+		n += b.Count
+		if b.Lo > b.Hi || i > 0 && b.Lo != s.Hist[i-1].Hi+1 {
+			t.Fatalf("bin %d %+v does not follow %+v", i, b, s.Hist[max(i-1, 0)])
+		}
+	}
+	if n != s.N || s.N != 5000 || len(s.Hist) > maxBins+1 {
+		t.Fatalf("bins hold %d of %d values in %d bins", n, s.N, len(s.Hist))
+	}
+	if s.Mean != float64(sum)/5000 {
+		t.Fatalf("mean %v, want %v", s.Mean, float64(sum)/5000)
+	}
+	if s.Hist[0].Lo != s.Min || s.Hist[len(s.Hist)-1].Hi != s.Max {
+		t.Fatalf("bins cover %d..%d, want %d..%d", s.Hist[0].Lo, s.Hist[len(s.Hist)-1].Hi, s.Min, s.Max)
+	}
+}
+
+func TestHistLargeValuesWithinOneSixtyFourth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var h hist
+	var vals []int64
+	for range 3000 {
+		v := exactBelow + rng.Int64N(1<<30)
+		h.add(v)
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	for _, q := range []float64{0.5, 0.95} {
+		want := float64(vals[int(math.Ceil(q*3000))-1])
+		if got := h.quantile(q); math.Abs(got-want) > want/64 {
+			t.Fatalf("q%.2f = %v, want %v within 1/64", q, got, want)
+		}
+	}
+	var empty hist
+	if s := empty.summary(); s.N != 0 || len(s.Hist) != 0 || s.Median != 0 {
+		t.Fatalf("empty summary %+v", s)
+	}
+}
+
+func TestDistinctExactAndEstimated(t *testing.T) {
+	d := newDistinct()
+	for i := range 1000 {
+		d.add(mix(uint64(i % 250)))
+	}
+	if r, approx := d.ratio(); r != 0.25 || approx {
+		t.Fatalf("ratio %v approx %v, want exact 0.25", r, approx)
+	}
+	var h hll
+	const n = 200000
+	for i := range n {
+		h.add(mix(uint64(i)))
+	}
+	if e := h.estimate(); math.Abs(e-n)/n > 0.03 {
+		t.Fatalf("HyperLogLog estimate %v for %d distinct", e, n)
+	}
+	var small hll
+	for i := range 100 {
+		small.add(mix(uint64(i)))
+	}
+	if e := small.estimate(); math.Abs(e-100) > 3 {
+		t.Fatalf("small-range estimate %v for 100", e)
+	}
+}
+
+func TestMeasure(t *testing.T) {
+	for _, c := range []struct {
+		text          string
+		chars, tokens int64
+		grams         int
+	}{
+		{"Hello, Mr. Kim!  How are you?", 23, 6, 6},
+		{"你好，世界。", 6, 4, 4},
+		{"안녕하세요, 김 선생님.", 11, 3, 3},
+		{"こんにちは OK", 7, 6, 6},
+		{"— ... !", 5, 0, 0},
+		{"", 0, 0, 0},
+		{"Café CAFÉ", 8, 2, 2},
+	} {
+		var buf []byte
+		var hs []uint64
+		chars, tokens := measure(c.text, &buf, func(h uint64) { hs = append(hs, h) })
+		if chars != c.chars || tokens != c.tokens || len(hs) != c.grams {
+			t.Errorf("measure(%q) = %d chars, %d tokens, %d grams; want %d, %d, %d", c.text, chars, tokens, len(hs), c.chars, c.tokens, c.grams)
+		}
+		if c.text == "Café CAFÉ" && hs[0] != hs[1] {
+			t.Errorf("tokens are not lower-cased: %x %x", hs[0], hs[1])
+		}
+	}
+}
+
+// turns builds turns from "Speaker: text" lines.
+func turns(lines ...string) []record.Turn {
+	var ts []record.Turn
+	for i, l := range lines {
+		sp, text, _ := strings.Cut(l, ": ")
+		ts = append(ts, record.Turn{Index: i, Speaker: sp, Text: text})
+	}
+	return ts
+}
+
+var goodEN = []string{"Ann: Hello there, how are you doing today?", "Ben: I am fine, thank you for asking.",
+	"Ann: That is good to hear, my friend.", "Ben: What about you, how have you been?", "Ann: I have been well, thanks."}
+
+func collect(t *testing.T, recs ...*record.Record) *Report {
+	t.Helper()
+	a := &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+	c := NewCollector()
+	for _, r := range recs {
+		a.Record(r)
+		c.Add(r)
+	}
+	return c.Report()
+}
+
+func defectIDs(r *Report) map[string][]string {
+	m := map[string][]string{}
+	for _, d := range r.Defects {
+		if d.Count != int64(len(d.IDs))+d.More {
+			panic("count and ids disagree")
+		}
+		m[d.Name] = d.IDs
+	}
+	return m
+}
+
+// TestEveryDefectClass builds one record per defect class that ngstats
+// finds itself, plus records carrying the defects earlier stages found, and
+// checks each is counted against exactly the right ids.
+func TestEveryDefectClass(t *testing.T) {
+	rec := func(id string, lines ...string) *record.Record {
+		return &record.Record{ID: id, Culture: "american", Lang: "en", DialogueType: "adherence", Scenario: "scenario of " + id, Turns: turns(lines...)}
+	}
+	withText := func(id string, i int, text string) *record.Record {
+		r := rec(id, goodEN...)
+		r.Turns[i].Text = text
+		return r
+	}
+	good := rec("good", goodEN...)
+	dup := rec("dup", goodEN...)
+	near := rec("near", goodEN...)
+	for i := range near.Turns {
+		near.Turns[i].Text = strings.ToUpper(near.Turns[i].Text) + " !!"
+		near.Turns[i].Speaker = "X" + near.Turns[i].Speaker
+	}
+	scenDup := rec("scendup", "Ann: A different first line here, truly.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	scenDup.Scenario = good.Scenario
+	scenNear := rec("scennear", "Ann: Another first line, quite unlike.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	scenNear.Scenario = "SCENARIO of good!!"
+	otherType := rec("othertype", "Ann: Yet another opening for a new type.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	otherType.Scenario, otherType.DialogueType = good.Scenario, "violation"
+	few := rec("few", goodEN[:3]...)
+	many := rec("many", append(append(append([]string{}, goodEN...), goodEN...), append(goodEN, goodEN[0])...)...)
+	single := rec("single", "Ann: Hello there.", "Ann: Is anyone here at all?", "Ann: I guess not, then.", "Ann: Oh well, goodbye.", "Ann: Talking to myself again.")
+	empty := rec("emptyturn", goodEN...)
+	empty.Turns[2].Text = ""
+	nonverbal := rec("nonverbal", "Ann: Good evening to you, sir.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	nonverbal.Turns[2].Text, nonverbal.Turns[2].Action = "", "nods"
+	wrong := &record.Record{ID: "wronglang", Culture: "korean", Lang: "ko", Turns: turns(append(goodEN[1:], "Ben: Goodbye then, see you soon.")...)}
+	failed := &record.Record{ID: "failed", Culture: "american", Lang: "en",
+		Checks: &record.Checks{Defects: []string{record.DefectFailedGeneration, record.DefectEmptyDialogue, "placeholder"}}}
+	noTurns := &record.Record{ID: "noturns", Culture: "american"}
+	noTurns.SetExtra("dialogue", "")
+	seed := &record.Record{ID: "seed", Culture: "american", DialogueType: "adherence", Scenario: "a seed, no dialogue yet"}
+	recs := []*record.Record{good, dup, near, scenDup, scenNear, otherType, few, many, single, empty, nonverbal, wrong, failed, noTurns, seed,
+		withText("endmarker", 4, "I have been well, thanks. [END]"),
+		withText("endmarker2", 4, "잘 지냈어요 [끝]"),
+		withText("header", 0, "Dialogue:\nHello there, how are you doing today?"),
+		withText("separator", 4, "I have been well.\n---"),
+		withText("newline", 1, `I am fine.\nBen: thank you.`),
+		withText("markdown", 1, "I am **fine**, thank you."),
+	}
+	r := collect(t, recs...)
+	want := map[string][]string{
+		DefectDuplicateDialogue:       {"dup"},
+		DefectNearDupDialogue:         {"near"},
+		DefectDuplicateScenario:       {"scendup"},
+		DefectNearDupScenario:         {"scennear"},
+		DefectTooFewTurns:             {"few"},
+		DefectTooManyTurns:            {"many"},
+		DefectSingleSpeaker:           {"single"},
+		DefectEmptyTurn:               {"emptyturn"},
+		DefectWrongLanguage:           {"wronglang"},
+		record.DefectFailedGeneration: {"failed"},
+		record.DefectEmptyDialogue:    {"failed", "noturns"},
+		"placeholder":                 {"failed"},
+		record.DefectEndMarker:        {"endmarker", "endmarker2"},
+		record.DefectHeader:           {"header"},
+		record.DefectSeparator:        {"separator"},
+		record.DefectLiteralNewline:   {"newline"},
+		record.DefectMarkdown:         {"markdown"},
+	}
+	got := defectIDs(r)
+	for name, ids := range want {
+		if !slices.Equal(got[name], ids) {
+			t.Errorf("%s: ids %v, want %v", name, got[name], ids)
+		}
+		delete(got, name)
+	}
+	for name, ids := range got {
+		t.Errorf("unexpected defect %s on %v", name, ids)
+	}
+	if r.Records != int64(len(recs)) || r.Dialogues != int64(len(recs)-3) {
+		t.Errorf("records %d dialogues %d", r.Records, r.Dialogues)
+	}
+	// good, otherType, nonverbal and seed have no defect.
+	if r.RecordsWithDefects != r.Records-4 {
+		t.Errorf("records with defects %d of %d, want all but 4", r.RecordsWithDefects, r.Records)
+	}
+	for _, d := range r.Defects {
+		if d.Help == "" || d.Kind == "" || d.Rate != float64(d.Count)/float64(r.Records) {
+			t.Errorf("defect %+v lacks help, kind or rate", d)
+		}
+	}
+}
+
+func TestDefectIDsAreBounded(t *testing.T) {
+	c := NewCollector()
+	c.IDs = 3
+	for i := range 10 {
+		c.Add(&record.Record{ID: string(rune('a' + i)), Checks: &record.Checks{Defects: []string{"end_marker", "a_new_kind"}}})
+	}
+	r := c.Report()
+	for _, d := range r.Defects {
+		if d.Count != 10 || len(d.IDs) != 3 || d.More != 7 || !slices.Equal(d.IDs, []string{"a", "b", "c"}) {
+			t.Errorf("%+v", d)
+		}
+		if d.Name == "a_new_kind" && d.Kind != "other" {
+			t.Errorf("unknown defect kind %q", d.Kind)
+		}
+	}
+}
+
+func TestLanguageConsistency(t *testing.T) {
+	ko := &record.Record{ID: "ko1", Culture: "korean", Lang: "ko", Turns: turns(
+		"민수: 안녕하세요, 선생님. 오늘 날씨가 참 좋네요.", "선생님: 그래, 민수야. 오랜만이구나.",
+		"민수: Sorry, I forgot my homework at home today.", "선생님: 괜찮아, 내일 가져오렴.", "민수: 네, 감사합니다!", "선생님: OK")}
+	zh := &record.Record{ID: "zh1", Culture: "chinese", Turns: turns(
+		"小王: 你好，李老师，好久不见了。", "李老师: 是啊，最近工作怎么样？", "小王: 还不错，谢谢您的关心。", "李老师: 那就好。", "小王: 下次再聊！")}
+	r := collect(t, ko, zh)
+	if len(r.Language) != 2 {
+		t.Fatalf("language %+v", r.Language)
+	}
+	c, k := r.Language[0], r.Language[1]
+	if c.Culture != "chinese" || c.Expected != "zh" || c.Share != 1 || c.Matching != 5 || len(c.Mismatches) != 0 {
+		t.Errorf("chinese: %+v (expected language from the culture)", c)
+	}
+	if k.Culture != "korean" || k.Expected != "ko" || k.Turns != 6 || k.Confident != 5 || k.Matching != 4 || k.RecordsBelow != 0 {
+		t.Errorf("korean: %+v", k)
+	}
+	if len(k.Mismatches) != 1 || k.Mismatches[0].Detected != "en" || k.Mismatches[0].Examples[0] != (Example{ID: "ko1", Turn: 2, Text: "Sorry, I forgot my homework at home today."}) {
+		t.Errorf("korean mismatches: %+v", k.Mismatches)
+	}
+	if ko.Checks == nil || ko.Checks.LangShare != 0.8 || ko.Checks.LangOK == nil || !*ko.Checks.LangOK || ko.Turns[5].Lang != "" || ko.Turns[2].Lang != "en" {
+		t.Errorf("audit of ko1: %+v, turns %+v", ko.Checks, ko.Turns)
+	}
+}
+
+func TestCountsAndLabels(t *testing.T) {
+	lab := func(norm, intent, emo string) *record.Labels {
+		return &record.Labels{Norm: norm, Intent: intent, Emotion: emo}
+	}
+	a := &record.Record{ID: "a", Culture: "american", DialogueType: "v2r", Category: "apology", Turns: turns(goodEN...), Quality: &record.Quality{Naturalness: 4, Norm: 3}}
+	a.Turns[0].Labels = lab("violated", "CRT", "anger")
+	a.Turns[1].Labels = lab("adhered", "APO", "sadness")
+	b := &record.Record{ID: "b", Culture: "american", DialogueType: "adherence", Category: "thanks", Turns: turns(goodEN[:2]...), Quality: &record.Quality{Naturalness: 5}}
+	b.Turns[0].Labels = lab("adhered", "THX", "joy")
+	r := collect(t, a, b, &record.Record{ID: "c", Culture: "chinese"})
+	if got := r.Counts.ByCulture; len(got) != 2 || got[0] != (Count{Key: "american", Records: 2, Dialogues: 2, Turns: 7}) || got[1] != (Count{Key: "chinese", Records: 1}) {
+		t.Errorf("by culture %+v", got)
+	}
+	if got := r.Counts.ByCultureType; len(got) != 3 || got[0].Key != "american/adherence" || got[2].Key != "chinese/" {
+		t.Errorf("by culture/type %+v", got)
+	}
+	if r.TurnsPerDialogue.N != 2 || r.TurnsPerDialogue.Mean != 3.5 || r.TurnsPerDialogue.Max != 5 {
+		t.Errorf("turns per dialogue %+v", r.TurnsPerDialogue)
+	}
+	if r.Labels == nil {
+		t.Fatal("no labels")
+	}
+	var norms []string
+	for _, d := range r.Labels.Dist {
+		if d.Task == "norm" {
+			norms = append(norms, d.Group)
+			if d.Group == "all" && (d.Turns != 3 || d.Counts["adhered"] != 2 || d.Counts["violated"] != 1) {
+				t.Errorf("norm/all %+v", d)
+			}
+		}
+	}
+	if !slices.Equal(norms, []string{"all", "american/adherence", "american/v2r"}) {
+		t.Errorf("norm groups %v", norms)
+	}
+	q := r.Labels.Quality
+	if len(q) != 3 || q[0].Group != "all" || q[0].N != 2 || q[0].Naturalness != 4.5 || q[0].Norm != 3 || q[0].Coherence != 0 {
+		t.Errorf("quality %+v", q)
+	}
+}
+
+func TestSameSpeakerAndSpeakers(t *testing.T) {
+	r := collect(t, &record.Record{ID: "x", Turns: turns("A: one two", "A: three", "B: four", "C: five", "C: six", "C: seven")})
+	if r.SameSpeaker != (SameSpeaker{Pairs: 3, Dialogues: 1}) || r.SpeakersPerDialogue.Max != 3 {
+		t.Errorf("same speaker %+v speakers %+v", r.SameSpeaker, r.SpeakersPerDialogue)
+	}
+}
+
+func TestFailOn(t *testing.T) {
+	ts, err := ParseFailOn("end_marker=0.01, wrong_language=2%,any=0.5")
+	if err != nil || len(ts) != 3 || ts[1].Max != 0.02 || ts[2].Defect != AnyDefect {
+		t.Fatalf("%+v %v", ts, err)
+	}
+	r := &Report{Records: 100, RecordsWithDefects: 40, Defects: []Defect{{Name: "end_marker", Count: 2, Rate: 0.02}}}
+	if !ApplyFailOn(r, ts) || !r.FailOn[0].Exceeded || r.FailOn[1].Exceeded || r.FailOn[2].Exceeded || r.FailOn[2].Rate != 0.4 {
+		t.Fatalf("%+v", r.FailOn)
+	}
+	for _, bad := range []string{"end_marker", "nosuch=0.1", "end_marker=x", "end_marker=2", "end_marker=-1", ","} {
+		if _, err := ParseFailOn(bad); err == nil {
+			t.Errorf("ParseFailOn(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDefectNamesDocumented(t *testing.T) {
+	names := DefectNames()
+	if !sort.StringsAreSorted(names) || len(names) != len(defectInfos) {
+		t.Fatal(names)
+	}
+	for _, n := range names {
+		if i := defectInfos[n]; i.help == "" || i.kind == "" {
+			t.Errorf("%s undocumented", n)
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package stats
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// WriteJSON writes the report as indented JSON with stable keys.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// num formats an integer with thousands separators.
+func num(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// dec formats a mean or quantile: integers bare, others with one decimal.
+func dec(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	if f == math.Trunc(f) {
+		return num(int64(f))
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
+func pct(f float64) string {
+	switch {
+	case f == 0:
+		return "0%"
+	case f < 0.001:
+		return strconv.FormatFloat(100*f, 'f', 3, 64) + "%"
+	}
+	return strconv.FormatFloat(100*f, 'f', 2, 64) + "%"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// table is the shape shared by the text and Markdown renderers: a title, a
+// header and rows of cells, and optional notes printed after it.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+	notes  []string
+}
+
+// tables lays the report out as tables, in report order.
+func tables(r *Report, ids int) []table {
+	var ts []table
+	ts = append(ts, table{title: "Totals", header: []string{"records", "dialogues", "turns"},
+		rows: [][]string{{num(r.Records), num(r.Dialogues), num(r.Turns)}}})
+	for _, g := range []struct {
+		name string
+		cs   []Count
+	}{{"culture", r.Counts.ByCulture}, {"dialogue type", r.Counts.ByType}, {"category", r.Counts.ByCategory}} {
+		t := table{title: "By " + g.name, header: []string{g.name, "records", "dialogues", "turns"}}
+		for _, c := range g.cs {
+			t.rows = append(t.rows, []string{orNone(c.Key), num(c.Records), num(c.Dialogues), num(c.Turns)})
+		}
+		ts = append(ts, t)
+	}
+	ts = append(ts, crossTable(r.Counts.ByCultureType))
+
+	dist := table{title: "Dialogues", header: []string{"per dialogue", "n", "mean", "median", "p95", "min", "max"}}
+	for _, s := range []struct {
+		name string
+		s    Summary
+	}{{"turns", r.TurnsPerDialogue}, {"speakers", r.SpeakersPerDialogue}} {
+		dist.rows = append(dist.rows, summaryRow(s.name, s.s))
+	}
+	dist.notes = append(dist.notes, fmt.Sprintf("adjacent turns by the same speaker: %s pairs in %s dialogues",
+		num(r.SameSpeaker.Pairs), num(r.SameSpeaker.Dialogues)))
+	ts = append(ts, dist)
+
+	lens := table{title: "Turn lengths (per turn, by detected language; CJK counted in characters)",
+		header: []string{"lang", "turns", "measure", "mean", "median", "p95", "max", "distinct-1", "distinct-2"}}
+	for _, l := range r.Lengths {
+		approx := ""
+		if l.Approx {
+			approx = "~"
+		}
+		lens.rows = append(lens.rows,
+			[]string{l.Lang, num(l.Turns), "chars", dec(l.Chars.Mean), dec(l.Chars.Median), dec(l.Chars.P95), num(l.Chars.Max),
+				approx + strconv.FormatFloat(l.Distinct1, 'f', 3, 64), approx + strconv.FormatFloat(l.Distinct2, 'f', 3, 64)},
+			[]string{"", "", "tokens", dec(l.Tokens.Mean), dec(l.Tokens.Median), dec(l.Tokens.P95), num(l.Tokens.Max), "", ""})
+	}
+	ts = append(ts, lens)
+
+	lc := table{title: "Language consistency (share of confidently detected turns in the expected language)",
+		header: []string{"culture", "expected", "dialogues", "turns", "confident", "matching", "share", "dialogues below"}}
+	for _, c := range r.Language {
+		lc.rows = append(lc.rows, []string{orNone(c.Culture), c.Expected, num(c.Records), num(c.Turns), num(c.Confident),
+			num(c.Matching), pct(c.Share), num(c.RecordsBelow)})
+		for _, m := range c.Mismatches {
+			lc.notes = append(lc.notes, fmt.Sprintf("%s: %s turns detected as %s", orNone(c.Culture), num(m.Turns), m.Detected))
+			for _, e := range m.Examples {
+				lc.notes = append(lc.notes, fmt.Sprintf("    %s turn %d: %s", e.ID, e.Turn, strconv.Quote(e.Text)))
+			}
+		}
+	}
+	ts = append(ts, lc)
+
+	df := table{title: "Defects (records with each defect; ids listed up to --ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
+	for _, d := range r.Defects {
+		df.rows = append(df.rows, []string{d.Name, d.Kind, num(d.Count), pct(d.Rate), idList(d, ids)})
+	}
+	if len(r.Defects) == 0 {
+		df.notes = append(df.notes, "no defects found")
+	}
+	ts = append(ts, df)
+
+	if r.Labels != nil {
+		for _, task := range labelTasks {
+			t := table{title: "Labels: " + task, header: []string{"group", "turns", "distribution"}}
+			for _, d := range r.Labels.Dist {
+				if d.Task == task {
+					t.rows = append(t.rows, []string{d.Group, num(d.Turns), distString(d)})
+				}
+			}
+			if len(t.rows) > 0 {
+				ts = append(ts, t)
+			}
+		}
+		if len(r.Labels.Quality) > 0 {
+			t := table{title: "Dialogue quality (mean 1-5)", header: []string{"group", "n", "consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}}
+			for _, q := range r.Labels.Quality {
+				row := []string{q.Group, num(q.N)}
+				for _, v := range []float64{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm} {
+					row = append(row, strconv.FormatFloat(v, 'f', 2, 64))
+				}
+				t.rows = append(t.rows, row)
+			}
+			ts = append(ts, t)
+		}
+	}
+	if len(r.FailOn) > 0 {
+		t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}
+		for _, f := range r.FailOn {
+			res := "ok"
+			if f.Exceeded {
+				res = "EXCEEDED"
+			}
+			t.rows = append(t.rows, []string{f.Defect, pct(f.Rate), pct(f.Max), res})
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func summaryRow(name string, s Summary) []string {
+	return []string{name, num(s.N), dec(s.Mean), dec(s.Median), dec(s.P95), num(s.Min), num(s.Max)}
+}
+
+// crossTable lays culture/type counts out as a matrix of records.
+func crossTable(cs []Count) table {
+	var cultures, types []string
+	cell := map[string]int64{}
+	for _, c := range cs {
+		cu, ty, _ := strings.Cut(c.Key, "/")
+		if !slices.Contains(cultures, cu) {
+			cultures = append(cultures, cu)
+		}
+		if !slices.Contains(types, ty) {
+			types = append(types, ty)
+		}
+		cell[c.Key] = c.Records
+	}
+	slices.Sort(types)
+	t := table{title: "Records by culture and dialogue type", header: []string{"culture"}}
+	for _, ty := range types {
+		t.header = append(t.header, orNone(ty))
+	}
+	for _, cu := range cultures {
+		row := []string{orNone(cu)}
+		for _, ty := range types {
+			row = append(row, num(cell[cu+"/"+ty]))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func idList(d Defect, n int) string {
+	ids := d.IDs
+	more := d.More
+	if n > 0 && len(ids) > n {
+		more += int64(len(ids) - n)
+		ids = ids[:n]
+	}
+	s := strings.Join(ids, " ")
+	if more > 0 {
+		s += fmt.Sprintf(" (+%s more)", num(more))
+	}
+	return s
+}
+
+func distString(d LabelDist) string {
+	keys := make([]string, 0, len(d.Counts))
+	for k := range d.Counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if d.Counts[a] != d.Counts[b] {
+			return int(d.Counts[b] - d.Counts[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %s", k, pct(float64(d.Counts[k])/float64(max(d.Turns, 1))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText writes the report as aligned plain text; each defect lists at
+// most ids ids (0: all the report holds).
+func WriteText(w io.Writer, r *Report, ids int) error {
+	bw := bufio.NewWriter(w)
+	for i, t := range tables(r, ids) {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString(t.title + "\n")
+		if len(t.rows) > 0 {
+			writeAligned(bw, append([][]string{t.header}, t.rows...))
+		}
+		for _, n := range t.notes {
+			bw.WriteString("  " + n + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+// writeAligned pads the cells into columns (by display width, so CJK
+// names line up): numeric columns to the right, text to the left.
+func writeAligned(w *bufio.Writer, rows [][]string) {
+	var width []int
+	numeric := []bool{}
+	for ri, row := range rows {
+		for i, c := range row {
+			if i >= len(width) {
+				width = append(width, 0)
+				numeric = append(numeric, true)
+			}
+			width[i] = max(width[i], runewidth.StringWidth(c))
+			if ri > 0 && c != "" && !isNumeric(c) {
+				numeric[i] = false
+			}
+		}
+	}
+	for _, row := range rows {
+		var line strings.Builder
+		for i, c := range row {
+			pad := strings.Repeat(" ", width[i]-runewidth.StringWidth(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if numeric[i] {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
+			}
+		}
+		w.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+func isNumeric(s string) bool {
+	s = strings.TrimPrefix(s, "~")
+	return s != "" && (s[0] >= '0' && s[0] <= '9' || s == "-")
+}
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown tables,
+// headed at level (2: "##").
+func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
+	h := strings.Repeat("#", level)
+	for _, t := range tables(r, ids) {
+		fmt.Fprintf(w, "%s %s\n\n", h, t.title)
+		if len(t.rows) > 0 {
+			fmt.Fprintf(w, "| %s |\n|", strings.Join(t.header, " | "))
+			for i := range t.header {
+				if i == 0 {
+					fmt.Fprint(w, " --- |")
+				} else {
+					fmt.Fprint(w, " ---: |")
+				}
+			}
+			fmt.Fprintln(w)
+			for _, row := range t.rows {
+				cells := make([]string, len(row))
+				for i, c := range row {
+					cells[i] = mdEscape(c)
+				}
+				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+			}
+			fmt.Fprintln(w)
+		}
+		for _, n := range t.notes {
+			fmt.Fprintf(w, "- %s\n", mdEscape(strings.TrimSpace(n)))
+		}
+		if len(t.notes) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+var mdReplacer = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ", "*", `\*`, "_", `\_`, "`", "\\`")
+
+func mdEscape(s string) string { return mdReplacer.Replace(s) }
