@@ -5,6 +5,7 @@
 package imports
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -96,32 +97,11 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 			}
 			name := g.names[0]
 			g.names = g.names[1:]
-			var r io.Reader
-			g.display = name
-			if name == "-" {
-				g.display = "stdin"
-				r = g.opt.Stdin
-				if r == nil {
-					r = os.Stdin
-				}
-				g.f = nil
-			} else {
-				f, err := os.Open(name)
-				if err != nil {
-					return pipeline.Item{}, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
-				}
-				r, g.f = f, f
-			}
-			dr, _, err := recio.Decompress(r)
+			display, dr, f, err := openInput(name, g.opt.Stdin)
 			if err != nil {
-				return pipeline.Item{}, fmt.Errorf("%s: %w", g.display, err)
+				return pipeline.Item{}, err
 			}
-			if b, _ := dr.Peek(1); len(b) == 1 && b[0] == 0xef {
-				b, _ = dr.Peek(3) // the first byte of a BOM: the rest follows at once
-				if bytes.Equal(b, []byte("\xef\xbb\xbf")) {
-					dr.Discard(3) // a UTF-8 BOM is harmless: drop it
-				}
-			}
+			g.display, g.f = display, f
 			g.culture, g.typ, _ = releaseKeys(name, g.opt)
 			g.cur = newValueScanner(dr, 64<<20)
 			g.index = 0
@@ -228,6 +208,51 @@ func decodeRelease(raw []byte, culture, typ, src string, idx int64) (*record.Rec
 	if looksLikeReasoning(rec.Scenario) || looksLikeReasoning(rec.Situation) {
 		rec.AddDefect(record.DefectReasoning)
 	}
+	setDialogue(rec, text)
+	return rec, nil
+}
+
+// openInput opens a named input ("-": stdin, or os.Stdin when stdin is
+// nil), unpacks gzip or zstd, and drops a UTF-8 BOM. display is the name
+// for messages; c, when not nil, is to be closed after reading.
+func openInput(name string, stdin io.Reader) (display string, r *bufio.Reader, c io.Closer, err error) {
+	var in io.Reader
+	display = name
+	if name == "-" {
+		display = "stdin"
+		in = stdin
+		if in == nil {
+			in = os.Stdin
+		}
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
+		}
+		in, c = f, f
+	}
+	r, _, err = recio.Decompress(in)
+	if err != nil {
+		if c != nil {
+			c.Close()
+		}
+		return "", nil, nil, fmt.Errorf("%s: %w", display, err)
+	}
+	if b, _ := r.Peek(1); len(b) == 1 && b[0] == 0xef {
+		b, _ = r.Peek(3) // the first byte of a BOM: the rest follows at once
+		if bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+			r.Discard(3) // a UTF-8 BOM is harmless: drop it
+		}
+	}
+	return display, r, c, nil
+}
+
+// setDialogue parses dialogue text into rec's turns and narration and
+// notes what the parser found in rec.Checks: its defects, several
+// dialogues in one text (only the first becomes the turns), no turns at
+// all, lines it could not place (kept verbatim). Every importer of
+// dialogue text goes through here, so that they report alike.
+func setDialogue(rec *record.Record, text string) {
 	res := dialogue.Parse(text)
 	for _, d := range res.Defects {
 		rec.AddDefect(d)
@@ -249,7 +274,6 @@ func decodeRelease(raw []byte, culture, typ, src string, idx int64) (*record.Rec
 		rec.Checks.Unplaced = res.Unplaced
 		rec.AddDefect(record.DefectUnplaced)
 	}
-	return rec, nil
 }
 
 // looksLikeReasoning spots a model's chain of thought leaked into a field

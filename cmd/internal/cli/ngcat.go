@@ -26,6 +26,18 @@ each dialogue is parsed into turns and narration with the markers removed; the
 original text stays in the field "dialogue"; failed generations are kept, with
 their defects listed in checks.defects.
 
+--from prosocial imports ProsocialDialog rows as the Hugging Face Hub publishes them
+(allenai/prosocial-dialog; JSONL, Parquet or Arrow): the rows of each dialogue_id
+become one record, turns alternating "user" (context) and "assistant" (response) in
+response_id order; the safety label, rules-of-thumb, annotators' votes (as shares)
+and reasons go on the user turns' labels. The rows of a dialogue must be contiguous,
+as in the Hub files; the split in a file's name (train, validation, test) is part of
+the ids.
+
+--from text imports plain "Name: text" transcripts: dialogues separated by blank
+lines (--separator blank, the default), by a line of exactly SEP (--separator SEP),
+or one per file (--separator none); each is parsed as for --from normgenesis.
+
 --sample N keeps N records picked by a seeded hash of their ids (the same records
 whatever the input order), --split assigns each id to a split deterministically:
 with {split} in -o each split goes to its own file, otherwise a "split" field is
@@ -33,6 +45,8 @@ added. --explode turns writes one flat row per turn, for analytics.`
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
+ngcat --from prosocial train-00000-of-00001.parquet validation-00000-of-00001.parquet -o prosocial.parquet
+ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
 ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
 ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
@@ -41,7 +55,8 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts)")
+	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 	culture := fs.String("culture", "", "with --from normgenesis: the `CULTURE` of the input (default: from the file name)")
 	typ := fs.String("type", "", "with --from normgenesis: the dialogue `TYPE`, adherence, violation or v2r (default: from the file name)")
 	head := fs.Int("head", 0, "stop after `N` records")
@@ -60,8 +75,10 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
 		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
-	case (*culture != "" || *typ != "") && *from == "":
+	case (*culture != "" || *typ != "") && *from != "normgenesis":
 		return p.Usagef(env, "--culture and --type go with --from normgenesis")
+	case fs.Changed("separator") && *from != "text":
+		return p.Usagef(env, "--separator goes with --from text")
 	}
 	var splits []cat.Split
 	if *split != "" {
@@ -83,8 +100,16 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 			return p.Usagef(env, "%v", err)
 		}
 		spec.Source = src
+	case "prosocial":
+		spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Stdin: env.Stdin})
+	case "text":
+		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Stdin: env.Stdin})
+		if err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+		spec.Source = src
 	default:
-		return p.Usagef(env, "--from %q: want normgenesis", *from)
+		return p.Usagef(env, "--from %q: want normgenesis, prosocial or text", *from)
 	}
 
 	// One output file (or stdout) as records or exploded turns.
