@@ -4,6 +4,8 @@
 #  1. ngcat --from normgenesis of the release to Parquet vs DuckDB converting
 #     the same records from flat JSONL to zstd Parquet (whole processes, same
 #     machine, same run; median of RUNS);
+# 1b. ngstats' full report on the release vs DuckDB answering the counts
+#     part alone;
 #  2. peak RSS of converting a corpus 10x the release (and 1x, 3x: flat?);
 #  3. go test -bench of pkg/lang (turns/s), pkg/dialogue and pkg/recio;
 #  4. install footprint.
@@ -37,6 +39,18 @@ if [ -d "$node_modules/@duckdb" ]; then
   awk -v a="$ng_ms" -v b="$dd_ms" -v n="$node_ms" 'BEGIN {printf "ratio ngcat/duckdb: %.2f (whole process); %.2f against duckdb without node start-up\n", a/b, a/(b-n)}'
 else
   echo "(no DuckDB: run npm ci in scripts/interop)"
+fi
+
+echo "== 1b. ngstats full report on the release ($runs runs, median wall ms)"
+"$ng" ngcat --from normgenesis "$release"/*.json -o "$out/release.parquet"
+st_ms=$(for i in $(seq "$runs"); do wall "$ng" ngstats "$out/release.parquet"; done | median)
+pipe_ms=$(for i in $(seq "$runs"); do wall bash -c "'$ng' ngcat --from normgenesis '$release'/*.json | '$ng' ngstats"; done | median)
+echo "ngstats release.parquet (every turn's language checked): $st_ms ms, peak RSS $(rss "$ng" ngstats "$out/release.parquet") MiB"
+echo "ngcat --from normgenesis release | ngstats: $pipe_ms ms"
+if [ -d "$node_modules/@duckdb" ]; then
+  dc_ms=$(for i in $(seq "$runs"); do wall node scripts/interop/duckdb_counts.mjs "$out/flat.jsonl"; done | median)
+  echo "duckdb (node) counts only (culture, type, count, avg len GROUP BY ALL) on flat jsonl: $dc_ms ms whole process"
+  awk -v a="$st_ms" -v b="$dc_ms" 'BEGIN {printf "ratio ngstats full report / duckdb counts only: %.2f\n", a/b}'
 fi
 
 echo "== 2. peak RSS converting a corpus Nx the release (JSONL -> Parquet)"

@@ -36,10 +36,10 @@ type Collector struct {
 	lengths     map[string]*lenAcc
 	cultures    map[string]*consAcc
 	defects     map[string]*Defect
-	dlgExact    map[uint64]struct{}
-	dlgNear     map[uint64]struct{}
-	scenExact   map[uint64]struct{}
-	scenNear    map[uint64]struct{}
+	dlgExact    u64set
+	dlgNear     u64set
+	scenExact   u64set
+	scenNear    u64set
 	labels      map[[2]string]*LabelDist
 	quality     map[string]*qualAcc
 	speakerSeen map[string]struct{}
@@ -77,10 +77,6 @@ func NewCollector() *Collector {
 		lengths:     map[string]*lenAcc{},
 		cultures:    map[string]*consAcc{},
 		defects:     map[string]*Defect{},
-		dlgExact:    map[uint64]struct{}{},
-		dlgNear:     map[uint64]struct{}{},
-		scenExact:   map[uint64]struct{}{},
-		scenNear:    map[uint64]struct{}{},
 		labels:      map[[2]string]*LabelDist{},
 		quality:     map[string]*qualAcc{},
 		speakerSeen: map[string]struct{}{},
@@ -263,13 +259,7 @@ func (c *Collector) defect(name, id string) {
 }
 
 // seen adds h to set and reports whether it was there.
-func seen(set map[uint64]struct{}, h uint64) bool {
-	if _, ok := set[h]; ok {
-		return true
-	}
-	set[h] = struct{}{}
-	return false
-}
+func seen(set *u64set, h uint64) bool { return !set.add(h) }
 
 func (c *Collector) duplicates(rec *record.Record) {
 	var exact, near xxhash.Digest
@@ -282,11 +272,11 @@ func (c *Collector) duplicates(rec *record.Record) {
 		exact.WriteString("\x1f")
 		exact.WriteString(t.Text)
 		exact.WriteString("\x1e")
-		normKey(&near, t.Text)
+		c.buf = normKey(&near, c.buf, t.Text)
 		near.WriteString("\x1e")
 	}
-	dupExact := seen(c.dlgExact, exact.Sum64())
-	dupNear := seen(c.dlgNear, near.Sum64())
+	dupExact := seen(&c.dlgExact, exact.Sum64())
+	dupNear := seen(&c.dlgNear, near.Sum64())
 	switch {
 	case dupExact:
 		c.defect(DefectDuplicateDialogue, rec.ID)
@@ -308,9 +298,9 @@ func (c *Collector) scenario(rec *record.Record) {
 		d.WriteString("\x00")
 	}
 	exact.WriteString(rec.Scenario)
-	normKey(&near, rec.Scenario)
-	dupExact := seen(c.scenExact, exact.Sum64())
-	dupNear := seen(c.scenNear, near.Sum64())
+	c.buf = normKey(&near, c.buf, rec.Scenario)
+	dupExact := seen(&c.scenExact, exact.Sum64())
+	dupNear := seen(&c.scenNear, near.Sum64())
 	switch {
 	case dupExact:
 		c.defect(DefectDuplicateScenario, rec.ID)

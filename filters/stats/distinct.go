@@ -13,21 +13,21 @@ const DistinctExactLimit = 1 << 19
 // distinct counts distinct 64-bit n-gram hashes: exactly while the set is
 // small, by HyperLogLog always (so the switch loses nothing).
 type distinct struct {
-	set   map[uint64]struct{}
+	set   *u64set // nil once past DistinctExactLimit
 	hll   hll
 	total int64
 }
 
 func newDistinct() *distinct {
-	return &distinct{set: map[uint64]struct{}{}}
+	return &distinct{set: &u64set{}}
 }
 
 func (d *distinct) add(h uint64) {
 	d.total++
 	d.hll.add(h)
 	if d.set != nil {
-		d.set[h] = struct{}{}
-		if len(d.set) > DistinctExactLimit {
+		d.set.add(h)
+		if d.set.len() > DistinctExactLimit {
 			d.set = nil
 		}
 	}
@@ -39,7 +39,7 @@ func (d *distinct) ratio() (float64, bool) {
 		return 0, false
 	}
 	if d.set != nil {
-		return float64(len(d.set)) / float64(d.total), false
+		return float64(d.set.len()) / float64(d.total), false
 	}
 	return math.Min(d.hll.estimate()/float64(d.total), 1), true
 }
