@@ -1,7 +1,7 @@
 // Package imports turns foreign datasets into ngkit records: the
-// NormGenesis release JSON (and, later, ProsocialDialog and plain
-// transcripts). Each importer is a pipeline.Source whose items are decoded
-// on the pipeline's workers.
+// NormGenesis release JSON, ProsocialDialog rows from the Hugging Face Hub,
+// and plain "Name: text" transcripts. Each importer is a pipeline.Source
+// whose items are decoded on the pipeline's workers.
 package imports
 
 import (

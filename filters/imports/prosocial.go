@@ -154,8 +154,10 @@ func prosocialOrderHint(first, at rowPos, key prosocialKey) string {
 func (s *Prosocial) flush() pipeline.Item {
 	g := s.group
 	s.group = nil
+	raw := bytes.Join(g.rows, []byte{'\n'})
+	g.rows = nil // the item holds them now, in raw
 	return pipeline.Item{
-		Raw:  bytes.Join(g.rows, []byte{'\n'}),
+		Raw:  raw,
 		Name: g.at[0].name, Line: g.at[0].n,
 		Decode: func(b []byte) (*record.Record, error) {
 			return decodeProsocial(bytes.Split(b, []byte{'\n'}), g.at, g.key, g.base)
@@ -208,6 +210,9 @@ func (s *Prosocial) readRow() ([]byte, prosocialKey, rowPos, error) {
 			if err == nil {
 				s.row++
 				at = rowPos{s.display, "row", s.row}
+				if len(rec.Turns) > 0 {
+					return nil, prosocialKey{}, rowPos{}, at.errorf("%v", errNotRows)
+				}
 				if raw, err = json.Marshal(rec.Extra); err != nil {
 					return nil, prosocialKey{}, rowPos{}, at.errorf("%v", err)
 				}
@@ -275,10 +280,14 @@ func splitOf(name string) string {
 // goroutine, the rest of the decoding on the workers.
 func rowDialogueID(raw []byte) (int64, error) {
 	var k struct {
-		ID json.RawMessage `json:"dialogue_id"`
+		ID    json.RawMessage `json:"dialogue_id"`
+		Turns json.RawMessage `json:"turns"`
 	}
 	if err := json.Unmarshal(raw, &k); err != nil {
 		return 0, describeRow(err)
+	}
+	if k.Turns != nil {
+		return 0, errNotRows
 	}
 	id, ok, err := intField("dialogue_id", k.ID)
 	if err == nil && !ok {
@@ -286,6 +295,8 @@ func rowDialogueID(raw []byte) (int64, error) {
 	}
 	return id, err
 }
+
+var errNotRows = errors.New("this is an ngkit record (it has turns), not a ProsocialDialog row: read it without --from")
 
 // prosocialRow is one Hub row, decoded.
 type prosocialRow struct {

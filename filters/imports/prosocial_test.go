@@ -330,6 +330,7 @@ func TestProsocialBadRows(t *testing.T) {
 		{"notobject.jsonl", good + "{\"x\": 1}\n[1, 2]\n", "notobject.jsonl:line 2: dialogue_id is missing"},
 		{"array.json", "[" + strings.TrimSpace(good) + "]", "array.json: a JSON array; want the Hugging Face rows"},
 		{"empty.jsonl", "", "empty.jsonl: empty input"},
+		{"records.jsonl", `{"id":"a","turns":[{"index":0,"speaker":"A","text":"hi"}],"dialogue_id":3}` + "\n", "records.jsonl:line 1: this is an ngkit record"},
 	}
 	for _, c := range cases {
 		p := writeFile(t, dir, c.name, c.body)
@@ -338,12 +339,36 @@ func TestProsocialBadRows(t *testing.T) {
 			t.Errorf("%s: got %v, want one line with %q", c.name, err, c.want)
 		}
 	}
-	// Columnar rows name their row.
+	// Columnar rows name their row; a file of records is not rows.
+	recs, err := drain(NewProsocial([]string{prosocialSample}, ProsocialOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "records.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := recio.NewParquetWriter[record.Record](f, recio.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := drain(NewProsocial([]string{f.Name()}, ProsocialOptions{})); err == nil || !strings.Contains(err.Error(), "records.parquet:row 1: this is an ngkit record") {
+		t.Errorf("records parquet: %v", err)
+	}
 	rows := readHubRows(t, prosocialSample)
 	rows[4].ResponseID = rows[3].ResponseID
 	p := filepath.Join(dir, "dup.parquet")
 	writeColumnar(t, p, rows)
-	_, err := drain(NewProsocial([]string{p}, ProsocialOptions{}))
+	_, err = drain(NewProsocial([]string{p}, ProsocialOptions{}))
 	if err == nil || !strings.Contains(err.Error(), "dup.parquet:row 5: dialogue_id 1: response_id 0 again") {
 		t.Errorf("parquet: %v", err)
 	}
