@@ -1,0 +1,689 @@
+package stats
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// htmlCSP forbids every fetch: the report is one file that must open the
+// same way offline, and must not leak that it was opened. Only inline
+// styles are allowed (no scripts, images, fonts or frames).
+const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+// WriteHTML writes r as one self-contained HTML page: tables, and charts
+// drawn as inline SVG, with nothing to fetch.
+func WriteHTML(w io.Writer, r *Report) error {
+	if r == nil {
+		r = &Report{}
+	}
+	bw := bufio.NewWriter(w)
+	if err := htmlTmpl.Execute(bw, newHTMLView(r)); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Chart geometry, in SVG user units; the SVGs scale to the page width.
+const (
+	chartW     = 720
+	hbarRowH   = 22
+	hbarLabelW = 170
+	hbarValueW = 170 // room for "9,223,372,036,854,775,807 · 100.00%"
+	histW      = 480 // narrower than chartW: two histograms side by side
+	histH      = 190
+	histLeft   = 52
+	histBottom = 46
+	histTop    = 12
+	histRight  = 12
+	paletteLen = 10 // classes c0..c9 in the CSS
+)
+
+// px is an SVG coordinate, printed with one decimal at most.
+type px float64
+
+func (p px) String() string {
+	return strconv.FormatFloat(math.Round(float64(p)*10)/10, 'f', -1, 64)
+}
+
+type hbarChart struct {
+	Label        string // accessible name
+	W, H         int
+	LabelX, BarX px
+	Rows         []hbarRow
+}
+
+type hbarRow struct {
+	Y, TextY, W, ValueX px
+	Label, Value, Title string
+}
+
+type barItem struct {
+	label string
+	value int64
+	note  string // shown after the value, e.g. a rate
+}
+
+// newHBar draws one horizontal bar per item, largest first; nil when there
+// is nothing to draw.
+func newHBar(aria string, items []barItem) *hbarChart {
+	if len(items) == 0 {
+		return nil
+	}
+	items = slices.Clone(items)
+	slices.SortStableFunc(items, func(a, b barItem) int { return cmp.Compare(b.value, a.value) })
+	maxV := max(items[0].value, 1)
+	c := &hbarChart{Label: aria, W: chartW, H: len(items)*hbarRowH + 4, LabelX: hbarLabelW - 8, BarX: hbarLabelW}
+	barMax := float64(chartW - hbarLabelW - hbarValueW)
+	for i, it := range items {
+		w := float64(it.value) / float64(maxV) * barMax
+		if it.value > 0 {
+			w = max(w, 1) // a tiny count still shows
+		}
+		value := num(it.value)
+		if it.note != "" {
+			value += " · " + it.note
+		}
+		y := float64(i*hbarRowH + 2)
+		c.Rows = append(c.Rows, hbarRow{
+			Y: px(y + 3), TextY: px(y + 15), W: px(w), ValueX: px(hbarLabelW + w + 6),
+			Label: clip(orNone(it.label), 24), Value: value,
+			Title: orNone(it.label) + ": " + value,
+		})
+	}
+	return c
+}
+
+type histChart struct {
+	Name, Label                      string
+	W, H                             int
+	X0, X1, Y0, Y1                   px // plot area
+	XTitleX, XTitleY, YTitleX, YMidY px
+	YMax                             string
+	Bars                             []histBar
+	Ticks                            []histTick
+	XTitle, YTitle                   string
+}
+
+type histBar struct {
+	X, Y, W, H px
+	Title      string
+}
+
+type histTick struct {
+	X     px
+	Text  string
+	Label string // full bin range, for the tick's tooltip
+}
+
+// newHist draws a histogram of bins, x = value, y = count; nil when there is
+// nothing to draw.
+func newHist(aria, xTitle, yTitle string, bins []Bin) *histChart {
+	var maxC int64
+	peak := 0
+	for i, b := range bins {
+		if b.Count > maxC {
+			maxC, peak = b.Count, i
+		}
+	}
+	if maxC == 0 {
+		return nil
+	}
+	x0, x1 := float64(histLeft), float64(histW-histRight)
+	y0, y1 := float64(histTop), float64(histH-histBottom)
+	bw := (x1 - x0) / float64(len(bins))
+	c := &histChart{
+		Name: aria,
+		Label: fmt.Sprintf("%s: histogram of %d bins, %s to %s; most %s at %s (%s)",
+			aria, len(bins), num(bins[0].Lo), num(bins[len(bins)-1].Hi), yTitle, binRange(bins[peak]), num(maxC)),
+		W: histW, H: histH, X0: px(x0), X1: px(x1), Y0: px(y0), Y1: px(y1),
+		XTitleX: px((x0 + x1) / 2), XTitleY: px(histH - 6), YTitleX: 14, YMidY: px((y0 + y1) / 2),
+		YMax: short(maxC), XTitle: xTitle, YTitle: yTitle,
+	}
+	step := (len(bins) + 3) / 4 // at most 4 tick labels, never overlapping
+	for i, b := range bins {
+		h := float64(b.Count) / float64(maxC) * (y1 - y0)
+		if b.Count > 0 {
+			h = max(h, 1)
+		}
+		c.Bars = append(c.Bars, histBar{
+			X: px(x0 + float64(i)*bw + 1), Y: px(y1 - h), W: px(max(bw-2, 1)), H: px(h),
+			Title: fmt.Sprintf("%s %s: %s %s", binRange(b), xTitle, num(b.Count), yTitle),
+		})
+		if i%step == 0 {
+			c.Ticks = append(c.Ticks, histTick{X: px(x0 + (float64(i)+0.5)*bw), Text: shortRange(b)})
+		}
+	}
+	return c
+}
+
+func binRange(b Bin) string {
+	if b.Lo == b.Hi {
+		return num(b.Lo)
+	}
+	return num(b.Lo) + "–" + num(b.Hi)
+}
+
+func shortRange(b Bin) string {
+	if b.Lo == b.Hi {
+		return short(b.Lo)
+	}
+	return short(b.Lo) + "–" + short(b.Hi)
+}
+
+// short writes large numbers with an SI suffix (12.3k, 4.56G) for axis
+// labels, where space is short; tooltips and tables have the exact value.
+func short(n int64) string {
+	if n > -10000 && n < 10000 {
+		return num(n)
+	}
+	f := float64(n)
+	i := 0
+	for math.Abs(f) >= 999.5 && i < 6 {
+		f /= 1000
+		i++
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64) + string("kMGTPE"[i-1])
+}
+
+type stackChart struct {
+	Label        string
+	W, H         int
+	LabelX, BarX px
+	Rows         []stackRow
+}
+
+type stackRow struct {
+	Y, TextY, ValueX    px
+	Label, Value, Title string
+	Segs                []stackSeg
+}
+
+type stackSeg struct {
+	X, W  px
+	Class string
+	Title string
+}
+
+// newStack draws one 100% stacked bar per row; counts[i][j] is row i's count
+// of label j, and label j has colour class j.
+func newStack(aria string, rowLabels, labels []string, counts [][]int64) *stackChart {
+	if len(rowLabels) == 0 {
+		return nil
+	}
+	c := &stackChart{Label: aria, W: chartW, H: len(rowLabels)*hbarRowH + 4, LabelX: hbarLabelW - 8, BarX: hbarLabelW}
+	barMax := float64(chartW - hbarLabelW - hbarValueW)
+	for i, rl := range rowLabels {
+		var total int64
+		for _, n := range counts[i] {
+			total += n
+		}
+		y := float64(i*hbarRowH + 2)
+		row := stackRow{Y: px(y + 3), TextY: px(y + 15), ValueX: px(hbarLabelW + barMax + 6),
+			Label: clip(rl, 24), Value: num(total), Title: rl + ": " + num(total)}
+		x := float64(hbarLabelW)
+		for j, n := range counts[i] {
+			if n == 0 {
+				continue
+			}
+			share := float64(n) / float64(total)
+			row.Segs = append(row.Segs, stackSeg{X: px(x), W: px(share * barMax), Class: colorClass(j),
+				Title: fmt.Sprintf("%s, %s: %s (%s)", rl, labels[j], num(n), pct(share))})
+			x += share * barMax
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+func colorClass(i int) string { return "c" + strconv.Itoa(i%paletteLen) }
+
+// htmlView is what the template shows: the report plus what is derived
+// from it for display.
+type htmlView struct {
+	R          *Report
+	CSP        string
+	Failed     int
+	Categories *hbarChart
+	Counts     []countTable
+	CultType   matrix
+	Hists      []*histChart
+	Dists      []distRow
+	Defects    *hbarChart
+	Labels     []labelTask
+}
+
+type countTable struct {
+	Title string
+	Total int64
+	Rows  []Count
+}
+
+type matrix struct {
+	Cols []string
+	Rows []matrixRow
+}
+
+type matrixRow struct {
+	Key   string
+	Cells []string
+	Total int64
+}
+
+type distRow struct {
+	Name string
+	S    Summary
+}
+
+type labelTask struct {
+	Task   string
+	Chart  *stackChart
+	Labels []labelCol
+	Rows   []labelRow
+}
+
+type labelCol struct{ Label, Class string }
+
+type labelRow struct {
+	Group string
+	Turns int64
+	Cells []string
+}
+
+func newHTMLView(r *Report) *htmlView {
+	v := &htmlView{R: r, CSP: htmlCSP}
+	for _, t := range r.FailOn {
+		if t.Exceeded {
+			v.Failed++
+		}
+	}
+	var cats []barItem
+	for _, c := range r.Counts.ByCategory {
+		cats = append(cats, barItem{label: c.Key, value: c.Records})
+	}
+	v.Categories = newHBar("Records by category", cats)
+	v.Counts = []countTable{
+		{Title: "By culture", Rows: r.Counts.ByCulture},
+		{Title: "By dialogue type", Rows: r.Counts.ByType},
+		{Title: "By category", Rows: r.Counts.ByCategory},
+	}
+	for i := range v.Counts {
+		for _, c := range v.Counts[i].Rows {
+			v.Counts[i].Total += c.Records
+		}
+	}
+	v.CultType = cultureTypeMatrix(r.Counts.ByCultureType)
+
+	addHist := func(c *histChart) {
+		if c != nil {
+			v.Hists = append(v.Hists, c)
+		}
+	}
+	addHist(newHist("Turns per dialogue", "turns", "dialogues", r.TurnsPerDialogue.Hist))
+	addHist(newHist("Speakers per dialogue", "speakers", "dialogues", r.SpeakersPerDialogue.Hist))
+	v.Dists = []distRow{{"turns per dialogue", r.TurnsPerDialogue}, {"speakers per dialogue", r.SpeakersPerDialogue}}
+	for _, l := range r.Lengths {
+		addHist(newHist("Characters per turn, "+orNone(l.Lang), "characters", "turns", l.Chars.Hist))
+		addHist(newHist("Tokens per turn, "+orNone(l.Lang), "tokens", "turns", l.Tokens.Hist))
+		v.Dists = append(v.Dists,
+			distRow{"characters per turn, " + orNone(l.Lang), l.Chars},
+			distRow{"tokens per turn, " + orNone(l.Lang), l.Tokens})
+	}
+
+	var defs []barItem
+	for _, d := range r.Defects {
+		defs = append(defs, barItem{label: d.Name, value: d.Count, note: pct(d.Rate)})
+	}
+	v.Defects = newHBar("Records with each defect", defs)
+
+	if r.Labels != nil {
+		v.Labels = htmlLabelTasks(r.Labels.Dist)
+	}
+	return v
+}
+
+// cultureTypeMatrix lays the "culture/type" counts out as cultures x types.
+func cultureTypeMatrix(counts []Count) matrix {
+	var m matrix
+	rowOf := map[string]int{}
+	colOf := map[string]int{}
+	type cell struct{ row, col int }
+	cells := map[cell]int64{}
+	for _, c := range counts {
+		cult, typ := c.Key, ""
+		if i := strings.LastIndexByte(c.Key, '/'); i >= 0 {
+			cult, typ = c.Key[:i], c.Key[i+1:]
+		}
+		if _, ok := rowOf[cult]; !ok {
+			rowOf[cult] = len(m.Rows)
+			m.Rows = append(m.Rows, matrixRow{Key: cult})
+		}
+		if _, ok := colOf[typ]; !ok {
+			colOf[typ] = len(m.Cols)
+			m.Cols = append(m.Cols, typ)
+		}
+		cells[cell{rowOf[cult], colOf[typ]}] += c.Records
+		m.Rows[rowOf[cult]].Total += c.Records
+	}
+	for i := range m.Rows {
+		m.Rows[i].Cells = make([]string, len(m.Cols))
+		for j := range m.Cols {
+			if n, ok := cells[cell{i, j}]; ok {
+				m.Rows[i].Cells[j] = num(n)
+			}
+		}
+	}
+	return m
+}
+
+// htmlLabelTasks groups the distributions by task, in report order; labels are
+// ordered by their count over all groups so that colours match across rows.
+func htmlLabelTasks(dists []LabelDist) []labelTask {
+	var tasks []labelTask
+	idx := map[string]int{}
+	byTask := map[string][]LabelDist{}
+	for _, d := range dists {
+		if _, ok := idx[d.Task]; !ok {
+			idx[d.Task] = len(tasks)
+			tasks = append(tasks, labelTask{Task: d.Task})
+		}
+		byTask[d.Task] = append(byTask[d.Task], d)
+	}
+	for i := range tasks {
+		ds := byTask[tasks[i].Task]
+		totals := map[string]int64{}
+		for _, d := range ds {
+			for l, n := range d.Counts {
+				totals[l] += n
+			}
+		}
+		labels := make([]string, 0, len(totals))
+		for l := range totals {
+			labels = append(labels, l)
+		}
+		slices.SortFunc(labels, func(a, b string) int {
+			return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
+		})
+		var groups []string
+		var counts [][]int64
+		for _, d := range ds {
+			row := labelRow{Group: d.Group, Turns: d.Turns}
+			cs := make([]int64, len(labels))
+			for j, l := range labels {
+				cs[j] = d.Counts[l]
+				row.Cells = append(row.Cells, num(cs[j]))
+			}
+			tasks[i].Rows = append(tasks[i].Rows, row)
+			groups = append(groups, d.Group)
+			counts = append(counts, cs)
+		}
+		for j, l := range labels {
+			tasks[i].Labels = append(tasks[i].Labels, labelCol{Label: l, Class: colorClass(j)})
+		}
+		tasks[i].Chart = newStack("Distribution of "+tasks[i].Task+" labels per group", groups, labels, counts)
+	}
+	return tasks
+}
+
+// clip shortens s to about width columns (CJK counts two) for chart labels;
+// the full text stays in the bar's tooltip.
+func clip(s string, width int) string {
+	w := 0
+	for i, r := range s {
+		if r >= 0x1100 {
+			w += 2
+		} else {
+			w++
+		}
+		if w > width {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num": num, "pct": pct, "dec": dec, "key": orNone,
+	"many":  func(ids []string) bool { return len(ids) > 8 },
+	"share": func(n, total int64) string { return pct(float64(n) / float64(max(total, 1))) },
+}).Parse(reportHTML))
+
+const reportHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ngstats report</title>
+<style>
+:root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--accent:#4e79a7;--bad:#c62828;--good:#2e7d32}
+*{box-sizing:border-box}
+body{margin:0;background:#fff;color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,"Noto Sans CJK SC","Noto Sans CJK KR","PingFang SC","Apple SD Gothic Neo","Microsoft YaHei","Malgun Gothic",sans-serif}
+main{max-width:1040px;margin:0 auto;padding:24px 16px 48px}
+h1{font-size:1.6em;margin:0 0 4px}
+h2{font-size:1.25em;margin:36px 0 12px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+h3{font-size:1em;margin:18px 0 6px}
+nav a{margin-right:14px;color:var(--accent);text-decoration:none}
+nav a:hover{text-decoration:underline}
+.muted,.empty{color:var(--muted)}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:10px}
+.card{background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
+.card b{display:block;font-size:1.35em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.card span{color:var(--muted);font-size:.85em}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(330px,1fr));gap:0 28px}
+.hists{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:0 28px}
+.hists .chart{max-width:560px}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;font-size:.9em;margin:4px 0 14px}
+th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{background:var(--soft);font-weight:600}
+td.help{min-width:14em}
+.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.chart{display:block;width:100%;max-width:760px;height:auto;margin:6px 0 16px}
+.chart text{font-size:12px;fill:#3d444d}
+.chart .axis{stroke:#8c959f;stroke-width:1}
+.chart .val{fill:#59636e}
+.bar{fill:var(--accent)}
+.chart g:hover .bar{fill:#2f5a87}
+.c0{fill:#4e79a7;background:#4e79a7}.c1{fill:#f28e2b;background:#f28e2b}.c2{fill:#e15759;background:#e15759}.c3{fill:#76b7b2;background:#76b7b2}.c4{fill:#59a14f;background:#59a14f}
+.c5{fill:#edc948;background:#edc948}.c6{fill:#b07aa1;background:#b07aa1}.c7{fill:#ff9da7;background:#ff9da7}.c8{fill:#9c755f;background:#9c755f}.c9{fill:#bab0ac;background:#bab0ac}
+.sw{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:4px;vertical-align:-1px}
+.banner{padding:10px 14px;border-radius:8px;border:1px solid var(--line);background:var(--soft)}
+.bad{color:var(--bad);font-weight:600}.ok{color:var(--good);font-weight:600}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88em;overflow-wrap:anywhere}
+ul.ids{margin:4px 0;padding-left:1.2em}
+details summary{cursor:pointer;color:var(--accent)}
+blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);white-space:pre-wrap;overflow-wrap:anywhere}
+</style>
+</head>
+<body>
+<main>
+<header>
+<h1>ngstats report</h1>
+<p class="muted">{{num .R.Records}} records · {{num .R.Dialogues}} dialogues · {{num .R.Turns}} turns · report format {{.R.Version}}</p>
+<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
+</header>
+{{- if .R.FailOn}}
+
+<section id="fail-on">
+<h2>Fail-on thresholds</h2>
+<p class="banner">{{if .Failed}}<span class="bad">FAIL</span>: {{.Failed}} of {{len .R.FailOn}} thresholds exceeded{{else}}<span class="ok">PASS</span>: no threshold exceeded{{end}}</p>
+<div class="scroll"><table>
+<thead><tr><th>defect</th><th class="n">max rate</th><th class="n">rate</th><th>result</th></tr></thead>
+<tbody>{{range .R.FailOn}}
+<tr><td>{{.Defect}}</td><td class="n">{{pct .Max}}</td><td class="n">{{pct .Rate}}</td><td>{{if .Exceeded}}<span class="bad">exceeded</span>{{else}}<span class="ok">ok</span>{{end}}</td></tr>{{end}}
+</tbody></table></div>
+</section>
+{{- end}}
+
+<section id="totals">
+<h2>Totals</h2>
+<div class="cards">
+<div class="card"><b>{{num .R.Records}}</b><span>records</span></div>
+<div class="card"><b>{{num .R.Dialogues}}</b><span>dialogues (with turns)</span></div>
+<div class="card"><b>{{num .R.Turns}}</b><span>turns</span></div>
+<div class="card"><b>{{dec .R.TurnsPerDialogue.Mean}}</b><span>turns per dialogue (mean)</span></div>
+<div class="card"><b>{{dec .R.SpeakersPerDialogue.Mean}}</b><span>speakers per dialogue (mean)</span></div>
+<div class="card"><b>{{num .R.SameSpeaker.Pairs}}</b><span>same-speaker adjacent turns, in {{num .R.SameSpeaker.Dialogues}} dialogues</span></div>
+<div class="card"><b>{{num .R.RecordsWithDefects}}</b><span>records with a defect ({{share .R.RecordsWithDefects .R.Records}}), {{len .R.Defects}} classes</span></div>
+</div>
+</section>
+
+<section id="counts">
+<h2>Counts</h2>
+{{- if not .R.Records}}
+<p class="empty">No records.</p>
+{{- else}}
+<h3>Records by category</h3>
+{{with .Categories}}{{template "hbar" .}}{{else}}<p class="empty">No categories.</p>{{end}}
+<div class="cols">
+{{- range .Counts}}
+<div>
+<h3>{{.Title}}</h3>
+<div class="scroll"><table>
+<thead><tr><th></th><th class="n">records</th><th class="n">share</th><th class="n">dialogues</th><th class="n">turns</th></tr></thead>
+<tbody>{{$total := .Total}}{{range .Rows}}
+<tr><td>{{key .Key}}</td><td class="n">{{num .Records}}</td><td class="n">{{share .Records $total}}</td><td class="n">{{num .Dialogues}}</td><td class="n">{{num .Turns}}</td></tr>{{end}}
+</tbody></table></div>
+</div>
+{{- end}}
+</div>
+{{- with .CultType}}{{if .Rows}}
+<h3>Records by culture and dialogue type</h3>
+<div class="scroll"><table>
+<thead><tr><th>culture</th>{{range .Cols}}<th class="n">{{key .}}</th>{{end}}<th class="n">total</th></tr></thead>
+<tbody>{{range .Rows}}
+<tr><td>{{key .Key}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}<td class="n">{{num .Total}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}{{end}}
+{{- end}}
+</section>
+
+<section id="distributions">
+<h2>Distributions</h2>
+{{- if not .R.Records}}
+<p class="empty">No records.</p>
+{{- else}}
+<div class="scroll"><table>
+<thead><tr><th></th><th class="n">n</th><th class="n">mean</th><th class="n">median</th><th class="n">p95</th><th class="n">min</th><th class="n">max</th></tr></thead>
+<tbody>{{range .Dists}}
+<tr><td>{{.Name}}</td><td class="n">{{num .S.N}}</td><td class="n">{{dec .S.Mean}}</td><td class="n">{{dec .S.Median}}</td><td class="n">{{dec .S.P95}}</td><td class="n">{{num .S.Min}}</td><td class="n">{{num .S.Max}}</td></tr>{{end}}
+</tbody></table></div>
+{{- if .R.Lengths}}
+<h3>Turns and lexical diversity by detected language</h3>
+<div class="scroll"><table>
+<thead><tr><th>language</th><th class="n">turns</th><th class="n">distinct-1</th><th class="n">distinct-2</th></tr></thead>
+<tbody>{{range .R.Lengths}}
+<tr><td>{{key .Lang}}</td><td class="n">{{num .Turns}}</td><td class="n">{{dec .Distinct1}}{{if .Approx}} ≈{{end}}</td><td class="n">{{dec .Distinct2}}{{if .Approx}} ≈{{end}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}
+<div class="hists">
+{{- range .Hists}}
+<div><h3>{{.Name}}</h3>
+{{template "hist" .}}</div>
+{{- end}}
+</div>
+{{- end}}
+</section>
+
+<section id="language">
+<h2>Language consistency</h2>
+{{- if not .R.Language}}
+<p class="empty">No language check.</p>
+{{- else}}
+<div class="scroll"><table>
+<thead><tr><th>culture</th><th>expected</th><th class="n">dialogues</th><th class="n">turns</th><th class="n">confident</th><th class="n">matching</th><th class="n">share</th><th class="n">dialogues below threshold</th></tr></thead>
+<tbody>{{range .R.Language}}
+<tr><td>{{key .Culture}}</td><td>{{key .Expected}}</td><td class="n">{{num .Records}}</td><td class="n">{{num .Turns}}</td><td class="n">{{num .Confident}}</td><td class="n">{{num .Matching}}</td><td class="n">{{pct .Share}}</td><td class="n">{{num .RecordsBelow}}</td></tr>{{end}}
+</tbody></table></div>
+{{- range .R.Language}}{{$c := .}}{{range .Mismatches}}{{$m := .}}
+<details>
+<summary>{{key $c.Culture}}: {{num .Turns}} turns detected as <b>{{key .Detected}}</b>{{if $c.Expected}} instead of {{$c.Expected}}{{end}}</summary>
+{{- range .Examples}}
+<p><code>{{.ID}}</code> turn {{.Turn}}</p>
+<blockquote{{with $m.Detected}} lang="{{.}}"{{end}}>{{.Text}}</blockquote>
+{{- end}}
+</details>
+{{- end}}{{end}}
+{{- end}}
+</section>
+
+<section id="defects">
+<h2>Defects</h2>
+{{- if not .R.Defects}}
+<p class="empty">No defects found.</p>
+{{- else}}
+{{template "hbar" .Defects}}
+<div class="scroll"><table>
+<thead><tr><th>defect</th><th>kind</th><th class="n">records</th><th class="n">rate</th><th>meaning</th><th>ids</th></tr></thead>
+<tbody>{{range .R.Defects}}
+<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td class="n">{{num .Count}}</td><td class="n">{{pct .Rate}}</td><td class="help">{{.Help}}</td><td>
+{{- if many .IDs}}<details><summary>{{len .IDs}} ids{{if .More}} (and {{num .More}} more not listed){{end}}</summary>{{template "ids" .IDs}}</details>
+{{- else}}{{template "ids" .IDs}}{{if .More}}<span class="muted">and {{num .More}} more</span>{{end}}{{end}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}
+</section>
+{{- with .R.Labels}}
+
+<section id="labels">
+<h2>Labels</h2>
+{{- range $.Labels}}
+<h3>{{.Task}}</h3>
+{{with .Chart}}{{template "stack" .}}{{end}}
+<div class="scroll"><table>
+<thead><tr><th>group</th><th class="n">turns</th>{{range .Labels}}<th class="n"><span class="sw {{.Class}}"></span>{{.Label}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}
+<tr><td>{{.Group}}</td><td class="n">{{num .Turns}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>{{end}}
+</tbody></table></div>
+{{- end}}
+{{- if .Quality}}
+<h3>Dialogue quality (mean, 1–5)</h3>
+<div class="scroll"><table>
+<thead><tr><th>group</th><th class="n">dialogues</th><th class="n">consistency</th><th class="n">naturalness</th><th class="n">relevance</th><th class="n">coherence</th><th class="n">emotion</th><th class="n">norm</th></tr></thead>
+<tbody>{{range .Quality}}
+<tr><td>{{.Group}}</td><td class="n">{{num .N}}</td><td class="n">{{dec .Consistency}}</td><td class="n">{{dec .Naturalness}}</td><td class="n">{{dec .Relevance}}</td><td class="n">{{dec .Coherence}}</td><td class="n">{{dec .Emotion}}</td><td class="n">{{dec .Norm}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}
+</section>
+{{- end}}
+</main>
+</body>
+</html>
+{{define "ids"}}<ul class="ids">{{range .}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
+{{- define "hbar"}}<svg class="chart hbar" role="img" aria-label="{{.Label}}" viewBox="0 0 {{.W}} {{.H}}">
+<title>{{.Label}}</title>
+{{- range .Rows}}
+<g><title>{{.Title}}</title><text x="{{$.LabelX}}" y="{{.TextY}}" text-anchor="end">{{.Label}}</text><rect class="bar" x="{{$.BarX}}" y="{{.Y}}" width="{{.W}}" height="16" rx="2"/><text class="val" x="{{.ValueX}}" y="{{.TextY}}">{{.Value}}</text></g>
+{{- end}}
+</svg>{{end}}
+{{- define "hist"}}<svg class="chart hist" role="img" aria-label="{{.Label}}" viewBox="0 0 {{.W}} {{.H}}">
+<title>{{.Label}}</title>
+{{- range .Bars}}
+<g><title>{{.Title}}</title><rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"/></g>
+{{- end}}
+<line class="axis" x1="{{.X0}}" y1="{{.Y1}}" x2="{{.X1}}" y2="{{.Y1}}"/>
+<line class="axis" x1="{{.X0}}" y1="{{.Y0}}" x2="{{.X0}}" y2="{{.Y1}}"/>
+<text x="{{.X0}}" dx="-6" y="{{.Y0}}" dy="4" text-anchor="end">{{.YMax}}</text>
+<text x="{{.X0}}" dx="-6" y="{{.Y1}}" text-anchor="end">0</text>
+{{- range .Ticks}}
+<text x="{{.X}}" y="{{$.Y1}}" dy="16" text-anchor="middle">{{.Text}}</text>
+{{- end}}
+<text x="{{.XTitleX}}" y="{{.XTitleY}}" text-anchor="middle">{{.XTitle}}</text>
+<text x="{{.YTitleX}}" y="{{.YMidY}}" text-anchor="middle" transform="rotate(-90 {{.YTitleX}} {{.YMidY}})">{{.YTitle}}</text>
+</svg>{{end}}
+{{- define "stack"}}<svg class="chart stack" role="img" aria-label="{{.Label}}" viewBox="0 0 {{.W}} {{.H}}">
+<title>{{.Label}}</title>
+{{- range .Rows}}
+<g><title>{{.Title}}</title><text x="{{$.LabelX}}" y="{{.TextY}}" text-anchor="end">{{.Label}}</text>
+{{- $y := .Y}}{{range .Segs}}<rect class="{{.Class}}" x="{{.X}}" y="{{$y}}" width="{{.W}}" height="16"><title>{{.Title}}</title></rect>{{end}}
+<text class="val" x="{{.ValueX}}" y="{{.TextY}}">{{.Value}}</text></g>
+{{- end}}
+</svg>{{end}}
+`

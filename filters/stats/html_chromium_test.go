@@ -1,0 +1,166 @@
+//go:build unix
+
+package stats
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// probeJS runs in the report opened by Chromium. It records CSP
+// violations (any attempt to fetch anything is one, since the report's CSP
+// allows no source), and at the load event measures every chart and counts
+// the resource-timing entries, writing the result into the DOM, which
+// --dump-dom prints once the load event has run.
+const probeJS = `(function(){
+var violations=[];
+document.addEventListener('securitypolicyviolation',function(e){violations.push(e.violatedDirective+' '+e.blockedURI);});
+addEventListener('load',function(){
+var out={charts:[],resources:performance.getEntriesByType('resource').length,violations:violations};
+document.querySelectorAll('svg.chart').forEach(function(s){
+var r=s.getBoundingClientRect(),b=s.getBBox(),bars=0;
+s.querySelectorAll('rect').forEach(function(x){var bb=x.getBBox();if(bb.width>0&&bb.height>0)bars++;});
+out.charts.push({label:s.getAttribute('aria-label'),w:r.width,h:r.height,bboxW:b.width,bboxH:b.height,bars:bars});
+});
+var p=document.createElement('pre');p.id='ngprobe';p.textContent=JSON.stringify(out);document.body.appendChild(p);
+});
+})();`
+
+type probeResult struct {
+	Charts []struct {
+		Label              string
+		W, H, BBoxW, BBoxH float64
+		Bars               int
+	}
+	Resources  int
+	Violations []string
+}
+
+// TestHTMLInChromium opens the report in headless Chromium: every chart
+// must be laid out with visible bars, and nothing may be fetched. The
+// report is opened with one addition, probeJS, allowed by its hash in the
+// CSP (which otherwise forbids scripts); the rest of the CSP is unchanged.
+// A second run with an image and a stylesheet from the network added checks
+// that the probe does catch fetches.
+func TestHTMLInChromium(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		if os.Getenv("NGKIT_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("NGKIT_REQUIRE_CHROMIUM=1 but no chromium binary found (Debian package chromium, or set NGKIT_CHROMIUM)")
+		}
+		t.Skip("no chromium binary found: install Debian package chromium (or set NGKIT_CHROMIUM=/path) to run the browser test")
+	}
+	page := renderHTML(t, htmlTestReport())
+	cspAttr := strings.ReplaceAll(htmlCSP, "'", "&#39;")
+	meta := `<meta http-equiv="Content-Security-Policy" content="` + cspAttr + `">`
+	if strings.Count(page, meta) != 1 {
+		t.Fatalf("report lacks its CSP meta tag %s", meta)
+	}
+	sum := sha256.Sum256([]byte(probeJS))
+	hash := base64.StdEncoding.EncodeToString(sum[:])
+	// The probe goes right after the CSP, so that it runs under it (a wrong
+	// hash would block it) and listens before the body is parsed.
+	probed := strings.Replace(page, meta,
+		`<meta http-equiv="Content-Security-Policy" content="`+cspAttr+`; script-src &#39;sha256-`+hash+`&#39;">`+
+			"\n<script>"+probeJS+"</script>", 1)
+	wantCharts := strings.Count(page, `<svg class="chart `)
+
+	res, dom := runChromium(t, bin, probed)
+	if !strings.Contains(dom, "Content-Security-Policy") {
+		t.Error("CSP meta tag missing from the rendered DOM")
+	}
+	if len(res.Charts) != wantCharts || wantCharts == 0 {
+		t.Errorf("Chromium found %d charts, the HTML has %d", len(res.Charts), wantCharts)
+	}
+	for _, c := range res.Charts {
+		if c.W < 100 || c.H < 10 || c.BBoxW < 50 || c.BBoxH < 10 || c.Bars == 0 {
+			t.Errorf("chart %q not drawn: %+v", c.Label, c)
+		}
+	}
+	if res.Resources != 0 || len(res.Violations) != 0 {
+		t.Errorf("the report tried to fetch: %d resources, CSP violations %q", res.Resources, res.Violations)
+	}
+
+	// The control: a report that does reference the network must be caught.
+	leaky := strings.Replace(probed, "</main>",
+		`<img src="http://ngkit.invalid/x.png"><link rel="stylesheet" href="https://ngkit.invalid/x.css"></main>`, 1)
+	res, _ = runChromium(t, bin, leaky)
+	if len(res.Violations) < 2 {
+		t.Errorf("probe missed the fetches of the control page: violations %q, resources %d", res.Violations, res.Resources)
+	}
+}
+
+func findChromium() string {
+	if p := os.Getenv("NGKIT_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+var probeRe = regexp.MustCompile(`<pre id="ngprobe">(.*?)</pre>`)
+
+// runChromium loads page from a file in headless Chromium with every host
+// name unresolvable, and returns what the probe recorded and the DOM.
+func runChromium(t *testing.T, bin, page string) (probeResult, string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Generous: a run takes about a second, but the machine may be busy.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--user-data-dir="+filepath.Join(dir, "profile"),
+		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
+		"--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1024,768",
+		"--dump-dom", "file://"+file)
+	cmd.Env = append(os.Environ(), "HOME="+dir) // keep Chromium's caches out of the real home
+	// Chromium is a tree of processes (and /usr/bin/chromium a wrapper
+	// script): on timeout kill the whole group, not only the first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("chromium: %v", time.Since(start).Round(time.Millisecond))
+	dom := stdout.String()
+	m := probeRe.FindStringSubmatch(dom)
+	if err != nil || m == nil {
+		t.Fatalf("chromium: %v; probe result found: %v\nstderr (tail):\n%s", err, m != nil, tail(stderr.String(), 2000))
+	}
+	var res probeResult
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &res); err != nil {
+		t.Fatalf("probe result %q: %v", m[1], err)
+	}
+	return res, dom
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
