@@ -1,0 +1,504 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Config is a resolved client configuration (see Flags for the meaning
+// of each field).
+type Config struct {
+	BaseURL string
+	Model   string
+	APIKey  Secret
+	// Stage names the program, in gen and the usage summary.
+	Stage    string
+	Sampling Sampling
+	// Concurrency is the most calls in flight (the AIMD window's ceiling).
+	Concurrency int
+	RPM, TPM    int
+	// Timeout bounds one request; Deadline (0: none) the whole run,
+	// counted from New.
+	Timeout, Deadline time.Duration
+	MaxRetries        int
+	MaxReasks         int
+	// Backoff is the first retry's wait, doubled at each retry, jittered;
+	// RetryAfterCap caps every wait, the server's Retry-After included.
+	Backoff, RetryAfterCap time.Duration
+	// ResponseFormat: auto, json_schema, json_object or prompt.
+	ResponseFormat string
+	// CacheDir is the cache directory; "" disables the cache.
+	CacheDir     string
+	UsageJSON    string
+	Prices       string
+	EmitRequests string
+	Responses    string
+	// Stderr gets the summary and notes; Quiet silences the summary.
+	Stderr interface{ Write([]byte) (int, error) }
+	Quiet  bool
+	// HTTPClient replaces the default transport (tests).
+	HTTPClient *http.Client
+}
+
+// Response formats.
+const (
+	formatJSONSchema = iota
+	formatJSONObject
+	formatPrompt
+)
+
+// Client calls one model at one endpoint for one stage. It is safe for
+// concurrent use; Close prints the usage summary.
+type Client struct {
+	cfg      Config
+	svc      openai.ChatCompletionService
+	win      *window
+	rpm, tpm *bucket
+	cache    *Cache
+	emit     *emitter
+	replay   map[string]*recorded
+	prices   map[string]Price
+	usage    usage
+	start    time.Time
+	deadline time.Time
+	format   atomic.Int32
+	fellBack sync.Once
+	deferred atomic.Int64
+	// maxCompletion: OpenAI's newer models take only
+	// max_completion_tokens; other servers know max_tokens.
+	maxCompletion bool
+}
+
+// New makes a client; errors are usage errors (a bad file or directory).
+func New(cfg Config) (*Client, error) {
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = time.Second
+	}
+	if cfg.RetryAfterCap <= 0 {
+		cfg.RetryAfterCap = time.Minute
+	}
+	if cfg.Stage == "" {
+		cfg.Stage = "llm"
+	}
+	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
+	if cfg.Deadline > 0 {
+		c.deadline = c.start.Add(cfg.Deadline)
+	}
+	switch cfg.ResponseFormat {
+	case "", "auto", "json_schema":
+		c.format.Store(formatJSONSchema)
+	case "json_object":
+		c.format.Store(formatJSONObject)
+	case "prompt":
+		c.format.Store(formatPrompt)
+	default:
+		return nil, fmt.Errorf("--response-format %q: want auto, json_schema, json_object or prompt", cfg.ResponseFormat)
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--base-url %q: want an http(s) URL such as http://localhost:11434/v1", redactURL(cfg.BaseURL))
+	}
+	c.maxCompletion = u.Host == "api.openai.com"
+	if c.prices, err = loadPrices(cfg.Prices); err != nil {
+		return nil, err
+	}
+	if cfg.CacheDir != "" {
+		if c.cache, err = OpenCache(cfg.CacheDir); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Responses != "" {
+		if c.replay, err = loadResponses(cfg.Responses); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.EmitRequests != "" {
+		if c.emit, err = openEmitter(cfg.EmitRequests); err != nil {
+			return nil, err
+		}
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// One idle connection per concurrent call: the default (2) would
+		// open and close connections all the time at --concurrency 64.
+		t.MaxIdleConnsPerHost = cfg.Concurrency + 4
+		t.MaxIdleConns = cfg.Concurrency + 4
+		hc = &http.Client{Transport: t}
+	}
+	// NewChatCompletionService, not openai.NewClient: the latter reads
+	// OPENAI_* from the process environment on its own; here the flags
+	// and NG_* decide.
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0), // our retries: they know the window and the limits
+	}
+	if k := cfg.APIKey.reveal(); k != "" {
+		opts = append(opts, option.WithAPIKey(k))
+	}
+	c.svc = openai.NewChatCompletionService(opts...)
+	return c, nil
+}
+
+// Call answers one request: from the cache, from the --responses file,
+// by writing it to the --emit-requests file (ErrDeferred), or by calling
+// the model, with retries. The error says why the call failed for good;
+// it never contains the API key.
+func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	var sch *schema
+	if req.Schema != "" {
+		var err error
+		if sch, err = loadSchema(req.Schema); err != nil {
+			return nil, err
+		}
+	}
+	samp := c.cfg.Sampling.over(req.Sampling)
+	key := ""
+	st := &CallStats{}
+	defer func() { c.usage.record(req.Call, st) }()
+	gen := record.Gen{Stage: c.cfg.Stage, Call: req.Call, Model: c.cfg.Model, PromptPack: req.PromptPack}
+
+	if c.cache != nil {
+		key = cacheKey(c.cfg.BaseURL, c.cfg.Model, req.Messages, sch, samp)
+		if e, ok := c.cache.get(key); ok {
+			if resp, f := accept(e.Content, e.FinishReason, sch, req.Check); f == nil {
+				st.Calls, st.CacheHits = 1, 1
+				gen.CacheHit, gen.TokensIn, gen.TokensOut, gen.Seconds = true, e.TokensIn, e.TokensOut, e.Seconds
+				if e.Model != "" {
+					gen.Model = e.Model
+				}
+				resp.Gen = gen
+				return resp, nil
+			}
+		}
+	}
+	if c.replay != nil {
+		if rec, ok := c.replay[req.CustomID()]; ok {
+			resp, err := c.fromRecorded(rec, sch, req, &gen, st)
+			if err != nil {
+				st.Failed = 1
+				return nil, fmt.Errorf("call %s: %w", req.Call, err)
+			}
+			st.Calls, st.Replayed = 1, 1
+			c.store(key, resp, &gen)
+			return resp, nil
+		}
+		if c.emit == nil {
+			st.Failed = 1
+			return nil, fmt.Errorf("call %s: no reply for custom_id %q in --responses %s", req.Call, req.CustomID(), c.cfg.Responses)
+		}
+	}
+	if c.emit != nil {
+		if req.ID == "" {
+			return nil, errors.New("--emit-requests: the call has no record id for its custom_id")
+		}
+		body, err := c.params(c.withFormat(req.Messages, sch, c.mode()), sch, samp, c.mode()).MarshalJSON()
+		if err == nil {
+			err = c.emit.add(req.CustomID(), body)
+		}
+		if err != nil {
+			return nil, err
+		}
+		st.Emitted = 1
+		return nil, ErrDeferred
+	}
+	resp, err := c.live(ctx, req, sch, samp, st, &gen)
+	if err != nil {
+		st.Failed = 1
+		return nil, fmt.Errorf("call %s: %s", req.Call, c.redact(err.Error()))
+	}
+	st.Calls = 1
+	gen.Seconds = roundSeconds(time.Since(start))
+	resp.Gen = gen
+	c.store(key, resp, &gen)
+	return resp, nil
+}
+
+// store caches an accepted reply; a failed write costs only a future miss.
+func (c *Client) store(key string, resp *Response, gen *record.Gen) {
+	if c.cache == nil || key == "" {
+		return
+	}
+	c.cache.put(key, &cacheEntry{Model: gen.Model, Content: resp.raw, FinishReason: resp.FinishReason,
+		TokensIn: gen.TokensIn, TokensOut: gen.TokensOut, Seconds: gen.Seconds})
+}
+
+// fromRecorded answers a call from a --responses line. An invalid reply
+// cannot be re-asked: the record fails.
+func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *record.Gen, st *CallStats) (*Response, error) {
+	if rec.err != "" {
+		return nil, errors.New(rec.err)
+	}
+	content, finish := "", "stop"
+	if rec.content != nil {
+		content = *rec.content
+	} else {
+		comp, err := decodeCompletion(rec.body)
+		if err != nil {
+			return nil, fmt.Errorf("--responses: %s: %v", req.CustomID(), err)
+		}
+		if len(comp.Choices) == 0 {
+			return nil, fmt.Errorf("--responses: %s: no choices", req.CustomID())
+		}
+		content, finish = comp.Choices[0].Message.Content, comp.Choices[0].FinishReason
+		gen.TokensIn, gen.TokensOut = comp.Usage.PromptTokens, comp.Usage.CompletionTokens
+		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
+		if comp.Model != "" {
+			gen.Model = comp.Model
+		}
+	}
+	resp, f := accept(content, finish, sch, req.Check)
+	if f != nil {
+		return nil, fmt.Errorf("recorded reply for %s: %s", req.CustomID(), f.reason)
+	}
+	resp.Gen = *gen
+	return resp, nil
+}
+
+// live calls the model until a reply is accepted or the retries are spent.
+func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampling, st *CallStats, gen *record.Gen) (*Response, error) {
+	parent := ctx
+	if !c.deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, c.deadline)
+		defer cancel()
+	}
+	stopped := func() error {
+		if err := parent.Err(); err != nil {
+			return fmt.Errorf("not answered: %w", err)
+		}
+		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
+	}
+	msgs := req.Messages
+	retries, reasks := 0, 0
+	for {
+		mode := c.mode()
+		send := c.withFormat(msgs, sch, mode)
+		est := estimateTokens(send, samp.MaxTokens)
+		if err := c.rpm.take(ctx, 1); err != nil {
+			return nil, stopped()
+		}
+		if err := c.tpm.take(ctx, est); err != nil {
+			return nil, stopped()
+		}
+		slot, err := c.win.acquire(ctx)
+		if err != nil {
+			return nil, stopped()
+		}
+		comp, f := c.send(ctx, c.params(send, sch, samp, mode))
+		c.win.release(slot, f != nil && f.throttled, f == nil)
+		st.Requests++
+		if ctx.Err() != nil {
+			return nil, stopped()
+		}
+		var resp *Response
+		if comp != nil {
+			in, out := comp.Usage.PromptTokens, comp.Usage.CompletionTokens
+			gen.TokensIn += in
+			gen.TokensOut += out
+			st.TokensIn += int64(in)
+			st.TokensOut += int64(out)
+			c.tpm.adjust(float64(in+out) - est)
+			if comp.Model != "" {
+				gen.Model = comp.Model
+			}
+			choice := comp.Choices[0]
+			resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.Check)
+			if f == nil {
+				st.Retries, st.Reasks = int64(retries), int64(reasks)
+				gen.Retries = retries + reasks
+				return resp, nil
+			}
+			if f.reask && reasks < c.cfg.MaxReasks {
+				reasks++
+				st.fault(f.kind)
+				msgs = append(append(msgs[:len(msgs):len(msgs)], Assistant(choice.Message.Content)),
+					User("Your reply was not valid: "+f.reason+". Reply again with only the corrected JSON object."))
+				continue
+			}
+			if f.reask {
+				st.fault(f.kind)
+				return nil, fmt.Errorf("invalid reply after %d re-asks: %s", reasks, f.reason)
+			}
+		} else {
+			c.tpm.adjust(-est) // not served: nothing was spent
+		}
+		if f.rejectedFormat && mode == formatJSONSchema && (c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto") {
+			c.fallBack()
+			continue
+		}
+		st.fault(f.kind)
+		if !f.retry {
+			return nil, errors.New(f.reason)
+		}
+		if retries >= c.cfg.MaxRetries {
+			return nil, fmt.Errorf("gave up after %d attempts: %s", retries+reasks+1, f.reason)
+		}
+		retries++
+		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
+			return nil, stopped()
+		}
+	}
+}
+
+func (s *CallStats) fault(kind string) {
+	if s.Faults == nil {
+		s.Faults = map[string]int64{}
+	}
+	s.Faults[kind]++
+}
+
+// mode is the response format in use.
+func (c *Client) mode() int { return int(c.format.Load()) }
+
+// fallBack switches auto mode to asking for JSON in the prompt, once,
+// after the server rejected response_format json_schema.
+func (c *Client) fallBack() {
+	c.fellBack.Do(func() {
+		c.format.Store(formatPrompt)
+		if c.cfg.Stderr != nil {
+			fmt.Fprintf(c.cfg.Stderr, "%s: the server rejected response_format json_schema; asking for JSON in the prompt instead (--response-format prompt)\n", c.cfg.Stage)
+		}
+	})
+}
+
+// withFormat adds the JSON instruction to the system message when the
+// schema is not sent as response_format.
+func (c *Client) withFormat(msgs []Message, sch *schema, mode int) []Message {
+	if sch == nil || mode == formatJSONSchema {
+		return msgs
+	}
+	instr := "Reply with only a JSON object, no other text, that matches this JSON Schema:\n" + sch.text
+	out := make([]Message, 0, len(msgs)+1)
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		out = append(out, System(msgs[0].Content+"\n\n"+instr))
+		return append(out, msgs[1:]...)
+	}
+	out = append(out, System(instr))
+	return append(out, msgs...)
+}
+
+// params builds the chat-completions request.
+func (c *Client) params(msgs []Message, sch *schema, s Sampling, mode int) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{Model: c.cfg.Model, Messages: make([]openai.ChatCompletionMessageParamUnion, len(msgs))}
+	for i, m := range msgs {
+		switch m.Role {
+		case "system":
+			p.Messages[i] = openai.SystemMessage(m.Content)
+		case "assistant":
+			p.Messages[i] = openai.AssistantMessage(m.Content)
+		default:
+			p.Messages[i] = openai.UserMessage(m.Content)
+		}
+	}
+	if s.Temperature != nil {
+		p.Temperature = openai.Float(*s.Temperature)
+	}
+	if s.TopP != nil {
+		p.TopP = openai.Float(*s.TopP)
+	}
+	if s.Seed != nil {
+		p.Seed = openai.Int(*s.Seed)
+	}
+	if s.MaxTokens > 0 {
+		if c.maxCompletion {
+			p.MaxCompletionTokens = openai.Int(int64(s.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(s.MaxTokens))
+		}
+	}
+	if sch != nil {
+		switch mode {
+		case formatJSONSchema:
+			p.ResponseFormat.OfJSONSchema = &openai.ResponseFormatJSONSchemaParam{
+				JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: sch.name, Schema: sch.doc}}
+		case formatJSONObject:
+			p.ResponseFormat.OfJSONObject = &openai.ResponseFormatJSONObjectParam{}
+		}
+	}
+	return p
+}
+
+// estimateTokens guesses a request's tokens before it is sent, for the
+// tpm bucket: about 4 bytes a token for Latin text, one per character for
+// CJK, plus the reply (max tokens, or a typical 500).
+func estimateTokens(msgs []Message, maxTokens int) float64 {
+	n := 0.0
+	for _, m := range msgs {
+		for _, r := range m.Content {
+			if r < 0x80 {
+				n += 0.25
+			} else {
+				n++
+			}
+		}
+		n += 4
+	}
+	if maxTokens > 0 {
+		return n + float64(maxTokens)
+	}
+	return n + 500
+}
+
+// backoff is the wait before retry n: exponential with jitter (half to
+// all of Backoff·2^(n-1)), at least what the server asked, at most the cap.
+func (c *Client) backoff(n int, after time.Duration) time.Duration {
+	d := c.cfg.Backoff << min(n-1, 20)
+	if d <= 0 || d > c.cfg.RetryAfterCap {
+		d = c.cfg.RetryAfterCap
+	}
+	d = d/2 + jitter(d/2)
+	if after > d {
+		d = after
+	}
+	return min(d, c.cfg.RetryAfterCap)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// redact removes the API key from a message (a server may echo it).
+func (c *Client) redact(s string) string {
+	if k := c.cfg.APIKey.reveal(); len(k) >= 4 {
+		s = strings.ReplaceAll(s, k, "[redacted]")
+	}
+	return s
+}
+
+// redactURL drops the user info and query of a URL, where keys hide.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+

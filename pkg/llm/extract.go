@@ -1,0 +1,185 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
+// long reply full of braces costs O(n), not O(n²).
+const maxCandidates = 32
+
+// ExtractJSON finds the JSON value in a model's reply and returns it
+// compacted: the whole reply when it is JSON, else the first ```fenced```
+// block that is, else the first balanced {...} or [...] in chatty text
+// ("Sure! Here it is: {...} Hope this helps"). Trailing commas, a common
+// slip of small models, are forgiven.
+func ExtractJSON(text string) ([]byte, error) {
+	s := strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
+	if s == "" {
+		return nil, errors.New("empty reply")
+	}
+	if b, ok := parseLenient(s); ok {
+		return b, nil
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "```")
+		if i < 0 {
+			break
+		}
+		body := rest[i+3:]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 && !strings.ContainsAny(body[:nl], "{[") {
+			body = body[nl+1:] // the language tag: ```json
+		}
+		end := strings.Index(body, "```")
+		if end < 0 {
+			end = len(body) // unclosed fence: take the rest
+		}
+		if b, ok := parseLenient(strings.TrimSpace(body[:end])); ok {
+			return b, nil
+		}
+		if end == len(body) {
+			break
+		}
+		rest = body[end+3:]
+	}
+	tried := 0
+	for i := 0; i < len(s) && tried < maxCandidates; i++ {
+		if s[i] != '{' && s[i] != '[' {
+			continue
+		}
+		tried++
+		end := matchClose(s, i)
+		if end < 0 {
+			continue
+		}
+		if b, ok := parseLenient(s[i : end+1]); ok {
+			return b, nil
+		}
+	}
+	return nil, errors.New("no JSON object found in the reply")
+}
+
+// parseLenient returns s compacted when it is JSON, or when it is JSON
+// once trailing commas are removed.
+func parseLenient(s string) ([]byte, bool) {
+	var buf bytes.Buffer
+	if json.Compact(&buf, []byte(s)) == nil {
+		return buf.Bytes(), true
+	}
+	fixed := dropTrailingCommas(s)
+	if fixed == s {
+		return nil, false
+	}
+	buf.Reset()
+	if json.Compact(&buf, []byte(fixed)) == nil {
+		return buf.Bytes(), true
+	}
+	return nil, false
+}
+
+// matchClose returns the index of the bracket closing the one at s[i],
+// skipping strings, or -1.
+func matchClose(s string, i int) int {
+	var stack []byte
+	inStr, esc := false, false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{':
+			stack = append(stack, '}')
+		case '[':
+			stack = append(stack, ']')
+		case '}', ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return -1
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// dropTrailingCommas removes commas followed (after spaces) by } or ],
+// outside strings.
+func dropTrailingCommas(s string) string {
+	var b strings.Builder
+	inStr, esc := false, false
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			b.WriteByte(c)
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		}
+		if c == ',' {
+			k := j + 1
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+				k++
+			}
+			if k < len(s) && (s[k] == '}' || s[k] == ']') {
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking in.
+var reasoningTags = []string{"think", "thinking", "reasoning"}
+
+// stripReasoning removes a closed reasoning block that opens the reply
+// (or a lone closing tag, when the chat template opened it), which is how
+// reasoning models answer by design. It reports leaked=true when reasoning
+// is left in the answer — an unclosed block, a block in the middle — or
+// when nothing but reasoning was sent: those replies are failures.
+func stripReasoning(content string) (answer string, leaked bool) {
+	s := strings.TrimSpace(content)
+	lower := strings.ToLower(s)
+	for _, tag := range reasoningTags {
+		open, close := "<"+tag+">", "</"+tag+">"
+		if !strings.Contains(lower, open) && !strings.Contains(lower, close) {
+			continue
+		}
+		c := strings.Index(lower, close)
+		o := strings.Index(lower, open)
+		if c < 0 || (o > 0) || (o == 0 && c < len(open)) {
+			return s, true // unclosed, or not at the start
+		}
+		s = strings.TrimSpace(s[c+len(close):])
+		lower = strings.ToLower(s)
+		if strings.Contains(lower, "<"+tag) || strings.Contains(lower, close) || s == "" {
+			return s, true
+		}
+	}
+	return s, false
+}

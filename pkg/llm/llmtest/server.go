@@ -1,0 +1,470 @@
+// Package llmtest is an in-process OpenAI-compatible chat-completions
+// server for tests and benchmarks: scripted replies matched on the
+// request, configurable latency, faults injected at a rate (429 with
+// Retry-After, 500, 503, slow replies, dropped connections, malformed
+// bodies, empty content, finish_reason length and content_filter, replies
+// in the wrong language, invalid JSON, leaked reasoning), and a record of
+// every request. cmd/fakellm serves it on a port for shell tests.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is a kind of injected failure.
+type Fault string
+
+// The faults.
+const (
+	RateLimit     Fault = "429"            // 429 with Retry-After-Ms and Retry-After
+	ServerError   Fault = "500"            // 500
+	Unavailable   Fault = "503"            // 503 with Retry-After-Ms
+	Slow          Fault = "slow"           // the reply comes after Options.SlowFor (past the client's timeout)
+	Drop          Fault = "drop"           // the connection is closed without a reply
+	Malformed     Fault = "malformed"      // 200 with a body cut in the middle
+	Empty         Fault = "empty"          // empty content
+	Length        Fault = "length"         // content cut, finish_reason length
+	ContentFilter Fault = "content_filter" // no content, finish_reason content_filter
+	WrongLang     Fault = "wronglang"      // the reply's text in English instead
+	BadJSON       Fault = "badjson"        // content that is not JSON
+	Reasoning     Fault = "reasoning"      // an unclosed <think> block leaked into the content
+)
+
+// AllFaults are every fault kind, the default of Options.Faults.
+var AllFaults = []Fault{RateLimit, ServerError, Unavailable, Slow, Drop, Malformed, Empty, Length, ContentFilter, WrongLang, BadJSON, Reasoning}
+
+// Options configure a server.
+type Options struct {
+	// Latency delays every reply.
+	Latency time.Duration
+	// FaultRate is the share of requests that get a fault, drawn from
+	// Faults (default AllFaults). The draw is a hash of the request body
+	// and how many times that body was seen, so a run is reproducible.
+	FaultRate float64
+	Faults    []Fault
+	Seed      uint64
+	// RetryAfter is what a 429 or 503 asks the client to wait (default 10 ms).
+	RetryAfter time.Duration
+	// SlowFor is how long a Slow reply takes (default 10 s; the handler
+	// stops early when the client goes away).
+	SlowFor time.Duration
+	// Rules are tried in order; the first that matches answers.
+	Rules []Rule
+	// Reply gives the content for requests no rule matches. Default: an
+	// instance of the request's JSON Schema (from response_format or the
+	// prompt) when there is one, else "echo: " and the last user message.
+	Reply func(*ChatRequest) string
+	// APIKey, when set, is required as a Bearer token; a wrong one gets a
+	// 401 whose message quotes it, as careless servers do.
+	APIKey string
+	// RejectJSONSchema answers 400 to response_format json_schema, like a
+	// server without structured outputs.
+	RejectJSONSchema bool
+	// NoRecord keeps no requests (long benchmarks).
+	NoRecord bool
+}
+
+// Rule is a scripted reply.
+type Rule struct {
+	// Contains must be in the last user message ("" matches every request).
+	Contains string `json:"contains"`
+	// Content is the reply; FinishReason defaults to "stop".
+	Content      string `json:"content"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Status, when not 0 or 200, answers with that HTTP error instead.
+	Status int `json:"status,omitempty"`
+}
+
+// Message is a chat message as received.
+type Message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// Text is the content as a string (text parts joined).
+func (m Message) Text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(m.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// ChatRequest is a chat-completions request as received.
+type ChatRequest struct {
+	Model          string    `json:"model"`
+	Messages       []Message `json:"messages"`
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+	MaxTokens           *int     `json:"max_tokens"`
+	MaxCompletionTokens *int     `json:"max_completion_tokens"`
+	Temperature         *float64 `json:"temperature"`
+	TopP                *float64 `json:"top_p"`
+	Seed                *int64   `json:"seed"`
+}
+
+// LastUser is the content of the last user message.
+func (r *ChatRequest) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Text()
+		}
+	}
+	return ""
+}
+
+// Schema is the JSON Schema the request asks the reply to match: the
+// response_format's, or one given in the system prompt after "JSON
+// Schema:"; nil when none.
+func (r *ChatRequest) Schema() json.RawMessage {
+	if rf := r.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		return rf.JSONSchema.Schema
+	}
+	for _, m := range r.Messages {
+		t := m.Text()
+		if i := strings.Index(t, "JSON Schema:"); i >= 0 {
+			s := strings.TrimSpace(t[i+len("JSON Schema:"):])
+			if json.Valid([]byte(s)) {
+				return json.RawMessage(s)
+			}
+		}
+	}
+	return nil
+}
+
+// Recorded is one request the server received.
+type Recorded struct {
+	Header  http.Header
+	Body    []byte
+	Request ChatRequest
+	// Fault is the fault injected ("" if none); Status the HTTP status sent
+	// (0 for a dropped connection).
+	Fault  Fault
+	Status int
+}
+
+// Server is a fake OpenAI-compatible endpoint.
+type Server struct {
+	// URL is the base URL to give a client, ending in /v1.
+	URL string
+	srv *httptest.Server
+	opt Options
+
+	mu       sync.Mutex
+	requests []Recorded
+	seen     map[uint64]int
+	n        int
+}
+
+// New starts a server on a local port.
+func New(opt Options) *Server {
+	s := newServer(opt)
+	s.srv = httptest.NewServer(s)
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// Listen serves on l (cmd/fakellm); close the listener to stop.
+func Listen(l net.Listener, opt Options) (*Server, *http.Server) {
+	s := newServer(opt)
+	s.URL = "http://" + l.Addr().String() + "/v1"
+	hs := &http.Server{Handler: s}
+	go hs.Serve(l)
+	return s, hs
+}
+
+func newServer(opt Options) *Server {
+	if len(opt.Faults) == 0 {
+		opt.Faults = AllFaults
+	}
+	if opt.RetryAfter <= 0 {
+		opt.RetryAfter = 10 * time.Millisecond
+	}
+	if opt.SlowFor <= 0 {
+		opt.SlowFor = 10 * time.Second
+	}
+	return &Server{opt: opt, seen: map[uint64]int{}}
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	if s.srv != nil {
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	}
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *Server) Requests() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Recorded(nil), s.requests...)
+}
+
+// Count is the number of requests received so far.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var req ChatRequest
+	rec := Recorded{Header: r.Header.Clone(), Body: body}
+	if err := json.Unmarshal(body, &req); err != nil {
+		rec.Status = http.StatusBadRequest
+		s.record(rec)
+		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
+		return
+	}
+	rec.Request = req
+	fault := s.draw(body)
+	rec.Fault = fault
+	rec.Status = s.answer(w, r, &req, body, fault)
+	s.record(rec)
+}
+
+func (s *Server) record(rec Recorded) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	if !s.opt.NoRecord {
+		s.requests = append(s.requests, rec)
+	}
+}
+
+// draw decides the fault of a request: a hash of the seed, the body and
+// the number of times the body was seen (so a retry draws anew).
+func (s *Server) draw(body []byte) Fault {
+	if s.opt.FaultRate <= 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	key := h.Sum64()
+	s.mu.Lock()
+	nth := s.seen[key]
+	s.seen[key] = nth + 1
+	s.mu.Unlock()
+	x := mix(key ^ s.opt.Seed ^ mix(uint64(nth)+1))
+	if float64(x>>11)/float64(1<<53) >= s.opt.FaultRate {
+		return ""
+	}
+	return s.opt.Faults[mix(x)%uint64(len(s.opt.Faults))]
+}
+
+// mix is splitmix64's finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// answer writes the reply and returns its status (0: dropped).
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest, body []byte, fault Fault) int {
+	if s.opt.APIKey != "" {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if got != s.opt.APIKey {
+			writeError(w, http.StatusUnauthorized, "Incorrect API key provided: "+got, nil)
+			return http.StatusUnauthorized
+		}
+	}
+	if !wait(r, s.opt.Latency) {
+		return 0
+	}
+	retryHeaders := func() http.Header {
+		ms := s.opt.RetryAfter.Milliseconds()
+		return http.Header{
+			"Retry-After-Ms": {strconv.FormatInt(ms, 10)},
+			"Retry-After":    {strconv.Itoa(int(math.Ceil(s.opt.RetryAfter.Seconds())))},
+		}
+	}
+	switch fault {
+	case RateLimit:
+		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", retryHeaders())
+		return http.StatusTooManyRequests
+	case ServerError:
+		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request", nil)
+		return http.StatusInternalServerError
+	case Unavailable:
+		writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded", retryHeaders())
+		return http.StatusServiceUnavailable
+	case Slow:
+		if !wait(r, s.opt.SlowFor) {
+			return 0
+		}
+	case Drop:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return 0
+			}
+		}
+		panic(http.ErrAbortHandler) // HTTP/2: abort the stream
+	case Malformed:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"chatcmpl-fake","object":"chat.completion","choices":[{"index":0,"message":{"role":"assist`))
+		return http.StatusOK
+	}
+	if s.opt.RejectJSONSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
+		writeError(w, http.StatusBadRequest, "response_format json_schema is not supported by this model", nil)
+		return http.StatusBadRequest
+	}
+	content, finish, status := s.reply(req)
+	if status != 0 && status != http.StatusOK {
+		writeError(w, status, "scripted error", nil)
+		return status
+	}
+	switch fault {
+	case Empty:
+		content = ""
+	case Length:
+		content, finish = cut(content), "length"
+	case ContentFilter:
+		content, finish = "", "content_filter"
+	case WrongLang:
+		content = English(content)
+	case BadJSON:
+		content = "Sure! Here is what you asked for: {text: " + cut(content)
+	case Reasoning:
+		content = "<think>The user wants a reply. Let me think about what to write first, then"
+	}
+	writeCompletion(w, req.Model, content, finish, len(body)/4)
+	return http.StatusOK
+}
+
+// reply is the scripted or default reply.
+func (s *Server) reply(req *ChatRequest) (content, finish string, status int) {
+	last := req.LastUser()
+	for _, rule := range s.opt.Rules {
+		if strings.Contains(last, rule.Contains) {
+			finish = rule.FinishReason
+			if finish == "" {
+				finish = "stop"
+			}
+			return rule.Content, finish, rule.Status
+		}
+	}
+	if s.opt.Reply != nil {
+		return s.opt.Reply(req), "stop", 0
+	}
+	if sch := req.Schema(); sch != nil {
+		b, _ := json.Marshal(Instance(sch))
+		return string(b), "stop", 0
+	}
+	return "echo: " + last, "stop", 0
+}
+
+var completionID struct {
+	sync.Mutex
+	n int
+}
+
+func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens int) {
+	completionID.Lock()
+	completionID.n++
+	id := completionID.n
+	completionID.Unlock()
+	c, _ := json.Marshal(content)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+		id, time.Now().Unix(), model, c, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string, h http.Header) {
+	for k, v := range h {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": strconv.Itoa(status)}})
+	w.Write(b)
+}
+
+// cut returns the first half of s (on a rune boundary).
+func cut(s string) string {
+	r := []rune(s)
+	return string(r[:len(r)/2])
+}
+
+// English is what the WrongLang fault does to a reply: in a JSON object,
+// every string value that is not plain ASCII becomes an English sentence;
+// any other reply is replaced by one.
+func English(content string) string {
+	const en = "I am sorry, but I will answer this in English instead."
+	var v any
+	if json.Unmarshal([]byte(content), &v) != nil {
+		return en
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			for _, r := range x {
+				if r >= 0x80 {
+					return en
+				}
+			}
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return v
+	}
+	b, _ := json.Marshal(walk(v))
+	return string(b)
+}

@@ -1,0 +1,178 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// completion is the part of a chat-completions reply we use, decoded by
+// hand: cheaper than the SDK's generic decoder and tolerant of servers
+// that leave fields out.
+type completion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+			Refusal string `json:"refusal"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+func decodeCompletion(b []byte) (*completion, error) {
+	var c completion
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("malformed reply body: %v", err)
+	}
+	return &c, nil
+}
+
+// failure is why one attempt did not give an accepted reply.
+type failure struct {
+	kind   string // short, for the usage faults: 429, 5xx, timeout, ...
+	reason string // for the error message
+	retry  bool   // worth another attempt
+	reask  bool   // the reply was invalid: ask again with the reason
+	after  time.Duration
+	// throttled: a 429, which cuts the concurrency window.
+	throttled bool
+	// rejectedFormat: a 400 about response_format (no json_schema support).
+	rejectedFormat bool
+}
+
+// send makes one request with the per-request timeout.
+func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*completion, *failure) {
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	var raw []byte
+	var hres *http.Response
+	_, err := c.svc.New(actx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hres))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &failure{kind: "cancelled", reason: ctx.Err().Error()}
+		}
+		if actx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, &failure{kind: "timeout", reason: fmt.Sprintf("no reply within --timeout %s", c.cfg.Timeout), retry: true}
+		}
+		var apiErr *openai.Error
+		status, msg := 0, ""
+		var header http.Header
+		if errors.As(err, &apiErr) {
+			status, msg = apiErr.StatusCode, apiErr.Message
+			if apiErr.Response != nil {
+				header = apiErr.Response.Header
+			}
+		} else if hres != nil && hres.StatusCode >= 400 {
+			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
+		}
+		if status == 0 {
+			return nil, &failure{kind: "connection", reason: "connection failed: " + c.redact(err.Error()), retry: true}
+		}
+		return nil, c.httpFailure(status, msg, header)
+	}
+	comp, derr := decodeCompletion(raw)
+	if derr != nil {
+		return nil, &failure{kind: "malformed", reason: derr.Error(), retry: true}
+	}
+	if len(comp.Choices) == 0 {
+		return nil, &failure{kind: "malformed", reason: "reply has no choices", retry: true}
+	}
+	return comp, nil
+}
+
+// httpFailure classifies an HTTP error: 429, 408, 409 and 5xx are worth
+// retrying (after the server's Retry-After, if any); 400, 401, 403, 404
+// and other 4xx are not.
+func (c *Client) httpFailure(status int, msg string, h http.Header) *failure {
+	reason := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if msg = strings.TrimSpace(msg); msg != "" {
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		reason += ": " + c.redact(msg)
+	}
+	f := &failure{kind: strconv.Itoa(status), reason: reason, after: retryAfter(h)}
+	switch {
+	case status == http.StatusTooManyRequests:
+		f.retry, f.throttled = true, true
+	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
+		f.retry = true
+	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+		l := strings.ToLower(msg)
+		f.rejectedFormat = strings.Contains(l, "response_format") || strings.Contains(l, "json_schema") || strings.Contains(l, "response format")
+	}
+	if status >= 500 {
+		f.kind = "5xx"
+	}
+	return f
+}
+
+// retryAfter reads Retry-After-Ms (OpenAI, Azure) or Retry-After
+// (seconds or an HTTP date).
+func retryAfter(h http.Header) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(time.Until(t), 0)
+		}
+	}
+	return 0
+}
+
+// accept judges a reply: stop reasons, reasoning, emptiness, JSON and the
+// schema, then the caller's check.
+func accept(content, finish string, sch *schema, check func(*Response) error) (*Response, *failure) {
+	switch finish {
+	case "length":
+		return nil, &failure{kind: "length", reason: "reply cut at the token limit (finish_reason length)", retry: true}
+	case "content_filter":
+		return nil, &failure{kind: "content_filter", reason: "reply stopped by the content filter (finish_reason content_filter)", retry: true}
+	}
+	text, leaked := stripReasoning(content)
+	if leaked {
+		return nil, &failure{kind: "reasoning", reason: "reasoning leaked into the reply", retry: true}
+	}
+	if text == "" {
+		return nil, &failure{kind: "empty", reason: "empty reply", retry: true}
+	}
+	resp := &Response{Text: text, FinishReason: finish, raw: content}
+	if sch != nil {
+		b, err := ExtractJSON(text)
+		if err == nil {
+			err = sch.validate(b)
+		}
+		if err != nil {
+			return nil, &failure{kind: "invalid", reason: err.Error(), reask: true}
+		}
+		resp.JSON = b
+	}
+	if check != nil {
+		if err := check(resp); err != nil {
+			return nil, &failure{kind: "check", reason: "reply failed the check: " + err.Error(), retry: true}
+		}
+	}
+	return resp, nil
+}

@@ -1,0 +1,102 @@
+package llm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schema is a compiled reply schema from schemas/llm.
+type schema struct {
+	name string
+	doc  map[string]any // sent as response_format json_schema
+	text string         // compact JSON, for the prompt when the server has no JSON mode
+	hash string         // of the file, part of the cache key
+	sch  *jsonschema.Schema
+}
+
+var schemaCache sync.Map // name -> *schema
+
+var printer = message.NewPrinter(language.English)
+
+// loadSchema compiles schemas/llm/<name>.schema.json once per process.
+func loadSchema(name string) (*schema, error) {
+	if s, ok := schemaCache.Load(name); ok {
+		return s.(*schema), nil
+	}
+	raw, err := schemas.LLM(name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "ngkit:llm/" + name + ".schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	delete(m, "$schema") // not every server accepts the meta-schema keyword
+	text, _ := json.Marshal(m)
+	sum := sha256.Sum256(raw)
+	s := &schema{name: name, doc: m, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}
+	schemaCache.Store(name, s)
+	return s, nil
+}
+
+// validate checks one JSON value against the schema; the error is short
+// enough to send back to the model.
+func (s *schema) validate(b []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	if err := s.sch.Validate(v); err != nil {
+		msg := err.Error()
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			// The first line names the schema URL; the causes say what is wrong.
+			var causes []string
+			for _, c := range leaves(ve) {
+				loc := "/" + strings.Join(c.InstanceLocation, "/")
+				causes = append(causes, fmt.Sprintf("at %s: %s", loc, c.ErrorKind.LocalizedString(printer)))
+			}
+			if len(causes) > 0 {
+				msg = strings.Join(causes, "; ")
+			}
+		}
+		if len(msg) > 500 {
+			msg = msg[:500] + "..."
+		}
+		return fmt.Errorf("does not match schema %s: %s", s.name, msg)
+	}
+	return nil
+}
+
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+// Package llm is the LLM runtime every generating and labelling program
+// shares (DESIGN §4): one client for any OpenAI-compatible chat-completions
+// endpoint, built on github.com/openai/openai-go/v3, with adaptive
+// concurrency, rpm/tpm limits, retries, validated structured output, a
+// shared on-disk cache, usage and cost accounting, and OpenAI Batch files
+// (emit the requests, replay the replies).
+//
+// A stage calls Client.Call from Process; the shared runner
+// (pkg/pipeline) gives the concurrency: the program runs --concurrency
+// workers, each blocked in a call while the client keeps the server's
+// limits. Program wires the shared flags, the runner and the client.
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// System, User and Assistant make messages.
+func System(s string) Message    { return Message{Role: "system", Content: s} }
+func User(s string) Message      { return Message{Role: "user", Content: s} }
+func Assistant(s string) Message { return Message{Role: "assistant", Content: s} }
+
+// Sampling holds the sampling parameters; nil and 0 mean "the server's
+// default" (nothing is sent).
+type Sampling struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   int
+	Seed        *int64
+}
+
+// over returns s with the fields set in o replaced.
+func (s Sampling) over(o *Sampling) Sampling {
+	if o == nil {
+		return s
+	}
+	if o.Temperature != nil {
+		s.Temperature = o.Temperature
+	}
+	if o.TopP != nil {
+		s.TopP = o.TopP
+	}
+	if o.MaxTokens > 0 {
+		s.MaxTokens = o.MaxTokens
+	}
+	if o.Seed != nil {
+		s.Seed = o.Seed
+	}
+	return s
+}
+
+// Request is one logical call: what to ask, and how to judge the reply.
+type Request struct {
+	// ID is the id of the record the call is for, and Call the name of the
+	// call within the stage ("situation", "dialogue", "label"): together
+	// they name it in Batch files (custom_id = ID + "/" + Call), in the
+	// record's gen and in the usage summary.
+	ID   string
+	Call string
+	// Messages are sent as they are.
+	Messages []Message
+	// Schema names a reply schema, schemas/llm/<Schema>.schema.json: the
+	// reply must be JSON valid against it (sent as response_format
+	// json_schema where the server supports it, asked for in the prompt
+	// otherwise; an invalid reply is re-asked with the error). Empty: a
+	// free-text reply.
+	Schema string
+	// Sampling overrides the flags' sampling parameters where set.
+	Sampling *Sampling
+	// PromptPack is the version of the prompts used, kept in gen.
+	PromptPack string
+	// Check, when set, judges an otherwise valid reply (its language, for
+	// example): an error makes the reply a failure that is retried like an
+	// empty one, within --max-retries.
+	Check func(*Response) error
+}
+
+// CustomID names a call in Batch files.
+func (r *Request) CustomID() string { return r.ID + "/" + r.Call }
+
+// Response is an accepted reply.
+type Response struct {
+	// Text is the reply, with a leading reasoning block removed.
+	Text string
+	// JSON is the JSON value extracted from Text and validated, when the
+	// request named a schema.
+	JSON         json.RawMessage
+	FinishReason string
+	// Gen is the provenance of the call, for the record's gen list.
+	Gen record.Gen
+
+	raw string // the content as sent, for the cache
+}
+
+// Decode unmarshals the reply's JSON into v.
+func (r *Response) Decode(v any) error {
+	if r.JSON == nil {
+		return errors.New("the reply has no JSON (the call named no schema)")
+	}
+	return json.Unmarshal(r.JSON, v)
+}
+
+// ErrDeferred is returned by Call when the request was written to the
+// --emit-requests file instead of being sent: the record is finished when
+// the replies come back (--responses). Client.Stage drops such records
+// from the output without failing them.
+var ErrDeferred = errors.New("llm: request written to the --emit-requests file, not answered yet")

@@ -1,0 +1,206 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CallStats count what the calls of one name (or all) did.
+type CallStats struct {
+	Calls     int64 `json:"calls"`      // answered
+	Failed    int64 `json:"failed"`     // given up
+	CacheHits int64 `json:"cache_hits"` // answered from the cache
+	Replayed  int64 `json:"replayed"`   // answered from --responses
+	Emitted   int64 `json:"emitted"`    // written to --emit-requests
+	Requests  int64 `json:"requests"`   // HTTP requests sent
+	Retries   int64 `json:"retries"`
+	Reasks    int64 `json:"reasks"` // invalid structured replies asked again
+	TokensIn  int64 `json:"tokens_in"`
+	TokensOut int64 `json:"tokens_out"`
+	// Faults counts failed attempts by kind (429, 5xx, timeout,
+	// connection, malformed, empty, length, content_filter, reasoning,
+	// invalid, check, ...).
+	Faults  map[string]int64 `json:"faults,omitempty"`
+	CostUSD float64          `json:"cost_usd"`
+}
+
+func (s *CallStats) add(o *CallStats) {
+	s.Calls += o.Calls
+	s.Failed += o.Failed
+	s.CacheHits += o.CacheHits
+	s.Replayed += o.Replayed
+	s.Emitted += o.Emitted
+	s.Requests += o.Requests
+	s.Retries += o.Retries
+	s.Reasks += o.Reasks
+	s.TokensIn += o.TokensIn
+	s.TokensOut += o.TokensOut
+	s.CostUSD += o.CostUSD
+	for k, v := range o.Faults {
+		if s.Faults == nil {
+			s.Faults = map[string]int64{}
+		}
+		s.Faults[k] += v
+	}
+}
+
+// Usage is the report of a run: --usage-json writes it, and its summary
+// goes to stderr.
+type Usage struct {
+	Stage   string  `json:"stage"`
+	Model   string  `json:"model"`
+	BaseURL string  `json:"base_url"`
+	Seconds float64 `json:"seconds"`
+	// Priced is false when the model has no price (a local model, or one
+	// missing from the table: see --prices); CostUSD is then 0.
+	Priced bool   `json:"priced"`
+	Price  *Price `json:"price_per_mtok,omitempty"`
+	// Deferred counts records left for the Batch replies (--emit-requests).
+	Deferred int64                 `json:"deferred_records,omitempty"`
+	Total    CallStats             `json:"total"`
+	ByCall   map[string]*CallStats `json:"by_call"`
+	// WindowCuts counts the times a 429 halved the concurrency window.
+	WindowCuts int `json:"window_cuts,omitempty"`
+}
+
+// usage accumulates CallStats by call name.
+type usage struct {
+	mu     sync.Mutex
+	byCall map[string]*CallStats
+}
+
+func (u *usage) record(call string, s *CallStats) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.byCall == nil {
+		u.byCall = map[string]*CallStats{}
+	}
+	c := u.byCall[call]
+	if c == nil {
+		c = &CallStats{}
+		u.byCall[call] = c
+	}
+	c.add(s)
+}
+
+// report totals the stats and prices them.
+func (u *usage) report(price Price, priced bool) Usage {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	r := Usage{ByCall: map[string]*CallStats{}, Priced: priced}
+	if priced {
+		r.Price = &price
+	}
+	for name, c := range u.byCall {
+		cp := *c
+		if priced {
+			cp.CostUSD = price.cost(cp.TokensIn, cp.TokensOut)
+		}
+		r.ByCall[name] = &cp
+		r.Total.add(&cp)
+	}
+	return r
+}
+
+// writeSummary prints the report in a few lines.
+func (r *Usage) writeSummary(w io.Writer) {
+	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r))
+	if len(r.ByCall) > 1 {
+		names := make([]string, 0, len(r.ByCall))
+		for n := range r.ByCall {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
+		}
+	}
+	if r.Deferred > 0 {
+		fmt.Fprintf(w, "%s: %d records wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", r.Stage, r.Deferred)
+	}
+}
+
+func (s *CallStats) line(r *Usage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d calls answered", s.Calls)
+	var parts []string
+	if s.CacheHits > 0 {
+		parts = append(parts, fmt.Sprintf("%d from the cache", s.CacheHits))
+	}
+	if s.Replayed > 0 {
+		parts = append(parts, fmt.Sprintf("%d from --responses", s.Replayed))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	if s.Emitted > 0 {
+		fmt.Fprintf(&b, ", %d written to --emit-requests", s.Emitted)
+	}
+	if s.Failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", s.Failed)
+	}
+	fmt.Fprintf(&b, "; %d requests", s.Requests)
+	if s.Retries > 0 || s.Reasks > 0 {
+		fmt.Fprintf(&b, ", %d retries, %d re-asks", s.Retries, s.Reasks)
+	}
+	if len(s.Faults) > 0 {
+		kinds := make([]string, 0, len(s.Faults))
+		for k := range s.Faults {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for i, k := range kinds {
+			kinds[i] = fmt.Sprintf("%s %d", k, s.Faults[k])
+		}
+		fmt.Fprintf(&b, " (faults: %s)", strings.Join(kinds, ", "))
+	}
+	fmt.Fprintf(&b, "; tokens %d in, %d out", s.TokensIn, s.TokensOut)
+	if r.Priced {
+		fmt.Fprintf(&b, "; est. cost $%.4f", s.CostUSD)
+	} else {
+		fmt.Fprintf(&b, "; cost not estimated (no price for %s: see --prices)", r.Model)
+	}
+	return b.String()
+}
+
+// writeJSON writes the report to path atomically.
+func (r *Usage) writeJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes a temporary file beside path and renames it.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if e := tmp.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+func roundSeconds(d time.Duration) float64 {
+	return float64(d.Milliseconds()) / 1000
+}
