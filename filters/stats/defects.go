@@ -3,6 +3,7 @@ package stats
 import (
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -31,6 +32,7 @@ var defectInfos = map[string]defectInfo{
 	record.DefectEmptyDialogue:    {"content", "no turns at all"},
 	dialogue.DefectPlaceholder:    {"content", `a placeholder ("...", "...full dialogue...") instead of a dialogue`},
 	record.DefectReasoning:        {"content", "model reasoning leaked into the text or the scenario"},
+	imports.DefectIncomplete:      {"content", "rows of the dialogue are missing in the imported data (ProsocialDialog response ids with gaps, no episode end)"},
 	DefectEmptyTurn:               {"content", "a turn with neither text nor stage direction"},
 	DefectSingleSpeaker:           {"content", "fewer than two speakers"},
 	record.DefectEndMarker:        {"format", "[END] / [끝] style end markers in the text"},

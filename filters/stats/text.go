@@ -124,7 +124,7 @@ func tables(r *Report, ids int) []table {
 		lc.rows = append(lc.rows, []string{orNone(c.Culture), c.Expected, num(c.Records), num(c.Turns), num(c.Confident),
 			num(c.Matching), pct(c.Share), num(c.RecordsBelow)})
 		for _, m := range c.Mismatches {
-			lc.notes = append(lc.notes, fmt.Sprintf("%s: %s turns detected as %s", orNone(c.Culture), num(m.Turns), m.Detected))
+			lc.notes = append(lc.notes, fmt.Sprintf("%s: %s detected as %s", orNone(c.Culture), plural(m.Turns, "turn"), m.Detected))
 			for _, e := range m.Examples {
 				lc.notes = append(lc.notes, fmt.Sprintf("    %s turn %d: %s", e.ID, e.Turn, strconv.Quote(e.Text)))
 			}
@@ -177,6 +177,13 @@ func tables(r *Report, ids int) []table {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return num(n) + " " + word + "s"
 }
 
 func summaryRow(name string, s Summary) []string {
