@@ -450,6 +450,7 @@ func clip(s string, width int) string {
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num": num, "pct": pct, "dec": dec, "key": orNone,
+	"ratio": func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
 	"many":  func(ids []string) bool { return len(ids) > 8 },
 	"share": func(n, total int64) string { return pct(float64(n) / float64(max(total, 1))) },
 }).Parse(reportHTML))
@@ -498,7 +499,8 @@ td.help{min-width:14em}
 .banner{padding:10px 14px;border-radius:8px;border:1px solid var(--line);background:var(--soft)}
 .bad{color:var(--bad);font-weight:600}.ok{color:var(--good);font-weight:600}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88em;overflow-wrap:anywhere}
-ul.ids{margin:4px 0;padding-left:1.2em}
+ul.ids{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:0 12px}
+td.ids{min-width:18em}
 details summary{cursor:pointer;color:var(--accent)}
 blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);white-space:pre-wrap;overflow-wrap:anywhere}
 </style>
@@ -560,7 +562,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div class="scroll"><table>
 <thead><tr><th>culture</th>{{range .Cols}}<th class="n">{{key .}}</th>{{end}}<th class="n">total</th></tr></thead>
 <tbody>{{range .Rows}}
-<tr><td>{{key .Key}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}<td class="n">{{num .Total}}</td></tr>{{end}}
+<tr><td>{{key .Key}}</td>{{range .Cells}}<td class="n">{{or . "–"}}</td>{{end}}<td class="n">{{num .Total}}</td></tr>{{end}}
 </tbody></table></div>
 {{- end}}{{end}}
 {{- end}}
@@ -581,7 +583,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div class="scroll"><table>
 <thead><tr><th>language</th><th class="n">turns</th><th class="n">distinct-1</th><th class="n">distinct-2</th></tr></thead>
 <tbody>{{range .R.Lengths}}
-<tr><td>{{key .Lang}}</td><td class="n">{{num .Turns}}</td><td class="n">{{dec .Distinct1}}{{if .Approx}} ≈{{end}}</td><td class="n">{{dec .Distinct2}}{{if .Approx}} ≈{{end}}</td></tr>{{end}}
+<tr><td>{{key .Lang}}</td><td class="n">{{num .Turns}}</td><td class="n">{{if .Approx}}≈{{end}}{{ratio .Distinct1}}</td><td class="n">{{if .Approx}}≈{{end}}{{ratio .Distinct2}}</td></tr>{{end}}
 </tbody></table></div>
 {{- end}}
 <div class="hists">
@@ -624,7 +626,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div class="scroll"><table>
 <thead><tr><th>defect</th><th>kind</th><th class="n">records</th><th class="n">rate</th><th>meaning</th><th>ids</th></tr></thead>
 <tbody>{{range .R.Defects}}
-<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td class="n">{{num .Count}}</td><td class="n">{{pct .Rate}}</td><td class="help">{{.Help}}</td><td>
+<tr><td>{{.Name}}</td><td>{{.Kind}}</td><td class="n">{{num .Count}}</td><td class="n">{{pct .Rate}}</td><td class="help">{{.Help}}</td><td class="ids">
 {{- if many .IDs}}<details><summary>{{len .IDs}} ids{{if .More}} (and {{num .More}} more not listed){{end}}</summary>{{template "ids" .IDs}}</details>
 {{- else}}{{template "ids" .IDs}}{{if .More}}<span class="muted">and {{num .More}} more</span>{{end}}{{end}}</td></tr>{{end}}
 </tbody></table></div>

@@ -175,3 +175,12 @@ func TestHTMLHistogramZeroBins(t *testing.T) {
 		t.Errorf("a count of 1 next to MaxInt64 must still show: %+v", c)
 	}
 }
+
+func TestHTMLShortNumbers(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 9999: "9,999", 10000: "10k", 123456: "123k", 999500: "1M",
+		2_500_000_000: "2.5G", math.MaxInt64: "9.22E", -12345: "-12.3k"} {
+		if got := short(n); got != want {
+			t.Errorf("short(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
