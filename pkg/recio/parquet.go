@@ -82,19 +82,73 @@ func NewParquetWriter[T any](w io.Writer, opt WriteOptions) (_ Writer[T], err er
 		return nil, fmt.Errorf("parquet: cannot write rows of type %v: want a struct", t)
 	}
 	defer recoverAs(&err, "parquet: schema of %v", t)
+	opts, err := parquetWriterOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	pw := parquet.NewGenericWriter[T](w, opts...)
+	return &parquetWriter[T]{pw: pw, size: rowSizer(t), target: opt.rowGroupBytes()}, nil
+}
+
+// NewParquetWriterOf is NewParquetWriter for a struct type t known only at
+// run time (made with reflect.StructOf): each row is a value of type t in
+// an any. parquet-go writes such rows through its reflection path, slower
+// than the typed one.
+func NewParquetWriterOf(w io.Writer, t reflect.Type, opt WriteOptions) (_ Writer[any], err error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("parquet: cannot write rows of type %v: want a struct", t)
+	}
+	defer recoverAs(&err, "parquet: schema of %v", t)
+	opts, err := parquetWriterOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	pw := parquet.NewGenericWriter[any](w, append(opts, parquet.SchemaOf(reflect.New(t).Elem().Interface()))...)
+	size := rowSizer(t)
+	return &typedParquetWriter{
+		// Write sizes the any, not the value in it.
+		parquetWriter: parquetWriter[any]{pw: pw, size: func(v reflect.Value) int64 { return size(v.Elem()) }, target: opt.rowGroupBytes()},
+		t:             t,
+	}, nil
+}
+
+// typedParquetWriter refuses rows of another type than its schema's, which
+// parquet-go would write as nulls or garbage.
+type typedParquetWriter struct {
+	parquetWriter[any]
+	t reflect.Type
+}
+
+func (w *typedParquetWriter) Write(row *any) error {
+	if got := reflect.TypeOf(*row); got != w.t {
+		return fmt.Errorf("parquet: row of type %v in a writer of %v", got, w.t)
+	}
+	return w.parquetWriter.Write(row)
+}
+
+func parquetWriterOptions(opt WriteOptions) ([]parquet.WriterOption, error) {
 	codec, err := newPageZstd()
 	if err != nil {
 		return nil, err
 	}
-	pw := parquet.NewGenericWriter[T](w,
+	return []parquet.WriterOption{
 		parquet.Compression(codec),
 		// The default (16) truncates min/max of strings in the column index;
 		// ids are longer than that and worth pruning on.
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
 		parquet.PageBufferSize(parquetPageBytes),
 		parquet.ColumnPageBuffers(&spoolPool{dir: opt.TempDir, mem: parquet.NewBufferPool()}),
-	)
-	return &parquetWriter[T]{pw: pw, size: rowSizer(t), target: opt.rowGroupBytes()}, nil
+	}, nil
+}
+
+// ApproxSize is the estimate of v's uncompressed size that sizes Parquet
+// row groups (see rowSizer), for callers that split output by size.
+func ApproxSize(v any) int64 {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return 0
+	}
+	return rowSizer(rv.Type())(rv)
 }
 
 type parquetWriter[T any] struct {
@@ -295,6 +349,10 @@ func checkColumns(t reflect.Type, node parquet.Node, path string, depth int) err
 			return fmt.Errorf("column %q is a group in the file, want %s", col, kindName(ft.Kind()))
 		case group && child.Leaf(), !group && !leafFits(ft.Kind(), child.Type().Kind()):
 			return fmt.Errorf("column %q is %v in the file, want %s", col, child.Type(), kindName(ft.Kind()))
+		case ft.Kind() == reflect.Map && isListNode(child):
+			// parquet-go would read it as an empty map, silently (a Hugging
+			// Face export writes maps as lists of {key, value}).
+			return fmt.Errorf("column %q is a list in the file, want a map", col)
 		}
 		switch ft.Kind() {
 		case reflect.Struct:
@@ -314,6 +372,15 @@ func checkColumns(t reflect.Type, node parquet.Node, path string, depth int) err
 		}
 	}
 	return nil
+}
+
+func isListNode(n parquet.Node) bool {
+	lt := n.Type().LogicalType()
+	if lt == nil {
+		return false
+	}
+	_, ok := lt.Value.(*format.ListType)
+	return ok
 }
 
 func kindName(k reflect.Kind) string {
