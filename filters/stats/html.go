@@ -471,16 +471,18 @@ main{max-width:1040px;margin:0 auto;padding:24px 16px 48px}
 h1{font-size:1.6em;margin:0 0 4px}
 h2{font-size:1.25em;margin:36px 0 12px;padding-bottom:4px;border-bottom:1px solid var(--line)}
 h3{font-size:1em;margin:18px 0 6px}
-nav a{margin-right:14px;color:var(--accent);text-decoration:none}
+nav{display:flex;flex-wrap:wrap;gap:2px 14px}
+nav a{color:var(--accent);text-decoration:none}
 nav a:hover{text-decoration:underline}
 .muted,.empty{color:var(--muted)}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:10px}
 .card{background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .card b{display:block;font-size:1.35em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .card span{color:var(--muted);font-size:.85em}
-.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(330px,1fr));gap:0 28px}
-.hists{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:0 28px}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(330px,100%),1fr));gap:0 28px}
+.hists{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(400px,100%),1fr));gap:0 28px}
 .hists .chart{max-width:560px}
+.cols>*,.hists>*{min-width:0}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;font-size:.9em;margin:4px 0 14px}
 th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}

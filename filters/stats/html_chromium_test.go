@@ -28,7 +28,8 @@ const probeJS = `(function(){
 var violations=[];
 document.addEventListener('securitypolicyviolation',function(e){violations.push(e.violatedDirective+' '+e.blockedURI);});
 addEventListener('load',function(){
-var out={charts:[],resources:performance.getEntriesByType('resource').length,violations:violations};
+var out={charts:[],resources:performance.getEntriesByType('resource').length,violations:violations,
+pageW:document.documentElement.scrollWidth,viewW:document.documentElement.clientWidth};
 document.querySelectorAll('svg.chart').forEach(function(s){
 var r=s.getBoundingClientRect(),b=s.getBBox(),bars=0;
 s.querySelectorAll('rect').forEach(function(x){var bb=x.getBBox();if(bb.width>0&&bb.height>0)bars++;});
@@ -44,16 +45,18 @@ type probeResult struct {
 		W, H, BBoxW, BBoxH float64
 		Bars               int
 	}
-	Resources  int
-	Violations []string
+	Resources    int
+	Violations   []string
+	PageW, ViewW float64
 }
 
 // TestHTMLInChromium opens the report in headless Chromium: every chart
 // must be laid out with visible bars, and nothing may be fetched. The
 // report is opened with one addition, probeJS, allowed by its hash in the
 // CSP (which otherwise forbids scripts); the rest of the CSP is unchanged.
-// A second run with an image and a stylesheet from the network added checks
-// that the probe does catch fetches.
+// The window is narrow, and the page must fit its width. A second run,
+// with an image and a stylesheet from the network added, checks that the
+// probe does catch fetches.
 func TestHTMLInChromium(t *testing.T) {
 	bin := findChromium()
 	if bin == "" {
@@ -88,6 +91,9 @@ func TestHTMLInChromium(t *testing.T) {
 		if c.W < 100 || c.H < 10 || c.BBoxW < 50 || c.BBoxH < 10 || c.Bars == 0 {
 			t.Errorf("chart %q not drawn: %+v", c.Label, c)
 		}
+	}
+	if res.PageW > res.ViewW {
+		t.Errorf("page %vpx wide in a %vpx window: something does not wrap or scroll", res.PageW, res.ViewW)
 	}
 	if res.Resources != 0 || len(res.Violations) != 0 {
 		t.Errorf("the report tried to fetch: %d resources, CSP violations %q", res.Resources, res.Violations)
@@ -133,7 +139,8 @@ func runChromium(t *testing.T, bin, page string) (probeResult, string) {
 		"--user-data-dir="+filepath.Join(dir, "profile"),
 		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
 		"--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1024,768",
+		"--host-resolver-rules=MAP * ~NOTFOUND",
+		"--window-size=500,800", // about the narrowest window Chromium opens
 		"--dump-dom", "file://"+file)
 	cmd.Env = append(os.Environ(), "HOME="+dir) // keep Chromium's caches out of the real home
 	// Chromium is a tree of processes (and /usr/bin/chromium a wrapper
