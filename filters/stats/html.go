@@ -79,6 +79,7 @@ func newHBar(aria string, items []barItem) *hbarChart {
 	items = slices.Clone(items)
 	slices.SortStableFunc(items, func(a, b barItem) int { return cmp.Compare(b.value, a.value) })
 	maxV := max(items[0].value, 1)
+	aria = fmt.Sprintf("%s: bar chart of %d bars, largest %s (%s)", aria, len(items), orNone(items[0].label), num(items[0].value))
 	c := &hbarChart{Label: aria, W: chartW, H: len(items)*hbarRowH + 4, LabelX: hbarLabelW - 8, BarX: hbarLabelW}
 	barMax := float64(chartW - hbarLabelW - hbarValueW)
 	for i, it := range items {
@@ -117,9 +118,8 @@ type histBar struct {
 }
 
 type histTick struct {
-	X     px
-	Text  string
-	Label string // full bin range, for the tick's tooltip
+	X    px
+	Text string
 }
 
 // newHist draws a histogram of bins, x = value, y = count; nil when there is
@@ -382,15 +382,13 @@ func cultureTypeMatrix(counts []Count) matrix {
 	return m
 }
 
-// htmlLabelTasks groups the distributions by task, in report order; labels are
-// ordered by their count over all groups so that colours match across rows.
+// htmlLabelTasks groups the distributions by task, in report order. Labels
+// are ordered by their count over all groups, and keep one colour per task.
 func htmlLabelTasks(dists []LabelDist) []labelTask {
 	var tasks []labelTask
-	idx := map[string]int{}
 	byTask := map[string][]LabelDist{}
 	for _, d := range dists {
-		if _, ok := idx[d.Task]; !ok {
-			idx[d.Task] = len(tasks)
+		if _, ok := byTask[d.Task]; !ok {
 			tasks = append(tasks, labelTask{Task: d.Task})
 		}
 		byTask[d.Task] = append(byTask[d.Task], d)

@@ -85,11 +85,11 @@ func TestHTMLSections(t *testing.T) {
 		`<meta charset="utf-8">`,
 		`<meta http-equiv="Content-Security-Policy" content="` + strings.ReplaceAll(htmlCSP, "'", "&#39;") + `">`,
 		`id="totals"`, `id="counts"`, `id="distributions"`, `id="language"`, `id="defects"`, `id="labels"`, `id="fail-on"`,
-		`aria-label="Records by category"`,
+		`aria-label="Records by category: bar chart of 3 bars, largest apology (700)"`,
 		`aria-label="Turns per dialogue: histogram`,
 		`aria-label="Characters per turn, ko: histogram`,
 		`aria-label="Tokens per turn, en: histogram`,
-		`aria-label="Records with each defect"`,
+		`aria-label="Records with each defect: bar chart of 2 bars, largest empty_dialogue (20)"`,
 		`aria-label="Distribution of norm labels per group"`,
 		`aria-label="Distribution of intent labels per group"`,
 		`<td>american</td><td class="n">200</td><td class="n">200</td>`, // culture x type
