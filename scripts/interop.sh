@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop check: convert the bundled release sample with ngcat to Parquet,
-# Arrow IPC stream and Arrow IPC file, then read them back with DuckDB and
+# Arrow IPC stream and Arrow IPC file and a Hugging Face folder (ngcat --hf),
+# then read them back with DuckDB and
 # apache-arrow (Node.js) and compare row counts, turn counts and nested
 # values against what ngcat wrote as JSONL.
 set -euo pipefail
@@ -14,6 +15,8 @@ ngcat --from normgenesis testdata/normgenesis/*.json -o "$tmp/sample.jsonl"
 ngcat "$tmp/sample.jsonl" -o "$tmp/sample.parquet"
 ngcat "$tmp/sample.jsonl" -o "$tmp/sample.arrows"
 ngcat "$tmp/sample.jsonl" -o "$tmp/sample.arrow"
+# A Hugging Face folder, in several shards per split.
+ngcat "$tmp/sample.jsonl" --split train=0.8,test=0.2 --shard-mb 0.1 --hf "$tmp/hf"
 # Round trip through every format must give back the same JSONL.
 for f in parquet arrows arrow; do
   ngcat "$tmp/sample.$f" > "$tmp/back.$f.jsonl"
@@ -30,7 +33,7 @@ print(json.dumps({"rows": len(recs), "turns": sum(len(r.get("turns", [])) for r 
 PY
 cd scripts/interop
 [ -d node_modules ] || npm ci --no-audit --no-fund
-node check.mjs --parquet "$tmp/sample.parquet" --arrow "$tmp/sample.arrows" --arrow-file "$tmp/sample.arrow" --expect "$tmp/expect.json"
+node check.mjs --parquet "$tmp/sample.parquet" --arrow "$tmp/sample.arrows" --arrow-file "$tmp/sample.arrow" --hf "$tmp/hf" --expect "$tmp/expect.json"
 cd ../..
 # And synthetic records with every field set (maps, nested labels), enough
 # rows for several Arrow batches.

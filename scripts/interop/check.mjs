@@ -1,21 +1,22 @@
 #!/usr/bin/env node
-// Checks ngkit's columnar output outside Go: the Parquet file with DuckDB,
-// the Arrow IPC stream and file with Apache Arrow JS, against expect.json
+// Checks ngkit's columnar output outside Go: the Parquet file (and the
+// shards of a Hugging Face folder written by ngcat --hf) with DuckDB, the
+// Arrow IPC stream and file with Apache Arrow JS, against expect.json
 // ({rows, turns, samples: [{id, turn_index, speaker, text}]}, turn_index
 // being the 0-based position in the turns list).
 //
 //   cd scripts/interop && npm ci
-//   node check.mjs --parquet F.parquet --arrow F.arrows --arrow-file F.arrow --expect expect.json [-v]
+//   node check.mjs --parquet F.parquet --arrow F.arrows --arrow-file F.arrow --hf DIR --expect expect.json [-v]
 //
 // Exits 0 when everything matches, 1 on a mismatch (each one printed), 2 on
 // bad usage or unreadable input.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader, Type, tableFromIPC } from 'apache-arrow';
 
-const usage = 'usage: node check.mjs --parquet FILE --arrow FILE.arrows --arrow-file FILE.arrow --expect FILE.json [-v]';
+const usage = 'usage: node check.mjs --parquet FILE --arrow FILE.arrows --arrow-file FILE.arrow --hf DIR --expect FILE.json [-v]';
 
 let opts;
 try {
@@ -24,6 +25,7 @@ try {
       parquet: { type: 'string' },
       arrow: { type: 'string' },
       'arrow-file': { type: 'string' },
+      hf: { type: 'string' },
       expect: { type: 'string' },
       verbose: { type: 'boolean', short: 'v', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -38,8 +40,8 @@ if (opts.help) {
   console.log(usage);
   process.exit(0);
 }
-if (!opts.expect || !(opts.parquet || opts.arrow || opts['arrow-file'])) {
-  console.error(`check.mjs: --expect and at least one of --parquet, --arrow, --arrow-file are required\n${usage}`);
+if (!opts.expect || !(opts.parquet || opts.arrow || opts['arrow-file'] || opts.hf)) {
+  console.error(`check.mjs: --expect and at least one of --parquet, --arrow, --arrow-file, --hf are required\n${usage}`);
   process.exit(2);
 }
 
@@ -68,7 +70,9 @@ function eq(where, what, got, want) {
 
 const sqlString = (s) => `'${s.replaceAll("'", "''")}'`;
 
-async function checkParquet(path) {
+// checkParquet reads path (a file or a glob) with DuckDB. In a Hugging Face
+// folder (hf) maps are lists of {key, value} structs, not MAPs.
+async function checkParquet(path, hf = false) {
   const where = `DuckDB ${path}`;
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
@@ -85,8 +89,11 @@ async function checkParquet(path) {
     eq(where, 'type of id', types.id, 'VARCHAR');
     const turns = types.turns ?? '';
     if (!/^STRUCT\(.*\)\[\]$/s.test(turns)) fail(`${where}: turns is ${JSON.stringify(turns)}, want a list of structs (STRUCT(...)[])`);
-    for (const field of ['"index" BIGINT', 'speaker VARCHAR', '"text" VARCHAR', 'norm_dist MAP(VARCHAR, DOUBLE)']) {
+    for (const field of ['"index" BIGINT', 'speaker VARCHAR', '"text" VARCHAR', ...(hf ? [] : ['norm_dist MAP(VARCHAR, DOUBLE)'])]) {
       if (!turns.includes(field)) fail(`${where}: turns struct has no ${field}: ${turns}`);
+    }
+    if (hf && !/norm_dist STRUCT\("?key"? VARCHAR, "?value"? DOUBLE\)\[\]/.test(turns)) {
+      fail(`${where}: turns struct has no norm_dist as a list of {key, value}: ${turns}`);
     }
 
     const [agg] = (await conn.runAndReadAll(
@@ -115,6 +122,18 @@ async function checkParquet(path) {
     conn.closeSync();
     db.closeSync();
   }
+}
+
+// checkHF checks a folder written by ngcat --hf: its shards with DuckDB,
+// and the card's num_examples against the rows.
+async function checkHF(dir) {
+  const files = readdirSync(`${dir}/data`);
+  const bad = files.filter((f) => !/^\w+-\d{5}-of-\d{5}\.parquet$/.test(f));
+  if (files.length === 0 || bad.length) fail(`${dir}/data: files ${JSON.stringify(files)}`);
+  const card = readFileSync(`${dir}/README.md`, 'utf8');
+  const counts = [...card.matchAll(/^\s*num_examples: (\d+)$/gm)].map((m) => Number(m[1]));
+  eq(`${dir}/README.md`, 'sum of num_examples', counts.reduce((a, b) => a + b, 0), expect.rows);
+  await checkParquet(`${dir}/data/*.parquet`, true);
 }
 
 function checkArrow(path, wantFile) {
@@ -181,6 +200,7 @@ async function main() {
   if (opts.parquet) steps.push(['parquet', () => checkParquet(opts.parquet)]);
   if (opts.arrow) steps.push(['arrow stream', () => checkArrow(opts.arrow, false)]);
   if (opts['arrow-file']) steps.push(['arrow file', () => checkArrow(opts['arrow-file'], true)]);
+  if (opts.hf) steps.push(['hf folder', () => checkHF(opts.hf)]);
   for (const [name, step] of steps) {
     try {
       await step();

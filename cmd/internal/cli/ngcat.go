@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/cat"
+	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -41,7 +42,18 @@ or one per file (--separator none); each is parsed as for --from normgenesis.
 --sample N keeps N records picked by a seeded hash of their ids (the same records
 whatever the input order), --split assigns each id to a split deterministically:
 with {split} in -o each split goes to its own file, otherwise a "split" field is
-added. --explode turns writes one flat row per turn, for analytics.`
+added. --explode turns writes one flat row per turn, for analytics.
+
+--hf DIR writes a Hugging Face dataset folder: DIR/data/<split>-0000K-of-0000N.parquet
+(one split, train, or those of --split) and DIR/README.md, the dataset card (licence,
+languages, size category, the files of each split, the features, read from the
+Parquet schema) with a description. Each file holds about --shard-mb MB of records
+(uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb.
+Label distributions and other maps are written as lists of {key, value}: the
+datasets library cannot load Parquet maps. The folder is built beside DIR and moved
+in at the end, so DIR never holds half an export; a non-empty DIR/data or an
+existing DIR/README.md is refused unless --force, which replaces both and keeps the
+rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset`
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
@@ -51,6 +63,7 @@ ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
 ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
 ngcat corpus.parquet --explode turns -o turns.parquet
+ngcat corpus.parquet --split train=0.9,test=0.1 --hf normgenesis-hf --pretty-name NormGenesis --license cc-by-sa-4.0
 ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
@@ -64,6 +77,11 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	seed := fs.Int64("seed", 1, "`SEED` of --sample")
 	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
+	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
+	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
+	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
+	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
+	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
 	args, code, ok := p.Parse(env)
 	if !ok {
 		return code
@@ -79,6 +97,12 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "--culture and --type go with --from normgenesis")
 	case fs.Changed("separator") && *from != "text":
 		return p.Usagef(env, "--separator goes with --from text")
+	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
+		return p.Usagef(env, "--hf writes its own files: it goes with neither -o, --format nor --explode")
+	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("shard-mb") || fs.Changed("force")):
+		return p.Usagef(env, "--pretty-name, --license, --shard-mb and --force go with --hf")
+	case *shardMB <= 0:
+		return p.Usagef(env, "--shard-mb takes a positive size")
 	}
 	var splits []cat.Split
 	if *split != "" {
@@ -126,6 +150,16 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	spec.Sink = func() (pipeline.Sink, error) {
 		var sink pipeline.Sink
 		switch {
+		case *hfDir != "":
+			w, err := hf.New(hf.Options{
+				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
+				Write: iof.WriteOptions(), Force: *force,
+				Card: hf.CardInfo{PrettyName: *prettyName, License: *license},
+			})
+			if err != nil {
+				return nil, err
+			}
+			sink = w
 		case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
 			files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
 			for _, sp := range splits {
