@@ -12,7 +12,8 @@ import (
 // Programs maps program names to their entry points, for the multi-call
 // ngkit binary.
 var Programs = map[string]func(pipeline.Env) int{
-	"ngcat": Ngcat,
+	"ngcat":   Ngcat,
+	"ngstats": Ngstats,
 }
 
 // Names lists the programs in order.

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
+)
+
+// reportFormats maps report formats to their writers; ids is --ids.
+var reportFormats = map[string]func(w io.Writer, r *stats.Report, ids int) error{
+	"text":     stats.WriteText,
+	"json":     func(w io.Writer, r *stats.Report, _ int) error { return stats.WriteJSON(w, r) },
+	"markdown": func(w io.Writer, r *stats.Report, ids int) error { return stats.WriteMarkdown(w, r, ids, 2) },
+	"html":     func(w io.Writer, r *stats.Report, _ int) error { return stats.WriteHTML(w, r) },
+}
+
+var reportExt = map[string]string{".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+// Ngstats reports corpus statistics, language consistency and defects.
+func Ngstats(env pipeline.Env) int {
+	p := pipeline.NewProgram("ngstats", "corpus statistics, language consistency and defects of ngkit records", "[flags] [FILE...]")
+	p.Details = `
+Reads records (JSONL, Parquet or Arrow; files or stdin) in one streaming pass and
+reports: counts by culture, dialogue type and category; turns and speakers per
+dialogue; characters and tokens per turn by language (Chinese and Japanese counted
+in characters), distinct-1/2; the share of turns in each culture's expected
+language, with examples of each mismatch; defects, each counted and listed by id
+(failed or empty dialogues, leftover markers, literal \n, unplaced lines, several
+dialogues in one record, exact and near duplicates of dialogues and scenarios,
+turn counts out of range, wrong language); label distributions and quality scores
+when records carry them.
+
+The language of every turn is detected on all cores (-j). Memory stays bounded by
+the distinct cultures, categories and lengths, plus ~100 bytes per record for
+duplicate detection.
+
+--fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
+(or "any": records with at least one defect) is above its rate, so a pipeline
+stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", ") + `.`
+	p.Examples = `
+ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
+ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
+ngstats corpus.parquet --html -o report.html
+ngstats corpus.jsonl --markdown >> README.md
+ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
+	var iof pipeline.IOFlags
+	iof.Register(p.Flags)
+	fs := p.Flags
+	fs.Lookup("output").Usage = "write the report to `FILE` (atomically); its extension picks the format: .txt .json .md .html"
+	fs.Lookup("format").Usage = "report `FORMAT`: text, json, markdown, html (default: from -o, else text)"
+	for _, name := range []string{"resume", "row-group-mb"} {
+		if fs.Lookup(name) != nil {
+			_ = fs.MarkHidden(name)
+		}
+	}
+	asJSON := fs.Bool("json", false, "the report as JSON with stable keys (same as -f json)")
+	asMD := fs.Bool("markdown", false, "the report as Markdown tables (same as -f markdown)")
+	asHTML := fs.Bool("html", false, "the report as one self-contained HTML file with charts (same as -f html)")
+	ids := fs.Int("ids", 100, "list at most `N` ids per defect class (0: all); text and Markdown show 5 unless set")
+	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch")
+	minTurns := fs.Int("min-turns", 5, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
+	maxTurns := fs.Int("max-turns", 15, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
+	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
+	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
+	args, code, ok := p.Parse(env)
+	if !ok {
+		return code
+	}
+	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
+	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	var thresholds []stats.Threshold
+	if *failOn != "" {
+		if thresholds, err = stats.ParseFailOn(*failOn); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+	}
+	switch {
+	case *ids < 0 || *examples < 0 || *minTurns < 0 || *maxTurns < 0:
+		return p.Usagef(env, "--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
+	case *minShare < 0 || *minShare > 1:
+		return p.Usagef(env, "--min-lang-share %v: want a share between 0 and 1", *minShare)
+	case *maxTurns > 0 && *minTurns > *maxTurns:
+		return p.Usagef(env, "--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
+	}
+	shownIDs := *ids
+	if !fs.Changed("ids") && (format == "text" || format == "markdown") {
+		shownIDs = 5
+	}
+	var exceeded []string // --fail-on rules broken
+	spec := pipeline.RunSpec{
+		Inputs: args,
+		Stage:  &stats.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
+		Sink: func() (pipeline.Sink, error) {
+			// Load the language models while the input is read (here,
+			// after Execute has set the memory limit they raise).
+			go lang.Default()
+			out, err := recio.Create(iof.Output, recio.JSONL, env.Stdout)
+			if err != nil {
+				return nil, err
+			}
+			c := stats.NewCollector()
+			c.IDs, c.Examples = *ids, *examples
+			c.Done = func(r *stats.Report) error {
+				stats.ApplyFailOn(r, thresholds)
+				for _, t := range r.FailOn {
+					if t.Exceeded {
+						exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
+					}
+				}
+				if err := reportFormats[format](out.Writer(), r, shownIDs); err != nil {
+					out.Abort()
+					return err
+				}
+				return out.Commit()
+			}
+			return &reportSink{Collector: c, out: out}, nil
+		},
+	}
+	code = iof.Execute(env, p.Name, spec)
+	if code == pipeline.ExitOK && len(exceeded) > 0 {
+		fmt.Fprintf(env.Stderr, "ngstats: --fail-on: %s\n", strings.Join(exceeded, "; "))
+		return 1
+	}
+	return code
+}
+
+// reportSink discards the report file when the run is aborted.
+type reportSink struct {
+	*stats.Collector
+	out *recio.Output
+}
+
+func (s *reportSink) Abort() { s.out.Abort() }
+
+func reportFormat(flag, output string, asJSON, asMD, asHTML bool) (string, error) {
+	var picked []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{flag != "", flag}, {asJSON, "json"}, {asMD, "markdown"}, {asHTML, "html"}} {
+		if f.on {
+			picked = append(picked, f.name)
+		}
+	}
+	switch {
+	case len(picked) > 1:
+		return "", fmt.Errorf("choose one report format, not %s", strings.Join(picked, " and "))
+	case len(picked) == 1:
+		if _, ok := reportFormats[picked[0]]; !ok {
+			return "", fmt.Errorf("report format %q: want text, json, markdown or html", picked[0])
+		}
+		return picked[0], nil
+	case output != "" && output != "-":
+		if f, ok := reportExt[strings.ToLower(filepath.Ext(output))]; ok {
+			return f, nil
+		}
+	}
+	return "text", nil
+}

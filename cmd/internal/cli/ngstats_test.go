@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/filters/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ngstats")
+
+// sampleJSONL imports the release sample once per test into a JSONL file.
+func sampleJSONL(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sample.jsonl")
+	if code, _, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis", "-o", path}, sampleFiles(t)...)...); code != 0 {
+		t.Fatalf("ngcat: exit %d: %s", code, stderr)
+	}
+	return path
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("../../../testdata/ngstats", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/internal/cli -run Golden -update to create it)", err)
+	}
+	if got != string(want) {
+		out := filepath.Join(t.TempDir(), name)
+		os.WriteFile(out, []byte(got), 0o644)
+		t.Fatalf("%s differs from the golden file; got is in %s (diff them; -update rewrites)", name, out)
+	}
+}
+
+// TestNgstatsGoldenReports checks the text, JSON and Markdown reports of the
+// release sample against golden files.
+func TestNgstatsGoldenReports(t *testing.T) {
+	in := sampleJSONL(t)
+	for _, f := range []struct{ flag, file string }{{"", "sample.txt"}, {"--json", "sample.json"}, {"--markdown", "sample.md"}} {
+		args := []string{in, "-j", "2"}
+		if f.flag != "" {
+			args = append(args, f.flag)
+		}
+		code, out, stderr := run(t, Ngstats, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		golden(t, f.file, out)
+	}
+}
+
+func TestNgstatsJSONReportOfSample(t *testing.T) {
+	code, out, stderr := run(t, Ngstats, "", sampleJSONL(t), "--json", "--ids", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r stats.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Version != stats.Version || r.Records != 135 || len(r.Counts.ByCulture) != 3 {
+		t.Fatalf("records %d cultures %+v", r.Records, r.Counts.ByCulture)
+	}
+	var failed, empty *stats.Defect
+	for i, d := range r.Defects {
+		switch d.Name {
+		case "failed_generation":
+			failed = &r.Defects[i]
+		case "empty_dialogue":
+			empty = &r.Defects[i]
+		}
+		if int64(len(d.IDs)) != d.Count || d.More != 0 {
+			t.Errorf("--ids 0 should list every id: %+v", d)
+		}
+	}
+	if failed == nil || empty == nil || failed.Count == 0 || empty.Count < failed.Count {
+		t.Fatalf("the sample's failed generations are not reported: %+v %+v", failed, empty)
+	}
+}
+
+func TestNgstatsFailOnWritesReportThenFails(t *testing.T) {
+	in := sampleJSONL(t)
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, stderr := run(t, Ngstats, "", in, "-o", out, "--fail-on", "empty_dialogue=0.001,any=100%")
+	if code != 1 || !strings.Contains(stderr, "--fail-on: empty_dialogue rate") || strings.Contains(stderr, "any rate") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var r stats.Report
+	data, err := os.ReadFile(out)
+	if err != nil || json.Unmarshal(data, &r) != nil {
+		t.Fatalf("the report (JSON by the .json extension) was not written: %v %s", err, data)
+	}
+	if len(r.FailOn) != 2 || !r.FailOn[0].Exceeded || r.FailOn[1].Exceeded {
+		t.Fatalf("fail_on %+v", r.FailOn)
+	}
+	if code, _, stderr := run(t, Ngstats, "", in, "--fail-on", "any=1"); code != 0 {
+		t.Fatalf("a threshold not exceeded: exit %d %s", code, stderr)
+	}
+}
+
+func TestNgstatsUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--json", "--html"},
+		{"-f", "xml"},
+		{"--fail-on", "nosuch=0.1"},
+		{"--fail-on", "end_marker"},
+		{"--min-lang-share", "2"},
+		{"--min-turns", "9", "--max-turns", "3"},
+		{"--ids", "-1"},
+	} {
+		code, out, stderr := run(t, Ngstats, "", args...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(stderr), "\n") > 1 || !strings.HasPrefix(stderr, "ngstats: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	code, out, _ := run(t, Ngstats, "", "--help")
+	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--fail-on") {
+		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+}
+
+func TestNgstatsOutputFormatFromExtension(t *testing.T) {
+	in := sampleJSONL(t)
+	dir := t.TempDir()
+	for ext, prefix := range map[string]string{".md": "## Totals", ".html": "<!DOCTYPE html>", ".txt": "Totals"} {
+		out := filepath.Join(dir, "r"+ext)
+		if code, _, stderr := run(t, Ngstats, "", in, "-o", out); code != 0 {
+			t.Fatalf("%s: exit %d %s", ext, code, stderr)
+		}
+		data, _ := os.ReadFile(out)
+		if !strings.HasPrefix(strings.TrimSpace(string(data)), prefix) {
+			t.Errorf("-o r%s starts %.40q, want %q", ext, data, prefix)
+		}
+	}
+}
