@@ -734,3 +734,28 @@ func TestRecioRefusesExport(t *testing.T) {
 		t.Errorf("reading an export as records: %v", err)
 	}
 }
+
+// BenchmarkWriter: records/s of an export (conversion of the maps, the
+// reflection path of parquet-go, zstd).
+func BenchmarkWriter(b *testing.B) {
+	recs := make([]*record.Record, 2000)
+	for i := range recs {
+		recs[i] = testRecord(i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		w, err := New(Options{Dir: filepath.Join(b.TempDir(), "ds")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range recs {
+			if err := w.Write(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(recs)*b.N)/b.Elapsed().Seconds(), "records/s")
+}

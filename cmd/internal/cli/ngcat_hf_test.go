@@ -1,15 +1,21 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
 // hfIDs reads the ids of every file of an export, by split.
@@ -133,5 +139,45 @@ func TestNgcatHFUsage(t *testing.T) {
 	code, out, _ := run(t, Ngcat, "", "--help")
 	if code != 0 || !strings.Contains(out, "--hf") || !strings.Contains(out, "huggingface-cli upload") {
 		t.Errorf("--help says nothing of --hf")
+	}
+}
+
+// Ctrl-C during an export: nothing is visible under DIR until the end,
+// then the folder holds what was read, whole (the -o rule), exit 130.
+func TestNgcatHFInterrupt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ds")
+	cmd := exec.Command(os.Args[0], "--hf", dir)
+	cmd.Env = append(os.Environ(), "NGKIT_TEST_NGCAT=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(stdin, "{\"id\":\"r%d\",\"culture\":\"korean\"}\n", i)
+	}
+	time.Sleep(time.Second) // stdin stays open: ngcat is waiting for more
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatal("folder visible before the end")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	stdin.Close()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
+		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
+	}
+	if ids := hfIDs(t, dir); len(ids["train"]) != 50 {
+		t.Errorf("%d rows after Ctrl-C, want 50", len(ids["train"]))
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !strings.Contains(string(b), "num_examples: 50") || !strings.Contains(string(b), "- ko") {
+		t.Errorf("card after Ctrl-C:\n%s", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*")); len(left) > 0 {
+		t.Errorf("temporary folders left: %v", left)
 	}
 }
