@@ -354,6 +354,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, fmt.Errorf("gave up after %d attempts: %s", retries+reasks+1, f.reason)
 		}
 		retries++
+		msgs = req.Messages // a fresh attempt, not the re-ask conversation
 		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
 			return nil, stopped()
 		}
@@ -501,4 +502,3 @@ func redactURL(s string) string {
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
 }
-

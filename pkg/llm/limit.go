@@ -108,13 +108,16 @@ type bucket struct {
 	last   time.Time
 }
 
-// newBucket holds perMinute tokens, refilled evenly over a minute; nil
-// (no limit) when perMinute <= 0.
+// newBucket is refilled with perMinute tokens a minute, evenly, and holds
+// ten seconds' worth: providers enforce their per-minute limits over
+// shorter spans, so a whole minute's burst at the start would be refused.
+// nil (no limit) when perMinute <= 0.
 func newBucket(perMinute int) *bucket {
 	if perMinute <= 0 {
 		return nil
 	}
-	return &bucket{rate: float64(perMinute) / 60, size: float64(perMinute), tokens: float64(perMinute), last: time.Now()}
+	size := max(float64(perMinute)/6, 1)
+	return &bucket{rate: float64(perMinute) / 60, size: size, tokens: size, last: time.Now()}
 }
 
 func (b *bucket) refill(now time.Time) {

@@ -24,11 +24,12 @@ type ErrorRecord struct {
 // ErrorLog is the --errors file (JSONL of ErrorRecord), written atomically.
 // A nil *ErrorLog only reports on stderr.
 type ErrorLog struct {
-	mu  sync.Mutex
-	out *recio.Output
-	w   recio.Writer[ErrorRecord]
-	err error
-	n   int64
+	mu   sync.Mutex
+	name string
+	out  *recio.Output
+	w    recio.Writer[ErrorRecord]
+	err  error
+	n    int64
 }
 
 // OpenErrorLog creates the errors file at path.
@@ -37,7 +38,7 @@ func OpenErrorLog(path string) (*ErrorLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ErrorLog{out: out, w: recio.NewJSONLWriter[ErrorRecord](out.Writer())}, nil
+	return &ErrorLog{name: path, out: out, w: recio.NewJSONLWriter[ErrorRecord](out.Writer())}, nil
 }
 
 // Add records one failed record. With no log, the reason goes to stderr.
@@ -77,8 +78,8 @@ func (l *ErrorLog) Count() int64 {
 	return l.n
 }
 
-// Name is the file name of the log.
-func (l *ErrorLog) Name() string { return l.out.Name() }
+// Name is the file name of the log (also once closed).
+func (l *ErrorLog) Name() string { return l.name }
 
 // Close flushes and commits the errors file.
 func (l *ErrorLog) Close() error {

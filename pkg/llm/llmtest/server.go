@@ -54,6 +54,9 @@ type Options struct {
 	FaultRate float64
 	Faults    []Fault
 	Seed      uint64
+	// Sequence gives the faults of the first requests, in the order they
+	// arrive ("" for none), before FaultRate applies.
+	Sequence []Fault
 	// RetryAfter is what a 429 or 503 asks the client to wait (default 10 ms).
 	RetryAfter time.Duration
 	// SlowFor is how long a Slow reply takes (default 10 s; the handler
@@ -178,6 +181,7 @@ type Server struct {
 	requests []Recorded
 	seen     map[uint64]int
 	n        int
+	drawn    int // of Sequence
 }
 
 // New starts a server on a local port.
@@ -269,6 +273,14 @@ func (s *Server) record(rec Recorded) {
 // draw decides the fault of a request: a hash of the seed, the body and
 // the number of times the body was seen (so a retry draws anew).
 func (s *Server) draw(body []byte) Fault {
+	s.mu.Lock()
+	if s.drawn < len(s.opt.Sequence) {
+		f := s.opt.Sequence[s.drawn]
+		s.drawn++
+		s.mu.Unlock()
+		return f
+	}
+	s.mu.Unlock()
 	if s.opt.FaultRate <= 0 {
 		return ""
 	}
