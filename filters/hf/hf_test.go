@@ -682,14 +682,15 @@ func TestRefusesExisting(t *testing.T) {
 type countSummary struct{ n int }
 
 func (s *countSummary) Add(*record.Record) { s.n++ }
-func (s *countSummary) Markdown() string   { return fmt.Sprintf("# Report\n\n%d records\n", s.n) }
+func (s *countSummary) Markdown() string   { return fmt.Sprintf("## Statistics\n\n%d records\n", s.n) }
 
-// TestSummaryBody: the Summary sees every record and writes the body.
+// TestSummaryBody: the Summary sees every record and its Markdown follows
+// the description.
 func TestSummaryBody(t *testing.T) {
 	s := &countSummary{}
 	dir := export(t, 7, Options{Summary: s})
 	_, body := readCard(t, dir)
-	if s.n != 7 || strings.TrimSpace(body) != "# Report\n\n7 records" {
+	if s.n != 7 || !strings.HasSuffix(body, "\n\n## Statistics\n\n7 records\n") || !strings.Contains(body, "load_dataset") {
 		t.Errorf("%d records seen, body %q", s.n, body)
 	}
 }

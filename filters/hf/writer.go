@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -25,8 +26,10 @@ import (
 const DefaultShardBytes = 500 << 20
 
 // Summary is fed every record the writer writes, in order, and renders
-// the body of the dataset card at the end (the ngstats report as
-// Markdown). Add is called from one goroutine.
+// the statistics of the dataset card at the end (the ngstats report as
+// Markdown), which follow the card's description and loading instructions
+// (DefaultBody): its headings should be of level 2 or below. Add is called
+// from one goroutine.
 type Summary interface {
 	Add(*record.Record)
 	Markdown() string
@@ -51,7 +54,7 @@ type Options struct {
 	// Card holds the card's name, licence and tags; its splits, languages
 	// and features are filled by the writer.
 	Card CardInfo
-	// Summary, when set, renders the card's body; nil gives DefaultBody.
+	// Summary, when set, adds statistics to the card's body.
 	Summary Summary
 }
 
@@ -279,9 +282,9 @@ func (w *Writer) finish() error {
 	if info.PrettyName == "" {
 		info.PrettyName = filepath.Base(w.dir)
 	}
-	body := ""
+	body := DefaultBody(info)
 	if w.opt.Summary != nil {
-		body = w.opt.Summary.Markdown()
+		body += "\n" + strings.TrimSpace(w.opt.Summary.Markdown()) + "\n"
 	}
 	card, err := Card(info, body)
 	if err != nil {
