@@ -365,3 +365,18 @@ func TestDefectNamesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestCardSummaryLeavesRecordsAlone: the card's audit works on a copy, so
+// ngcat --hf exports the records as they were.
+func TestCardSummaryLeavesRecordsAlone(t *testing.T) {
+	rec := &record.Record{ID: "a", Culture: "american", Turns: turns("Ann: Hello [END]", "Ann: hi"), Checks: &record.Checks{Defects: []string{"x"}}}
+	s := NewCardSummary()
+	s.Add(rec)
+	if rec.Turns[0].Lang != "" || len(rec.Checks.Defects) != 1 || rec.Checks.LangExpected != "" {
+		t.Fatalf("record changed: %+v %+v", rec.Turns, rec.Checks)
+	}
+	md := s.Markdown()
+	if !strings.HasPrefix(md, "## Statistics") || !strings.Contains(md, "| end_marker |") || !strings.Contains(md, "| single_speaker |") {
+		t.Fatalf("card markdown:\n%s", md)
+	}
+}

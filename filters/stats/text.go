@@ -132,7 +132,7 @@ func tables(r *Report, ids int) []table {
 	}
 	ts = append(ts, lc)
 
-	df := table{title: "Defects (records with each defect; ids listed up to --ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
+	df := table{title: "Defects (records with each defect, and the first ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
 	for _, d := range r.Defects {
 		df.rows = append(df.rows, []string{d.Name, d.Kind, num(d.Count), pct(d.Rate), idList(d, ids)})
 	}
@@ -344,6 +344,6 @@ func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
 	return nil
 }
 
-var mdReplacer = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ", "*", `\*`, "_", `\_`, "`", "\\`")
+var mdReplacer = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ", "*", `\*`, "`", "\\`")
 
 func mdEscape(s string) string { return mdReplacer.Replace(s) }

@@ -6,6 +6,7 @@ import (
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -154,7 +155,8 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 			w, err := hf.New(hf.Options{
 				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
 				Write: iof.WriteOptions(), Force: *force,
-				Card: hf.CardInfo{PrettyName: *prettyName, License: *license},
+				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license},
+				Summary: stats.NewCardSummary(),
 			})
 			if err != nil {
 				return nil, err

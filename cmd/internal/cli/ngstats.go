@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // reportFormats maps report formats to their writers; ids is --ids.
@@ -47,7 +50,8 @@ stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", "
 ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
-ngstats corpus.jsonl --markdown >> README.md
+ngstats corpus.jsonl --markdown > stats.md
+ngstats corpus.parquet --card --pretty-name "My corpus" --license cc-by-sa-4.0 > README.md
 ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
@@ -67,6 +71,10 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	minTurns := fs.Int("min-turns", 5, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
 	maxTurns := fs.Int("max-turns", 15, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
+	card := fs.Bool("card", false, "write a Hugging Face dataset card (YAML front matter + the report in Markdown) for these records as one split")
+	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
+	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ...; default unknown)")
+	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, code, ok := p.Parse(env)
 	if !ok {
@@ -75,6 +83,17 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
 	if err != nil {
 		return p.Usagef(env, "%v", err)
+	}
+	if *card {
+		if fs.Changed("format") || *asJSON || *asMD || *asHTML {
+			return p.Usagef(env, "--card writes Markdown with YAML front matter; it takes no report format")
+		}
+		if err := hf.CheckSplitName(*split); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+		format = "card"
+	} else if *prettyName != "" || *license != "" || fs.Changed("split-name") {
+		return p.Usagef(env, "--pretty-name, --license and --split-name go with --card")
 	}
 	var thresholds []stats.Threshold
 	if *failOn != "" {
@@ -108,6 +127,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			}
 			c := stats.NewCollector()
 			c.IDs, c.Examples = *ids, *examples
+			rs := &reportSink{Collector: c, out: out, langs: map[string]bool{}}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)
 				for _, t := range r.FailOn {
@@ -115,13 +135,19 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 						exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
 					}
 				}
-				if err := reportFormats[format](out.Writer(), r, shownIDs); err != nil {
+				write := reportFormats[format]
+				if format == "card" {
+					write = func(w io.Writer, r *stats.Report, _ int) error {
+						return writeCard(w, r, rs.languages(), *prettyName, *license, *split)
+					}
+				}
+				if err := write(out.Writer(), r, shownIDs); err != nil {
 					out.Abort()
 					return err
 				}
 				return out.Commit()
 			}
-			return &reportSink{Collector: c, out: out}, nil
+			return rs, nil
 		},
 	}
 	code = iof.Execute(env, p.Name, spec)
@@ -132,13 +158,48 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	return code
 }
 
-// reportSink discards the report file when the run is aborted.
+// reportSink discards the report file when the run is aborted, and notes
+// the records' languages for --card.
 type reportSink struct {
 	*stats.Collector
-	out *recio.Output
+	out   *recio.Output
+	langs map[string]bool
+}
+
+func (s *reportSink) Write(rec *record.Record) error {
+	if l := hf.RecordLang(rec); l != "" {
+		s.langs[l] = true
+	}
+	return s.Collector.Write(rec)
 }
 
 func (s *reportSink) Abort() { s.out.Abort() }
+
+func (s *reportSink) languages() []string {
+	var out []string
+	for l := range s.langs {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeCard writes a dataset card for the records read, as the one split
+// of a folder that ngcat --hf would write.
+func writeCard(w io.Writer, r *stats.Report, langs []string, name, license, split string) error {
+	if name == "" {
+		name = "dataset"
+	}
+	info := hf.CardInfo{PrettyName: name, License: license, Languages: langs,
+		Splits: []hf.SplitInfo{{Name: split, NumExamples: r.Records}}}
+	body := hf.DefaultBody(info) + "\n" + stats.CardMarkdown(r)
+	card, err := hf.Card(info, body)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(card)
+	return err
+}
 
 func reportFormat(flag, output string, asJSON, asMD, asHTML bool) (string, error) {
 	var picked []string

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats"
+	"go.yaml.in/yaml/v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ngstats")
@@ -142,5 +143,67 @@ func TestNgstatsOutputFormatFromExtension(t *testing.T) {
 		if !strings.HasPrefix(strings.TrimSpace(string(data)), prefix) {
 			t.Errorf("-o r%s starts %.40q, want %q", ext, data, prefix)
 		}
+	}
+}
+
+func TestNgstatsCard(t *testing.T) {
+	code, out, stderr := run(t, Ngstats, "", sampleJSONL(t), "--card", "--pretty-name", "Sample", "--license", "cc-by-sa-4.0", "--split-name", "test")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	front, body, ok := strings.Cut(strings.TrimPrefix(out, "---\n"), "\n---\n")
+	if !strings.HasPrefix(out, "---\n") || !ok {
+		t.Fatalf("no YAML front matter:\n%.300s", out)
+	}
+	var meta struct {
+		PrettyName string   `yaml:"pretty_name"`
+		License    string   `yaml:"license"`
+		Language   []string `yaml:"language"`
+		Configs    []struct {
+			DataFiles []struct{ Split, Path string } `yaml:"data_files"`
+		} `yaml:"configs"`
+		DatasetInfo struct {
+			Splits []struct {
+				Name        string `yaml:"name"`
+				NumExamples int64  `yaml:"num_examples"`
+			} `yaml:"splits"`
+		} `yaml:"dataset_info"`
+	}
+	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
+		t.Fatalf("card YAML: %v", err)
+	}
+	if meta.PrettyName != "Sample" || meta.License != "cc-by-sa-4.0" || strings.Join(meta.Language, ",") != "en,ko,zh" {
+		t.Errorf("card meta %+v", meta)
+	}
+	if len(meta.DatasetInfo.Splits) != 1 || meta.DatasetInfo.Splits[0].Name != "test" || meta.DatasetInfo.Splits[0].NumExamples != 135 ||
+		len(meta.Configs) != 1 || meta.Configs[0].DataFiles[0].Path != "data/test-*" {
+		t.Errorf("card splits %+v configs %+v", meta.DatasetInfo.Splits, meta.Configs)
+	}
+	for _, want := range []string{"## Statistics", "### Defects", "| failed_generation |"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("card body lacks %q", want)
+		}
+	}
+	if code, _, _ := run(t, Ngstats, "", "--license", "mit"); code != 2 {
+		t.Errorf("--license without --card: exit %d, want 2", code)
+	}
+	if code, _, _ := run(t, Ngstats, "", "--card", "--json"); code != 2 {
+		t.Errorf("--card --json: exit %d, want 2", code)
+	}
+}
+
+// TestNgcatHFCardHasStatistics: the card of ngcat --hf ends with the ngstats
+// report of the records exported.
+func TestNgcatHFCardHasStatistics(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hf")
+	if code, _, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis", "--hf", dir}, sampleFiles(t)...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	card, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil || !strings.Contains(string(card), "## Statistics") || !strings.Contains(string(card), "| american | 54 |") {
+		t.Fatalf("card without statistics (%v):\n%s", err, card)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "data", "*.parquet")); len(files) != 1 {
+		t.Fatalf("data files %v", files)
 	}
 }
