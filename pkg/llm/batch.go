@@ -83,12 +83,6 @@ func (e *emitter) add(customID string, body []byte) error {
 	return e.err
 }
 
-func (e *emitter) count() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.seen)
-}
-
 // close flushes and renames the file into place.
 func (e *emitter) close() error {
 	e.mu.Lock()

@@ -183,3 +183,9 @@ func wantIDs(n int) []string {
 	}
 	return out
 }
+
+func newFake(t *testing.T) *llmtest.Server {
+	srv := llmtest.New(llmtest.Options{})
+	t.Cleanup(srv.Close)
+	return srv
+}

@@ -24,6 +24,10 @@ func NewProgram(name, summary, usage string) *Program {
 	p := &Program{Program: pipeline.NewProgram(name, summary, usage)}
 	p.IO.Register(p.Flags)
 	p.LLM.Register(p.Flags)
+	if w := p.Flags.Lookup("workers"); w != nil {
+		w.Usage = "records processed `N` at a time (default: as many as --concurrency)"
+		w.DefValue = "0"
+	}
 	return p
 }
 

@@ -222,14 +222,15 @@ func (s *Server) Close() {
 	}
 }
 
-// Requests returns a copy of the requests received so far.
+// Requests returns a copy of the requests answered so far, in the order
+// their answers were written.
 func (s *Server) Requests() []Recorded {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Recorded(nil), s.requests...)
 }
 
-// Count is the number of requests received so far.
+// Count is the number of requests received so far (answered or not).
 func (s *Server) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,6 +247,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	s.mu.Lock()
+	s.n++ // counted on arrival, recorded once answered
+	s.mu.Unlock()
 	var req ChatRequest
 	rec := Recorded{Header: r.Header.Clone(), Body: body}
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -264,7 +268,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) record(rec Recorded) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.n++
 	if !s.opt.NoRecord {
 		s.requests = append(s.requests, rec)
 	}

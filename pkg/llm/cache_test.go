@@ -1,0 +1,217 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+)
+
+func testClient(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	if cfg.Model == "" {
+		cfg.Model = "fake"
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 4
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func f64(v float64) *float64 { return &v }
+func i64(v int64) *int64     { return &v }
+
+// A second identical call is a hit; a change of any part of the key —
+// endpoint, model, messages, schema, each sampling parameter — is a miss.
+// The API key is not part of it.
+func TestCacheKeyParts(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	srv2 := llmtest.New(llmtest.Options{})
+	defer srv2.Close()
+	dir := t.TempDir()
+	base := Config{BaseURL: srv.URL, CacheDir: dir}
+	req := Request{ID: "r1", Call: "c", Messages: []Message{System("be brief"), User("hello")}}
+
+	call := func(cfg Config, r Request) (hit bool) {
+		t.Helper()
+		resp, err := testClient(t, cfg).Call(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Gen.CacheHit
+	}
+	if call(base, req) {
+		t.Fatal("first call was a hit")
+	}
+	if !call(base, req) {
+		t.Fatal("identical call was a miss")
+	}
+	other := base
+	other.APIKey = NewSecret("sk-another-key")
+	if !call(other, req) {
+		t.Error("another API key made a miss: the key must not be part of the cache key")
+	}
+	misses := map[string]func() (Config, Request){
+		"base URL": func() (Config, Request) { c := base; c.BaseURL = srv2.URL; return c, req },
+		"model":    func() (Config, Request) { c := base; c.Model = "fake-2"; return c, req },
+		"message": func() (Config, Request) {
+			r := req
+			r.Messages = []Message{System("be brief"), User("hello!")}
+			return base, r
+		},
+		"role": func() (Config, Request) {
+			r := req
+			r.Messages = []Message{User("be brief"), User("hello")}
+			return base, r
+		},
+		"schema":      func() (Config, Request) { r := req; r.Schema = "echo"; return base, r },
+		"temperature": func() (Config, Request) { c := base; c.Sampling.Temperature = f64(0.7); return c, req },
+		"top_p":       func() (Config, Request) { c := base; c.Sampling.TopP = f64(0.9); return c, req },
+		"max_tokens":  func() (Config, Request) { c := base; c.Sampling.MaxTokens = 100; return c, req },
+		"seed":        func() (Config, Request) { c := base; c.Sampling.Seed = i64(1); return c, req },
+		"request sampling": func() (Config, Request) {
+			r := req
+			r.Sampling = &Sampling{Temperature: f64(0.1)}
+			return base, r
+		},
+	}
+	for name, mk := range misses {
+		cfg, r := mk()
+		before := srv.Count() + srv2.Count()
+		if call(cfg, r) {
+			t.Errorf("a change of %s was a hit", name)
+		}
+		if srv.Count()+srv2.Count() != before+1 {
+			t.Errorf("%s: no request sent", name)
+		}
+		if !call(cfg, r) {
+			t.Errorf("%s: the second call was a miss", name)
+		}
+	}
+}
+
+// Invalid replies are not cached, and a cached reply that the checks
+// now refuse is not used.
+func TestCacheKeepsOnlyAcceptedReplies(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Sequence: []llmtest.Fault{llmtest.Empty}})
+	defer srv.Close()
+	c := testClient(t, Config{BaseURL: srv.URL, CacheDir: t.TempDir(), Backoff: 1, MaxRetries: 2})
+	req := Request{Call: "c", Messages: []Message{User("x")}}
+	if _, err := c.Call(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Count() != 2 {
+		t.Fatalf("%d requests, want the empty reply retried once", srv.Count())
+	}
+	resp, err := c.Call(context.Background(), req)
+	if err != nil || !resp.Gen.CacheHit || resp.Text != "echo: x" {
+		t.Fatalf("second call: %+v %v", resp, err)
+	}
+	req.Check = func(*Response) error { return fmt.Errorf("no longer good enough") }
+	if _, err := c.Call(context.Background(), req); err == nil || srv.Count() != 5 {
+		t.Errorf("a refused cache entry was used: %v, %d requests", err, srv.Count())
+	}
+}
+
+// The programs of one pipeline share the cache at once: several
+// processes calling the same requests concurrently all succeed with the
+// same replies, and the cache holds whole entries only.
+func TestCacheSharedByProcesses(t *testing.T) {
+	const n, procs = 60, 3
+	srv := llmtest.New(llmtest.Options{Reply: koReply})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeRecords(t, dir, n)
+	cache := filepath.Join(dir, "cache")
+	var wg sync.WaitGroup
+	errs := make([]error, procs)
+	for i := 0; i < procs; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "--concurrency", "8", "--cache", cache, "-o", filepath.Join(dir, fmt.Sprintf("out%d.jsonl", i)), in)
+			cmd.Env = append(os.Environ(), "NGKIT_TEST_ROLE=koecho", "NG_BASE_URL="+srv.URL, "NG_MODEL=fake")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("%v: %s", err, out)
+			}
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := readRecords(t, filepath.Join(dir, "out0.jsonl"))
+	for i := 1; i < procs; i++ {
+		got := readRecords(t, filepath.Join(dir, fmt.Sprintf("out%d.jsonl", i)))
+		for j := range want {
+			if got[j].ID != want[j].ID || got[j].Situation != want[j].Situation {
+				t.Fatalf("process %d record %d differs", i, j)
+			}
+		}
+	}
+	entries := 0
+	filepath.WalkDir(cache, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", path)
+		}
+		b, _ := os.ReadFile(path)
+		var e cacheEntry
+		if json.Unmarshal(b, &e) != nil || e.Content == "" {
+			t.Errorf("cache entry %s: %q", path, b)
+		}
+		entries++
+		return nil
+	})
+	if entries != n || srv.Count() > procs*n {
+		t.Errorf("%d cache entries, %d requests for %d records in %d processes", entries, srv.Count(), n, procs)
+	}
+	// A fourth run pays nothing.
+	before := srv.Count()
+	if code, _, stderr := run(t, map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}, "--cache", cache, "-o", filepath.Join(dir, "again.jsonl"), in); code != 0 || srv.Count() != before {
+		t.Errorf("rerun: exit %d, %d requests: %s", code, srv.Count()-before, stderr)
+	}
+}
+
+// Separate clients (as separate programs would have) hammering one key
+// concurrently: every call succeeds, and the entry is whole.
+func TestCacheConcurrentClients(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		c := testClient(t, Config{BaseURL: srv.URL, CacheDir: dir})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				resp, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User(fmt.Sprint("q", j%5))}})
+				if err != nil || !strings.HasPrefix(resp.Text, "echo: q") {
+					t.Errorf("%+v %v", resp, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if srv.Count() > 8*5 {
+		t.Errorf("%d requests for 5 distinct calls in 8 clients", srv.Count())
+	}
+}

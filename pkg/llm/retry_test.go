@@ -1,0 +1,198 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+)
+
+func quick(srv *llmtest.Server) Config {
+	return Config{BaseURL: srv.URL, Backoff: time.Millisecond, RetryAfterCap: 200 * time.Millisecond, MaxRetries: 3, MaxReasks: 2, Timeout: time.Second}
+}
+
+// 400, 401, 403 and 404 cannot succeed: one request, no retry.
+func TestNoRetryOnHopelessStatus(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404} {
+		srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Status: status}}})
+		_, err := testClient(t, quick(srv)).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))) || srv.Count() != 1 {
+			t.Errorf("status %d: %v after %d requests", status, err, srv.Count())
+		}
+		srv.Close()
+	}
+}
+
+// Each retryable fault, once, then a good reply: the call succeeds with
+// one retry; given every time, the call gives up after --max-retries.
+func TestRetryableFaults(t *testing.T) {
+	for _, f := range []llmtest.Fault{llmtest.RateLimit, llmtest.ServerError, llmtest.Unavailable, llmtest.Slow, llmtest.Drop,
+		llmtest.Malformed, llmtest.Empty, llmtest.Length, llmtest.ContentFilter, llmtest.Reasoning} {
+		srv := llmtest.New(llmtest.Options{Sequence: []llmtest.Fault{f}, SlowFor: 2 * time.Second})
+		cfg := quick(srv)
+		cfg.Timeout = 100 * time.Millisecond
+		resp, err := testClient(t, cfg).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		if err != nil || resp.Text != "echo: x" || resp.Gen.Retries != 1 || srv.Count() != 2 {
+			t.Errorf("fault %s once: %+v %v, %d requests", f, resp, err, srv.Count())
+		}
+		srv.Close()
+
+		srv = llmtest.New(llmtest.Options{FaultRate: 1, Faults: []llmtest.Fault{f}, SlowFor: 2 * time.Second})
+		cfg = quick(srv)
+		cfg.Timeout = 100 * time.Millisecond
+		_, err = testClient(t, cfg).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		if err == nil || !strings.Contains(err.Error(), "gave up after 4 attempts") || srv.Count() != 4 {
+			t.Errorf("fault %s always: %v, %d requests", f, err, srv.Count())
+		}
+		srv.Close()
+	}
+}
+
+// Retry-After(-Ms) is honoured, up to --retry-after-cap.
+func TestRetryAfter(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Sequence: []llmtest.Fault{llmtest.RateLimit}, RetryAfter: 150 * time.Millisecond})
+	defer srv.Close()
+	start := time.Now()
+	if _, err := testClient(t, quick(srv)).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("retried after %s, the server asked for 150ms", d)
+	}
+	srv2 := llmtest.New(llmtest.Options{Sequence: []llmtest.Fault{llmtest.RateLimit}, RetryAfter: 10 * time.Second})
+	defer srv2.Close()
+	cfg := quick(srv2)
+	cfg.RetryAfterCap = 50 * time.Millisecond
+	start = time.Now()
+	if _, err := testClient(t, cfg).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("waited %s: the cap is 50ms", d)
+	}
+	h := http.Header{}
+	h.Set("Retry-After", "2")
+	if retryAfter(h) != 2*time.Second {
+		t.Error("Retry-After in seconds")
+	}
+	h.Set("Retry-After-Ms", "250")
+	if retryAfter(h) != 250*time.Millisecond {
+		t.Error("Retry-After-Ms wins")
+	}
+	h = http.Header{}
+	h.Set("Retry-After", time.Now().Add(3*time.Second).UTC().Format(http.TimeFormat))
+	if d := retryAfter(h); d < time.Second || d > 3*time.Second {
+		t.Errorf("Retry-After date: %s", d)
+	}
+}
+
+// An invalid structured reply is asked again with the validation error;
+// after --max-reasks the call fails with the reason.
+func TestReaskOnInvalidReply(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{
+		{Contains: "not valid", Content: `{"text": "고쳤어요", "lang": "ko"}`},
+		{Content: "Sure! ```json\n{\"text\": \"\", \"lang\": \"klingon\"}\n```"},
+	}})
+	defer srv.Close()
+	resp, err := testClient(t, quick(srv)).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
+	if err != nil || string(resp.JSON) != `{"text":"고쳤어요","lang":"ko"}` || resp.Gen.Retries != 1 {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	reqs := srv.Requests()
+	second := reqs[1].Request.Messages
+	if len(reqs) != 2 || len(second) != 3 || second[1].Role != "assistant" || !strings.Contains(second[2].Text(), "/lang: value must be one of") {
+		t.Errorf("re-ask messages: %+v", second)
+	}
+
+	bad := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "I cannot do JSON, sorry."}}})
+	defer bad.Close()
+	_, err = testClient(t, quick(bad)).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
+	if err == nil || !strings.Contains(err.Error(), "invalid reply after 2 re-asks: no JSON object found") || bad.Count() != 3 {
+		t.Errorf("%v after %d requests", err, bad.Count())
+	}
+}
+
+// A server without json_schema support: the client falls back to asking
+// for JSON in the prompt, says so once, and parses chatty replies.
+func TestFallbackWithoutJSONSchema(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{RejectJSONSchema: true, Reply: func(req *llmtest.ChatRequest) string {
+		return "Here you go:\n```json\n" + koReply(req) + "\n```"
+	}})
+	defer srv.Close()
+	var stderr bytes.Buffer
+	cfg := quick(srv)
+	cfg.Stderr = &stderr
+	c := testClient(t, cfg)
+	for i := 0; i < 3; i++ {
+		resp, err := c.Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{System("Be kind."), User("x")}, Check: koreanCheck})
+		if err != nil || !strings.Contains(string(resp.JSON), "안녕하세요") {
+			t.Fatalf("%+v %v", resp, err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 || reqs[0].Status != 400 || reqs[1].Request.ResponseFormat != nil {
+		t.Fatalf("%d requests; first status %d", len(reqs), reqs[0].Status)
+	}
+	sys := reqs[1].Request.Messages[0].Text()
+	if !strings.HasPrefix(sys, "Be kind.\n\nReply with only a JSON object") || !strings.Contains(sys, `"required":["text","lang"]`) {
+		t.Errorf("system message: %s", sys)
+	}
+	if strings.Count(stderr.String(), "rejected response_format") != 1 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// Leaked reasoning fails; a closed reasoning block before the answer is
+// how reasoning models answer, and is removed.
+func TestReasoningBlocks(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "<think>Korean, short.</think>\n{\"text\":\"네\",\"lang\":\"ko\"}"}}})
+	defer srv.Close()
+	resp, err := testClient(t, quick(srv)).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
+	if err != nil || string(resp.JSON) != `{"text":"네","lang":"ko"}` {
+		t.Errorf("%+v %v", resp, err)
+	}
+}
+
+// --deadline stops calling: the records not done fail with the reason.
+func TestDeadline(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Latency: 30 * time.Millisecond})
+	defer srv.Close()
+	cfg := quick(srv)
+	cfg.Deadline = 100 * time.Millisecond
+	cfg.Concurrency = 1
+	c := testClient(t, cfg)
+	var ok, late int
+	for i := 0; i < 10; i++ {
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User(strings.Repeat("x", i+1))}})
+		switch {
+		case err == nil:
+			ok++
+		case strings.Contains(err.Error(), "--deadline (100ms) passed"):
+			late++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if ok == 0 || late == 0 || ok > 4 {
+		t.Errorf("%d answered, %d after the deadline", ok, late)
+	}
+}
+
+// Cancellation (Ctrl-C) ends a call at once, without retrying.
+func TestCancelStopsACall(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Latency: 5 * time.Second})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := testClient(t, quick(srv)).Call(ctx, Request{Call: "c", Messages: []Message{User("x")}})
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || err == nil || time.Since(start) > time.Second || srv.Count() != 1 {
+		t.Errorf("%v after %s, %d requests", err, time.Since(start), srv.Count())
+	}
+}
