@@ -1,0 +1,287 @@
+package normbank
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed cultures/*.yaml
+var cultureFiles embed.FS
+
+// Culture is a culture profile: what the generation stages need to know
+// to write about and in a culture. It is read from a YAML (or JSON) file;
+// the field names below are the file's keys.
+type Culture struct {
+	// Name is the culture's key: lower case ASCII letters, digits and '-',
+	// as in records' culture field and --culture.
+	Name string `yaml:"name" json:"name"`
+	// DisplayName is how prompts name the culture ("Korean"); Name when empty.
+	DisplayName string `yaml:"display_name,omitempty" json:"display_name,omitempty"`
+	// Lang is the BCP-47 tag of the dialogue language.
+	Lang string `yaml:"lang" json:"lang"`
+	// ScenarioLang is the language scenarios and situations are written in.
+	ScenarioLang string `yaml:"scenario_lang" json:"scenario_lang"`
+	// NormLang is the language the culture's built-in norms are written
+	// in, for information (the Chinese norms of the release are English).
+	NormLang string `yaml:"norm_lang,omitempty" json:"norm_lang,omitempty"`
+	// Names are common given and family names, for naming characters.
+	Names Names `yaml:"names" json:"names"`
+	// Titles are titles, kinship terms and address forms of the culture.
+	Titles []string `yaml:"titles" json:"titles"`
+	// Honorifics is short guidance on honorifics and forms of address.
+	Honorifics string `yaml:"honorifics" json:"honorifics"`
+	// Distance is short guidance on hierarchy and relational distance.
+	Distance string `yaml:"relational_distance" json:"relational_distance"`
+
+	// Source is where the profile was read from: a file name, or
+	// "builtin:NAME.yaml".
+	Source string `yaml:"-" json:"-"`
+}
+
+// Names are the culture's common names.
+type Names struct {
+	// Order is how a full name is written: "given-family" or "family-given".
+	Order  string   `yaml:"order" json:"order"`
+	Given  []string `yaml:"given" json:"given"`
+	Family []string `yaml:"family" json:"family"`
+}
+
+// Name orders of Names.Order.
+const (
+	GivenFamily = "given-family"
+	FamilyGiven = "family-given"
+)
+
+var cultureName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
+// profileExts are the file name extensions of profile files, in the order
+// a culture directory is searched.
+var profileExts = []string{".yaml", ".yml", ".json"}
+
+// ErrUnknownCulture is returned (wrapped) for a culture without a profile.
+var ErrUnknownCulture = errors.New("unknown culture")
+
+// BuiltinCultures lists the names of the built-in culture profiles, sorted.
+func BuiltinCultures() []string {
+	ents, err := fs.ReadDir(cultureFiles, "cultures")
+	if err != nil {
+		panic("normbank: embedded cultures: " + err.Error())
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BuiltinProfile returns the built-in profile of a culture.
+func BuiltinProfile(name string) (*Culture, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if !cultureName.MatchString(name) {
+		return nil, fmt.Errorf("culture %q: not a valid culture name (lower-case letters, digits and '-')", name)
+	}
+	b, err := cultureFiles.ReadFile(path.Join("cultures", name+".yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: the built-in cultures are %s", ErrUnknownCulture, name, strings.Join(BuiltinCultures(), ", "))
+	}
+	c, err := ParseProfile("builtin:"+name+".yaml", b)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// UserCultureDir is where Profile looks for user profiles before the
+// built-in ones: $NG_CULTURES_DIR, else <user config dir>/ngkit/cultures
+// (~/.config/ngkit/cultures on Linux); "" when neither can be found.
+func UserCultureDir() string {
+	if d := os.Getenv("NG_CULTURES_DIR"); d != "" {
+		return d
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "ngkit", "cultures")
+}
+
+// Profile returns the profile of the named culture: from NAME.yaml,
+// NAME.yml or NAME.json in UserCultureDir when such a file exists (so a
+// user can add a culture, or override a built-in one), else the built-in
+// profile.
+func Profile(name string) (*Culture, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if !cultureName.MatchString(name) {
+		return nil, fmt.Errorf("culture %q: not a valid culture name (lower-case letters, digits and '-')", name)
+	}
+	dir := UserCultureDir()
+	if dir != "" {
+		for _, ext := range profileExts {
+			p := filepath.Join(dir, name+ext)
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			c, err := LoadProfile(p)
+			if err != nil {
+				return nil, err
+			}
+			if c.Name != name {
+				return nil, fmt.Errorf("%s: name is %q, want %q as the file name says", p, c.Name, name)
+			}
+			return c, nil
+		}
+	}
+	c, err := BuiltinProfile(name)
+	if dir != "" && errors.Is(err, ErrUnknownCulture) {
+		return nil, fmt.Errorf("%w; add one as %s or give --culture-file FILE", err, filepath.Join(dir, name+".yaml"))
+	}
+	return c, err
+}
+
+// LoadProfile reads and validates a culture profile file (YAML or JSON).
+func LoadProfile(file string) (*Culture, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return ParseProfile(file, b)
+}
+
+// ParseProfile parses and validates a culture profile; name is the file
+// name used in errors. Unknown keys are errors (a misspelt key would
+// otherwise be ignored in silence).
+func ParseProfile(name string, data []byte) (c *Culture, err error) {
+	defer func() {
+		// The YAML decoder is third-party code fed user input: a panic
+		// in it must become an error naming the file, not a crash.
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("%s: cannot parse the profile: %v", name, p)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	c = new(Culture)
+	if err := dec.Decode(c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty profile", name)
+		}
+		return nil, fmt.Errorf("%s: %s", name, yamlMessage(err))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: more than one YAML document; a profile is one", name)
+	}
+	c.Source = name
+	if err := c.Validate(); err != nil {
+		// one problem per line, each naming the file
+		return nil, errors.New(name + ": " + strings.ReplaceAll(err.Error(), "\n", "\n"+name+": "))
+	}
+	return c, nil
+}
+
+// yamlMessage shortens the YAML decoder's errors ("yaml: unmarshal errors:
+// line 3: field foo not found in type normbank.Culture") for users.
+func yamlMessage(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs := make([]string, len(te.Errors))
+		for i, m := range te.Errors {
+			m = strings.Replace(m, "not found in type normbank.Culture", "is not a profile key", 1)
+			m = strings.Replace(m, "not found in type normbank.Names", "is not a key of names", 1)
+			msgs[i] = m
+		}
+		return strings.Join(msgs, "; ")
+	}
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// Validate checks that a profile is complete: a valid name, dialogue and
+// scenario languages that pkg/lang can detect, a name order, at least two
+// given names and one family name, at least one title, and both guidance
+// texts. It reports every problem at once, one per line.
+func (c *Culture) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch {
+	case c.Name == "":
+		bad("name is missing")
+	case !cultureName.MatchString(c.Name):
+		bad("name %q: want lower-case letters, digits and '-', starting with a letter (at most 32)", c.Name)
+	}
+	checkLang := func(key, tag string, required bool) {
+		if tag == "" {
+			if required {
+				bad("%s is missing (a BCP-47 language tag such as en, zh, ko)", key)
+			}
+			return
+		}
+		if lang.Normalize(tag) == "" {
+			bad("%s %q is not a BCP-47 language tag (such as en, zh, ko)", key, tag)
+			return
+		}
+		// A one-language detector loads no model: this only asks pkg/lang
+		// whether it can tell the language at all.
+		if _, err := lang.New(tag); err != nil {
+			bad("%s %q: %s", key, tag, strings.TrimPrefix(err.Error(), "lang: "))
+		}
+	}
+	checkLang("lang", c.Lang, true)
+	checkLang("scenario_lang", c.ScenarioLang, true)
+	checkLang("norm_lang", c.NormLang, false)
+	switch c.Names.Order {
+	case GivenFamily, FamilyGiven:
+	case "":
+		bad("names.order is missing (%s or %s)", GivenFamily, FamilyGiven)
+	default:
+		bad("names.order %q: want %s or %s", c.Names.Order, GivenFamily, FamilyGiven)
+	}
+	checkList := func(key string, list []string, min int) {
+		n := 0
+		for i, s := range list {
+			if strings.TrimSpace(s) == "" {
+				bad("%s[%d] is empty", key, i)
+				continue
+			}
+			n++
+		}
+		if n < min {
+			bad("%s: want at least %d, got %d", key, min, n)
+		}
+	}
+	checkList("names.given", c.Names.Given, 2) // a dialogue has two speakers
+	checkList("names.family", c.Names.Family, 1)
+	checkList("titles", c.Titles, 1)
+	if strings.TrimSpace(c.Honorifics) == "" {
+		bad("honorifics is missing (short guidance on honorifics and forms of address)")
+	}
+	if strings.TrimSpace(c.Distance) == "" {
+		bad("relational_distance is missing (short guidance on hierarchy and closeness)")
+	}
+	return errors.Join(errs...)
+}
+
+// Display is the culture's display name, or its name.
+func (c *Culture) Display() string {
+	if c.DisplayName != "" {
+		return c.DisplayName
+	}
+	return c.Name
+}
