@@ -98,11 +98,7 @@ func BuiltinProfile(name string) (*Culture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: the built-in cultures are %s", ErrUnknownCulture, name, strings.Join(BuiltinCultures(), ", "))
 	}
-	c, err := ParseProfile("builtin:"+name+".yaml", b)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return ParseProfile("builtin:"+name+".yaml", b)
 }
 
 // UserCultureDir is where Profile looks for user profiles before the
@@ -132,8 +128,10 @@ func Profile(name string) (*Culture, error) {
 	if dir != "" {
 		for _, ext := range profileExts {
 			p := filepath.Join(dir, name+ext)
-			if _, err := os.Stat(p); err != nil {
+			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 				continue
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, bareError(err))
 			}
 			c, err := LoadProfile(p)
 			if err != nil {
@@ -156,13 +154,19 @@ func Profile(name string) (*Culture, error) {
 func LoadProfile(file string) (*Culture, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, bareError(err))
 	}
 	return ParseProfile(file, b)
+}
+
+// bareError drops the operation and path of an *fs.PathError, which the
+// caller's message names already.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ParseProfile parses and validates a culture profile; name is the file

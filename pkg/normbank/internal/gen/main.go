@@ -413,6 +413,7 @@ func (g *gen) exemplars() ([]candidate, error) {
 			g.rejections[rejExemplar]++
 			continue
 		}
+		ex.Lang = c.Lang // the profile's, not the importer's table
 		ex.Source = r.file + "#" + strconv.Itoa(r.index)
 		g.candidates[ex.Culture]++
 		key := ex.Culture + "\x00" + ex.Category + "\x00" + ex.DialogueType
