@@ -16,6 +16,10 @@ type Program struct {
 	*pipeline.Program
 	IO  pipeline.IOFlags
 	LLM Flags
+	// Source, when set, makes the input from the arguments left after the
+	// flags instead of reading them as record files (ngseed reads the
+	// built-in norm bank when given no file). Its error is a usage error.
+	Source func(args []string) (pipeline.Source, error)
 }
 
 // NewProgram registers the I/O and LLM flags; the program adds its own
@@ -58,7 +62,14 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 		client.Abort()
 		return p.Usagef(env, "%v", err)
 	}
-	code = p.IO.Execute(env, p.Name, pipeline.RunSpec{Stage: client.Stage(stage), Inputs: args})
+	spec := pipeline.RunSpec{Stage: client.Stage(stage), Inputs: args}
+	if p.Source != nil {
+		if spec.Source, err = p.Source(args); err != nil {
+			client.Abort()
+			return p.Usagef(env, "%v", err)
+		}
+	}
+	code = p.IO.Execute(env, p.Name, spec)
 	if err := client.Close(); err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Name, err)
 		if code == pipeline.ExitOK {
