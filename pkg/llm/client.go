@@ -331,11 +331,15 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			if f.reask && reasks < c.cfg.MaxReasks {
 				reasks++
 				st.fault(f.kind)
+				again := "Reply again with only the corrected JSON object."
+				if sch == nil {
+					again = "Reply again, corrected, in the same format."
+				}
 				msgs = append(append(msgs[:len(msgs):len(msgs)], Assistant(choice.Message.Content)),
-					User("Your reply was not valid: "+f.reason+". Reply again with only the corrected JSON object."))
+					User("Your reply was not valid: "+f.reason+". "+again))
 				continue
 			}
-			if f.reask {
+			if f.reask && !f.retry {
 				st.fault(f.kind)
 				return nil, fmt.Errorf("invalid reply after %d re-asks: %s", reasks, f.reason)
 			}

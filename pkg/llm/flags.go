@@ -49,7 +49,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Timeout, "timeout", 2*time.Minute, "give up on one request after `D` (it is retried)")
 	fs.DurationVar(&f.Deadline, "deadline", 0, "stop calling after `D` for the whole run; records not done go to the errors file, for --resume (0: none)")
 	fs.IntVar(&f.MaxRetries, "max-retries", 6, "retries of one call, `N`, on 429, 5xx, timeouts, dropped connections, cut or empty replies, leaked reasoning and failed checks")
-	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid structured reply is asked again with the validation error, `N`")
+	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid reply (schema or the stage's checks) is asked again with the reason, `N`; a reply failing the checks is then retried afresh")
 	fs.DurationVar(&f.Backoff, "backoff", time.Second, "wait `D` before the first retry, doubled at each one, with jitter")
 	fs.DurationVar(&f.RetryAfterCap, "retry-after-cap", time.Minute, "wait at most `D` before a retry, whatever the server's Retry-After says")
 	fs.StringVar(&f.ResponseFormat, "response-format", "auto", "structured replies: `MODE` auto (json_schema, or JSON asked in the prompt if the server rejects it), json_schema, json_object or prompt")

@@ -171,7 +171,10 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	}
 	if check != nil {
 		if err := check(resp); err != nil {
-			return nil, &failure{kind: "check", reason: "reply failed the check: " + err.Error(), retry: true}
+			// Asked again with the reason first (--max-reasks), then
+			// tried afresh (--max-retries): a model often fixes what it is
+			// told, and a fresh sample escapes one that it cannot.
+			return nil, &failure{kind: "check", reason: "reply failed the check: " + err.Error(), reask: true, retry: true}
 		}
 	}
 	return resp, nil

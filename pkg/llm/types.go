@@ -79,8 +79,9 @@ type Request struct {
 	// PromptPack is the version of the prompts used, kept in gen.
 	PromptPack string
 	// Check, when set, judges an otherwise valid reply (its language, for
-	// example): an error makes the reply a failure that is retried like an
-	// empty one, within --max-retries.
+	// example): an error makes the reply a failure that is asked again
+	// with the error as the reason, within --max-reasks, then retried
+	// afresh like an empty one, within --max-retries.
 	Check func(*Response) error
 }
 
