@@ -67,3 +67,14 @@ NG_RELEASE_DIR="$(cd "$release" && pwd)" go test -run='^$' -bench=. -benchmem -c
 
 echo "== 4. install footprint"
 tmp=$(mktemp -d); PREFIX="$tmp" bash scripts/install.sh >/dev/null; du -shL "$tmp/bin/ngkit"; du -sh "$tmp/bin"; rm -rf "$tmp"
+
+echo "== 5. LLM runtime (pkg/llm) against the fake server"
+# Throughput: the test stage through the shared runner, fake server in
+# another process with 100 ms latency, --concurrency 64 (ideal 640 calls/s);
+# cpu-us/call is this process's CPU (runner, client, SDK, validation, cache,
+# JSONL encoding, GC). With the reply cache in a temporary directory on
+# disk, then without it. Memory: a million records through the client
+# (in-memory endpoint, 1 ms latency): peak heap and RSS stay flat.
+go test -run='^$' -bench='^BenchmarkThroughput$' -benchtime=5000x ./pkg/llm/ | grep -E '^Benchmark' | sed 's/^/cache on disk: /'
+NG_BENCH_CACHE=off go test -run='^$' -bench='^BenchmarkThroughput$' -benchtime=5000x ./pkg/llm/ | grep -E '^Benchmark' | sed 's/^/no cache:      /'
+go test -run='^$' -bench='^BenchmarkMillionRecords$' -benchtime=1x -timeout=30m ./pkg/llm/ | grep -E '^Benchmark'

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,12 +13,18 @@ import (
 	"strings"
 )
 
-// Cache is a content-addressed store of accepted replies on disk: one
-// small JSON file per request, named by the hash of everything that
-// determines the reply. Writes go to a temporary file renamed into place,
-// so several processes (the programs of one pipeline) can share a cache:
-// a reader sees a whole entry or none, and two writers of one key write
-// the same thing. The API key is neither stored nor part of the key.
+// Cache is a content-addressed store of accepted replies on disk, keyed
+// by the hash of everything that determines a reply (cacheKey). Entries
+// live in 256 append-only bucket files (DIR/<first two hex digits of the
+// key>.log); an entry is one line, "\n<key>\t<JSON>", added by a single
+// write in O_APPEND mode. So several processes (the programs of one
+// pipeline) can share a cache with no lock: appends do not interleave on
+// a local file system, an entry being written or cut short by a crash
+// fails to parse and is a miss, and each entry starts on its own line
+// whatever came before. One file per entry would be simpler, but creating
+// a file costs far more than appending to one (0.6 ms of CPU on the
+// development VM). A lookup reads one bucket, 1/256 of the cache. The API
+// key is neither stored nor part of the key. Not for network file systems.
 type Cache struct{ dir string }
 
 // DefaultCacheDir is ngkit/llm under the user cache directory
@@ -49,44 +56,48 @@ type cacheEntry struct {
 	Seconds      float64 `json:"seconds,omitempty"`
 }
 
-func (c *Cache) path(key string) string { return filepath.Join(c.dir, key[:2], key+".json") }
+func (c *Cache) bucket(key string) string { return filepath.Join(c.dir, key[:2]+".log") }
 
-// get returns the entry of key; a missing or unreadable entry is a miss.
+// get returns the first whole entry of key; none is a miss.
 func (c *Cache) get(key string) (*cacheEntry, bool) {
-	b, err := os.ReadFile(c.path(key))
+	f, err := os.Open(c.bucket(key))
 	if err != nil {
 		return nil, false
 	}
-	var e cacheEntry
-	if json.Unmarshal(b, &e) != nil {
-		return nil, false
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxCacheEntry)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) <= len(key) || line[len(key)] != '\t' || string(line[:len(key)]) != key {
+			continue
+		}
+		var e cacheEntry
+		if json.Unmarshal(line[len(key)+1:], &e) == nil {
+			return &e, true
+		}
 	}
-	return &e, true
+	return nil, false
 }
 
-// put stores e under key atomically.
+// maxCacheEntry bounds an entry line; longer replies are not cached.
+const maxCacheEntry = 16 << 20
+
+// put appends e under key, in one write.
 func (c *Cache) put(key string, e *cacheEntry) error {
-	b, err := json.Marshal(e)
+	b, err := json.Marshal(e) // one line: JSON escapes newlines
+	if err != nil || len(b)+len(key)+2 > maxCacheEntry {
+		return err
+	}
+	line := make([]byte, 0, len(b)+len(key)+2)
+	line = append(append(append(append(line, '\n'), key...), '\t'), b...)
+	f, err := os.OpenFile(c.bucket(key), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if e := tmp.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	_, err = f.Write(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

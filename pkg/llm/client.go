@@ -51,6 +51,13 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
+// Workers is the number of runner workers for this configuration: twice
+// the calls allowed in flight, so that when a call ends another worker is
+// already waiting for its slot while the first one finishes its record
+// (decoding, checks, cache, encoding); the window, not the workers,
+// bounds the calls.
+func (c Config) Workers() int { return 2 * max(c.Concurrency, 1) }
+
 // Response formats.
 const (
 	formatJSONSchema = iota

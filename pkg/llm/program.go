@@ -29,7 +29,7 @@ func NewProgram(name, summary, usage string) *Program {
 	p.IO.Register(p.Flags)
 	p.LLM.Register(p.Flags)
 	if w := p.Flags.Lookup("workers"); w != nil {
-		w.Usage = "records processed `N` at a time (default: as many as --concurrency)"
+		w.Usage = "records processed `N` at a time (default: twice --concurrency)"
 		w.DefValue = "0"
 	}
 	return p
@@ -50,8 +50,7 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 	}
 	cfg.Stage, cfg.Stderr, cfg.Quiet = p.Name, env.Stderr, p.IO.Quiet
 	if !p.Flags.Changed("workers") {
-		// A worker blocks in its call: as many workers as calls in flight.
-		p.IO.Workers = cfg.Concurrency
+		p.IO.Workers = cfg.Workers()
 	}
 	client, err := New(cfg)
 	if err != nil {

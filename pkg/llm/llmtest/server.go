@@ -8,6 +8,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -429,10 +430,13 @@ func writeCompletion(w http.ResponseWriter, model, content, finish string, promp
 	completionID.n++
 	id := completionID.n
 	completionID.Unlock()
-	c, _ := json.Marshal(content)
+	var c bytes.Buffer
+	enc := json.NewEncoder(&c)
+	enc.SetEscapeHTML(false) // as servers send it: <think> stays <think>
+	enc.Encode(content)
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-		id, time.Now().Unix(), model, c, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
+		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
 }
 
 func writeError(w http.ResponseWriter, status int, msg string, h http.Header) {
