@@ -1,0 +1,183 @@
+package v2r
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// PromptStage and PromptTask name the templates:
+// pkg/prompt/packs/v2r/dialogue[.<culture>].tmpl.
+const (
+	PromptStage = "v2r"
+	PromptTask  = "dialogue"
+)
+
+// Caller makes LLM calls; *llm.Client is one.
+type Caller interface {
+	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// Options configure the stage.
+type Options struct {
+	Rules
+	// TextMode asks for "Name: (action) text" lines instead of JSON.
+	TextMode bool
+	// Pack holds the prompts; prompt.Builtin() when nil.
+	Pack *prompt.Pack
+	// Profile finds a culture's profile; normbank.Profile when nil.
+	Profile func(name string) (*normbank.Culture, error)
+}
+
+// Stage makes one dialogue per seed record.
+type Stage struct {
+	c        Caller
+	opt      Options
+	profiles sync.Map // culture -> profileResult
+}
+
+type profileResult struct {
+	c   *normbank.Culture
+	err error
+}
+
+// New makes the stage; the rules must be sane (2 <= MinTurns <= MaxTurns
+// or MaxTurns 0, a share in [0, 1]).
+func New(c Caller, opt Options) (*Stage, error) {
+	switch {
+	case opt.MinTurns < 2:
+		return nil, fmt.Errorf("--min-turns %d: a dialogue has at least 2 turns", opt.MinTurns)
+	case opt.MaxTurns != 0 && opt.MaxTurns < opt.MinTurns:
+		return nil, fmt.Errorf("--max-turns %d is below --min-turns %d", opt.MaxTurns, opt.MinTurns)
+	case opt.MaxTurns < 0:
+		return nil, fmt.Errorf("--max-turns %d: want 0 (no bound) or more", opt.MaxTurns)
+	case opt.MinLangShare < 0 || opt.MinLangShare > 1:
+		return nil, fmt.Errorf("--min-lang-share %v: want a share between 0 and 1", opt.MinLangShare)
+	}
+	if opt.Pack == nil {
+		opt.Pack = prompt.Builtin()
+	}
+	if opt.Profile == nil {
+		opt.Profile = normbank.Profile
+	}
+	return &Stage{c: c, opt: opt}, nil
+}
+
+// Name implements pipeline.Stage.
+func (s *Stage) Name() string { return "ngv2r" }
+
+// Process implements pipeline.Stage: the seed in, its dialogue out.
+func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Record, error) {
+	c, typ, expected, err := s.seedInfo(seed)
+	if err != nil {
+		return nil, err
+	}
+	data := promptData(seed, c, expected, s.opt.Rules, s.opt.TextMode)
+	p, err := s.opt.Pack.Render(PromptStage, PromptTask, seed.Culture, data)
+	if err != nil {
+		return nil, err
+	}
+	var got *record.Record // the accepted dialogue, audited
+	req := llm.Request{
+		ID: seed.ID, Call: "dialogue", PromptPack: s.opt.Pack.Version(),
+		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
+		Check: func(r *llm.Response) error {
+			d, err := s.read(r, typ)
+			if err != nil {
+				return err
+			}
+			got, err = s.opt.Check(d, typ, expected)
+			return err
+		},
+	}
+	if !s.opt.TextMode {
+		req.Schema = SchemaName(typ)
+	}
+	resp, err := s.c.Call(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if got == nil {
+		return nil, errors.New("call dialogue: the reply was accepted without being checked")
+	}
+	out := *seed
+	out.ID = record.NewID(seed.ID, "dialogue")
+	out.ParentID = seed.ID
+	out.Lang = expected
+	out.Turns, out.Narration = got.Turns, got.Narration
+	out.Checks = got.Checks // the dialogue's, not the seed's
+	out.Gen = append(slices.Clip(seed.Gen), resp.Gen)
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("output record: %w", err)
+	}
+	return []*record.Record{&out}, nil
+}
+
+// SchemaName is the reply schema of a dialogue type
+// (schemas/llm/v2r_dialogue_<type>.schema.json).
+func SchemaName(typ string) string { return "v2r_dialogue_" + typ }
+
+// read turns a reply into a dialogue.
+func (s *Stage) read(r *llm.Response, typ string) (*Dialogue, error) {
+	if s.opt.TextMode {
+		return ParseText(r.Text, typ)
+	}
+	return ParseJSON(r.JSON, typ)
+}
+
+// seedInfo checks that a seed has what the prompt needs and returns its
+// culture profile, dialogue type and expected language.
+func (s *Stage) seedInfo(seed *record.Record) (c *normbank.Culture, typ, expected string, err error) {
+	var missing []string
+	if seed.Culture == "" {
+		missing = append(missing, "culture")
+	}
+	if strings.TrimSpace(seed.Norm) == "" {
+		missing = append(missing, "norm")
+	}
+	if strings.TrimSpace(seed.Scenario) == "" && strings.TrimSpace(seed.Situation) == "" {
+		missing = append(missing, "scenario or situation")
+	}
+	if seed.DialogueType == "" {
+		missing = append(missing, "dialogue_type")
+	}
+	if len(missing) > 0 {
+		return nil, "", "", fmt.Errorf("the seed has no %s (ngv2r reads the records of ngseed or ngrefine)", strings.Join(missing, ", no "))
+	}
+	typ = seed.DialogueType
+	if !slices.Contains(record.DialogueTypes, typ) {
+		return nil, "", "", fmt.Errorf("dialogue_type %q: want adherence, violation or v2r", typ)
+	}
+	if c, err = s.profile(seed.Culture); err != nil {
+		return nil, "", "", err
+	}
+	expected = lang.Normalize(seed.Lang)
+	if expected == "" {
+		expected = lang.Normalize(c.Lang)
+	}
+	if expected == "" {
+		return nil, "", "", errors.New("no dialogue language: the seed has no lang and its culture profile none")
+	}
+	return c, typ, expected, nil
+}
+
+// profile looks a culture up once per run.
+func (s *Stage) profile(name string) (*normbank.Culture, error) {
+	if v, ok := s.profiles.Load(name); ok {
+		r := v.(profileResult)
+		return r.c, r.err
+	}
+	c, err := s.opt.Profile(name)
+	v, _ := s.profiles.LoadOrStore(name, profileResult{c, err})
+	r := v.(profileResult)
+	return r.c, r.err
+}

@@ -1,0 +1,289 @@
+package v2r
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// collect is a Sink that keeps the records.
+type collect struct {
+	mu   sync.Mutex
+	recs []*record.Record
+}
+
+func (c *collect) Write(r *record.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recs = append(c.recs, r)
+	return nil
+}
+func (c *collect) Close() error { return nil }
+func (c *collect) Abort()       {}
+
+// testConfig is a client for the fake server: quick retries, no cache.
+func testConfig(srv *llmtest.Server) llm.Config {
+	return llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "ngv2r", Concurrency: 8,
+		MaxRetries: 6, MaxReasks: 2, Backoff: time.Millisecond, RetryAfterCap: 20 * time.Millisecond, Timeout: 2 * time.Second}
+}
+
+type runResult struct {
+	out    []*record.Record
+	errs   []pipeline.ErrorRecord
+	client *llm.Client
+}
+
+// runStage runs the stage over seeds through the shared runner.
+func runStage(t testing.TB, cfg llm.Config, opt Options, seeds []*record.Record) runResult {
+	t.Helper()
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Rules == (Rules{}) {
+		opt.Rules = defaultRules
+	}
+	st, err := New(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errPath := filepath.Join(t.TempDir(), "errors.jsonl")
+	elog, err := pipeline.OpenErrorLog(errPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &collect{}
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Stage: c.Stage(st), Source: pipeline.SliceSource(seeds), Sink: sink, Errors: elog, Workers: cfg.Concurrency, Stderr: os.Stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if err := elog.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return runResult{out: sink.recs, errs: readErrors(t, errPath), client: c}
+}
+
+func readErrors(t testing.TB, path string) []pipeline.ErrorRecord {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []pipeline.ErrorRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e pipeline.ErrorRecord
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func seedsOf(ps []pair) []*record.Record {
+	out := make([]*record.Record, len(ps))
+	for i, p := range ps {
+		s := *p.seed
+		out[i] = &s
+	}
+	return out
+}
+
+// sameTurns compares the speakers, directions, texts and stages.
+func sameTurns(got, want []record.Turn) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Index != i || g.Speaker != w.Speaker || g.Action != w.Action || g.Text != w.Text || g.Stage != w.Stage {
+			return false
+		}
+	}
+	return true
+}
+
+// Every culture and type end to end: the seeds of real release records,
+// answered with their own dialogues as structured JSON; each comes out as
+// a dialogue record with the seed's fields, its turns and stages, the
+// language checked, and the call's gen.
+func TestReleaseDialoguesEndToEnd(t *testing.T) {
+	pack := prompt.Builtin()
+	for _, culture := range cultures {
+		for _, typ := range record.DialogueTypes {
+			t.Run(culture+"/"+typ, func(t *testing.T) {
+				ps := releasePairs(t, culture, typ)
+				model := newFakeModel()
+				for _, p := range ps {
+					model.script(p.seed, jsonOf(p.d, typ))
+				}
+				srv := llmtest.New(llmtest.Options{Reply: model.reply})
+				defer srv.Close()
+				seeds := seedsOf(ps)
+				seeds[0].SetExtra("batch", "b1")
+				seeds[0].Gen = []record.Gen{{Stage: "ngseed", Call: "situation"}}
+				res := runStage(t, testConfig(srv), Options{}, seeds)
+				if len(res.errs) > 0 || len(res.out) != len(ps) {
+					t.Fatalf("%d out, errors: %+v", len(res.out), res.errs)
+				}
+				for i, r := range res.out {
+					p, seed := ps[i], ps[i].seed
+					if r.ID != record.NewID(seed.ID, "dialogue") || r.ParentID != seed.ID {
+						t.Errorf("%s: id %s parent %s", p.src, r.ID, r.ParentID)
+					}
+					if r.Culture != seed.Culture || r.Category != seed.Category || r.Norm != seed.Norm || r.NormID != seed.NormID ||
+						r.DialogueType != typ || r.Scenario != seed.Scenario || r.Situation != seed.Situation || r.Lang != seed.Lang {
+						t.Errorf("%s: seed fields not kept: %+v", p.src, r)
+					}
+					if !sameTurns(r.Turns, p.d.Turns) || !slices.Equal(r.Narration, p.d.Narration) {
+						t.Errorf("%s: turns\n got %+v\nwant %+v", p.src, r.Turns, p.d.Turns)
+					}
+					if r.Checks == nil || r.Checks.LangExpected != seed.Lang || r.Checks.LangOK == nil || !*r.Checks.LangOK || r.Checks.LangShare != 1 {
+						t.Errorf("%s: checks %+v", p.src, r.Checks)
+					}
+					detected := 0
+					for _, tu := range r.Turns {
+						if tu.Lang == seed.Lang {
+							detected++
+						} else if tu.Lang != "" {
+							t.Errorf("%s: turn in %s", p.src, tu.Lang)
+						}
+					}
+					if detected == 0 {
+						t.Errorf("%s: no turn language kept", p.src)
+					}
+					g := r.Gen[len(r.Gen)-1]
+					if g.Stage != "ngv2r" || g.Call != "dialogue" || g.PromptPack != pack.Version() || g.TokensIn == 0 || g.Retries != 0 {
+						t.Errorf("%s: gen %+v", p.src, r.Gen)
+					}
+					if err := r.Validate(); err != nil {
+						t.Error(err)
+					}
+				}
+				if v, _ := res.out[0].ExtraString("batch"); v != "b1" || len(res.out[0].Gen) != 2 || res.out[0].Gen[0].Stage != "ngseed" {
+					t.Errorf("pass-through fields or earlier gen lost: %+v %+v", res.out[0].Extra, res.out[0].Gen)
+				}
+				// What the model was asked: the schema of the type, the
+				// language, the norm and the seed.
+				req := srv.Requests()[0].Request
+				if req.ResponseFormat == nil || req.ResponseFormat.JSONSchema == nil || req.ResponseFormat.JSONSchema.Name != SchemaName(typ) {
+					t.Errorf("response_format: %+v", req.ResponseFormat)
+				}
+				sys, user := req.Messages[0].Text(), req.Messages[1].Text()
+				if culture != "korean" && !strings.Contains(sys, map[string]string{"american": "English", "chinese": "Chinese"}[culture]) ||
+					culture == "korean" && !strings.Contains(sys, "한국어") {
+					t.Errorf("system prompt does not name the language: %s", sys)
+				}
+				if !strings.Contains(user, strings.TrimSpace(ps[0].seed.Norm)) && !strings.Contains(user, strings.TrimSpace(ps[1].seed.Norm)) {
+					t.Errorf("user prompt without the norm: %s", user)
+				}
+			})
+		}
+	}
+}
+
+// spoil makes a valid dialogue invalid in one way; want is in the reason.
+type spoil struct {
+	name  string
+	types []string // the types it applies to (nil: all)
+	want  string
+	do    func(d *Dialogue, culture, typ string)
+}
+
+var spoils = []spoil{
+	{name: "too few turns", want: "fewer than 5", do: func(d *Dialogue, _, _ string) {
+		d.Turns = d.Turns[:3]
+	}},
+	{name: "one speaker", want: "only one speaker", do: func(d *Dialogue, _, _ string) {
+		for i := range d.Turns {
+			d.Turns[i].Speaker = d.Turns[0].Speaker
+		}
+	}},
+	{name: "end marker", want: "format markers", do: func(d *Dialogue, _, _ string) {
+		d.Turns[len(d.Turns)-1].Text += " [END]"
+	}},
+	{name: "wrong language", want: "write every turn in", do: func(d *Dialogue, culture, _ string) {
+		d.Turns[2].Text = map[string]string{
+			"american": "오늘 회의는 정말 길었어요. 다들 피곤해 보이네요.",
+			"chinese":  "The meeting today was really long, and everyone looks tired now.",
+			"korean":   "The meeting today was really long, and everyone looks tired now.",
+		}[culture]
+	}},
+	{name: "stages out of order", types: []string{record.TypeV2R}, want: "goes back from resolution to recognition", do: func(d *Dialogue, _, _ string) {
+		n := len(d.Turns)
+		d.Turns[n-2].Stage, d.Turns[n-1].Stage = "resolution", "recognition"
+	}},
+	{name: "violation missing", types: []string{record.TypeViolation, record.TypeV2R}, want: "violation", do: func(d *Dialogue, _, typ string) {
+		for i := range d.Turns {
+			if d.Turns[i].Stage == "violation" {
+				d.Turns[i].Stage = map[string]string{record.TypeV2R: "context", record.TypeViolation: ""}[typ]
+			}
+		}
+	}},
+}
+
+// An invalid dialogue is asked for again with the reason, and the
+// corrected one is accepted; one that stays invalid goes to the errors
+// file with the reason, after a bounded number of requests.
+func TestInvalidRepliesAreReasked(t *testing.T) {
+	for _, culture := range cultures {
+		for _, typ := range record.DialogueTypes {
+			ps := releasePairs(t, culture, typ)
+			for _, sp := range spoils {
+				if sp.types != nil && !slices.Contains(sp.types, typ) {
+					continue
+				}
+				t.Run(culture+"/"+typ+"/"+sp.name, func(t *testing.T) {
+					good, bad := ps[0], ps[1]
+					spoilt := cloneDialogue(bad.d)
+					sp.do(spoilt, culture, typ)
+					model := newFakeModel()
+					model.script(good.seed, jsonOf(*spoilt, typ), jsonOf(good.d, typ)) // fixed when asked again
+					model.script(bad.seed, jsonOf(*spoilt, typ))                       // never fixed
+					srv := llmtest.New(llmtest.Options{Reply: model.reply})
+					defer srv.Close()
+					cfg := testConfig(srv)
+					cfg.MaxRetries = 1
+					res := runStage(t, cfg, Options{}, []*record.Record{good.seed, bad.seed})
+					if len(res.out) != 1 || !sameTurns(res.out[0].Turns, good.d.Turns) || res.out[0].Gen[0].Retries != 1 {
+						t.Fatalf("the corrected reply was not taken: %+v", res.out)
+					}
+					if len(res.errs) != 1 || res.errs[0].ID != bad.seed.ID || !strings.Contains(res.errs[0].Error, sp.want) || res.errs[0].Record == nil {
+						t.Fatalf("errors: %+v", res.errs)
+					}
+					var reask string
+					for _, q := range srv.Requests() {
+						if m := q.Request.Messages; len(m) == 4 && strings.Contains(m[1].Text(), strings.TrimSpace(good.seed.Scenario)) {
+							reask = m[3].Text()
+						}
+					}
+					if !strings.HasPrefix(reask, "Your reply was not valid: reply failed the check: ") || !strings.Contains(reask, sp.want) {
+						t.Errorf("re-ask: %q", reask)
+					}
+					// The good seed: 2 requests; the bad one: 1 + 2 re-asks + 1 retry.
+					if n := srv.Count(); n != 2+1+2+1 {
+						t.Errorf("%d requests", n)
+					}
+					t.Logf("%s", res.errs[0].Error)
+				})
+			}
+		}
+	}
+}
