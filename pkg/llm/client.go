@@ -231,7 +231,9 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	resp, err := c.live(ctx, req, sch, samp, st, &gen)
 	if err != nil {
 		st.Failed = 1
-		return nil, fmt.Errorf("call %s: %s", req.Call, c.redact(err.Error()))
+		// The reasons are redacted where they are made (server messages,
+		// transport errors); %w keeps context.Canceled visible to callers.
+		return nil, fmt.Errorf("call %s: %w", req.Call, err)
 	}
 	st.Calls = 1
 	gen.Seconds = roundSeconds(time.Since(start))

@@ -34,8 +34,11 @@ func TestInterruptThenResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for srv.Count() < n/3 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); srv.Count() < n/3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the child made %d requests in 30 s: %s", srv.Count(), stderr.String())
+		}
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("output visible under its final name before the end")

@@ -196,3 +196,15 @@ func TestCancelStopsACall(t *testing.T) {
 		t.Errorf("%v after %s, %d requests", err, time.Since(start), srv.Count())
 	}
 }
+
+// A cancelled call's error says so to errors.Is.
+func TestCancelIsVisible(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Latency: time.Second})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err := testClient(t, quick(srv)).Call(ctx, Request{Call: "c", Messages: []Message{User("x")}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("%v", err)
+	}
+}
