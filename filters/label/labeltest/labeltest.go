@@ -1,0 +1,266 @@
+// Package labeltest is a fake labelling model for tests and benchmarks of
+// nglabel against pkg/llm/llmtest: it reads the dialogue from the prompt
+// (the "[index] Speaker: text" lines), the labels asked for (the reply
+// example) and the dialogue type, and answers what a careful labeller
+// would, in the languages asked for, so that replies pass nglabel's
+// checks. Tests break its answers on purpose to exercise the re-asks.
+package labeltest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Turn is one entry of a label_turns reply.
+type Turn struct {
+	Index       int      `json:"index"`
+	Norm        string   `json:"norm,omitempty"`
+	Intent      string   `json:"intent,omitempty"`
+	Emotion     string   `json:"emotion,omitempty"`
+	Stage       string   `json:"stage,omitempty"`
+	Safety      string   `json:"safety,omitempty"`
+	Rots        []string `json:"rots,omitempty"`
+	Explanation string   `json:"explanation"`
+}
+
+// Reply is a label_turns reply.
+type Reply struct {
+	Turns []Turn `json:"turns"`
+}
+
+// Prompt is what the fake read from a request.
+type Prompt struct {
+	Kind  string // "turns", "quality" or "pairwise"
+	Turns int
+	Type  string // dialogue type
+	Lang  string // script of the dialogue: "ko", "zh" or "en"
+	// Asked labels (turns), from the reply example.
+	Norm, Intent, Emotion, Stage, Safety bool
+	// RotsLang is the language the prompt asks the rules-of-thumb in.
+	RotsLang string
+	Seed     int64
+}
+
+var (
+	turnLine = regexp.MustCompile(`(?m)^\[(\d+)\] `)
+	typeLine = regexp.MustCompile(`(?m)^(?:Dialogue type|대화 유형): (\w+)`)
+)
+
+// Read parses a request; the first user message is the prompt (later
+// ones are re-asks).
+func Read(req *llmtest.ChatRequest) Prompt {
+	var user, system string
+	for _, m := range req.Messages {
+		if m.Role == "user" && user == "" {
+			user = m.Text()
+		}
+		if m.Role == "system" && system == "" {
+			system = m.Text()
+		}
+	}
+	p := Prompt{Kind: "turns"}
+	switch {
+	case strings.Contains(user, "Dialogue B") || strings.Contains(user, "대화 B"):
+		p.Kind = "pairwise"
+	case strings.Contains(user, `"score"`):
+		p.Kind = "quality"
+	}
+	p.Turns = len(turnLine.FindAllString(user, -1))
+	if m := typeLine.FindStringSubmatch(user); m != nil {
+		p.Type = m[1]
+	}
+	p.Lang = script(strings.Join(turnLine.Split(user, -1)[1:], " "))
+	p.Norm = strings.Contains(user, `"norm": "..."`)
+	p.Intent = strings.Contains(user, `"intent": "..."`)
+	p.Emotion = strings.Contains(user, `"emotion": "..."`)
+	p.Stage = strings.Contains(user, `"stage": "..."`)
+	p.Safety = strings.Contains(user, `"safety": "..."`)
+	p.RotsLang = p.Lang
+	if strings.Contains(user, "rules-of-thumb in English") || strings.Contains(user, "경험칙(rule-of-thumb) 하나 이상을 영어로") {
+		p.RotsLang = "en"
+	}
+	if req.Seed != nil {
+		p.Seed = *req.Seed
+	}
+	return p
+}
+
+// script tells the dialogue's language by its letters.
+func script(s string) string {
+	var hangul, han, latin int
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.IsLetter(r) && r < 0x250:
+			latin++
+		}
+	}
+	switch {
+	case hangul > 0 && hangul*3 >= latin:
+		return "ko"
+	case han > 0 && han*3 >= latin:
+		return "zh"
+	}
+	return "en"
+}
+
+var rot = map[string]string{
+	"en": "It's wrong to ignore how your words make others feel.",
+	"ko": "상대의 감정을 무시하는 말을 하는 것은 잘못이다.",
+	"zh": "不顾别人感受说话是不对的。",
+}
+
+// Labels is the fake's right answer to a turns prompt: adherence
+// dialogues adhere throughout; violation dialogues break the norm in turn
+// 1; V2R dialogues go context, violation, recognition, repair, resolution.
+// The seed varies the emotions of odd turns, so samples differ a little.
+func Labels(p Prompt) Reply {
+	r := Reply{Turns: make([]Turn, p.Turns)}
+	for i := range r.Turns {
+		t := Turn{Index: i, Explanation: "The speaker responds to the previous turn in a way that fits the situation."}
+		norm, stage := "adhered", "resolution"
+		switch p.Type {
+		case "violation":
+			if i == 1 {
+				norm = "violated"
+			}
+		case "v2r":
+			switch {
+			case i == 0:
+				norm, stage = "not_relevant", "context"
+			case i == 1:
+				norm, stage = "violated", "violation"
+			case i == 2:
+				norm, stage = "not_relevant", "recognition"
+			case i == 3:
+				stage = "repair"
+			}
+		}
+		if p.Norm {
+			t.Norm = norm
+		}
+		if p.Stage {
+			t.Stage = stage
+		}
+		if p.Intent {
+			t.Intent = []string{"QUE", "JUS", "CRT", "APO", "THX", "ACK"}[i%6]
+		}
+		if p.Emotion {
+			t.Emotion = "neutral"
+			if i%2 == 1 && p.Seed%3 == 1 {
+				t.Emotion = "surprise"
+			}
+		}
+		if p.Safety {
+			t.Safety = "casual"
+			if norm == "violated" {
+				t.Safety = "needs_caution"
+				if p.Seed%2 == 1 {
+					t.Safety = "casual"
+				}
+			}
+			if t.Safety != "casual" {
+				t.Rots = []string{rot[p.RotsLang]}
+			}
+		}
+		r.Turns[i] = t
+	}
+	return r
+}
+
+// Quality is the fake's quality judgement.
+func Quality(p Prompt) map[string]any {
+	norm := map[string]int{"adherence": 5, "violation": 1, "v2r": 3}[p.Type]
+	if norm == 0 {
+		norm = 4
+	}
+	out := map[string]any{}
+	for i, c := range []string{"consistency", "naturalness", "relevance", "coherence", "emotion", "norm"} {
+		s := 3 + i%3
+		if c == "norm" {
+			s = norm
+		}
+		out[c] = map[string]any{"score": s, "explanation": "Scored " + strconv.Itoa(s) + " for " + c + "."}
+	}
+	return out
+}
+
+// Pairwise is the fake's pairwise judgement: A is more natural, B more
+// norm-appropriate (a judge with a position bias on one criterion).
+func Pairwise() map[string]any {
+	return map[string]any{
+		"naturalness": map[string]string{"winner": "A", "explanation": "A flows better."},
+		"norm":        map[string]string{"winner": "B", "explanation": "B shows the norm more clearly."},
+	}
+}
+
+// Answer is the fake model: the right answer to any nglabel prompt.
+func Answer(req *llmtest.ChatRequest) string {
+	p := Read(req)
+	var v any
+	switch p.Kind {
+	case "quality":
+		v = Quality(p)
+	case "pairwise":
+		v = Pairwise()
+	default:
+		v = Labels(p)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// IsReask reports whether the request asks again after an invalid reply.
+func IsReask(req *llmtest.ChatRequest) bool {
+	return strings.HasPrefix(req.LastUser(), "Your reply was not valid")
+}
+
+// Dialogues imports NormGenesis release files (the bundled sample, say)
+// and keeps the records with at least min turns, as ngv2r would write
+// them: V2R dialogues get a stage per turn (context, violation,
+// recognition, repair, then resolution), the order the fake labeller
+// also answers.
+func Dialogues(files []string, min int) ([]*record.Record, error) {
+	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var out []*record.Record
+	for {
+		it, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := it.Decode(it.Raw)
+		if err != nil {
+			return nil, err
+		}
+		if len(rec.Turns) < max(min, 1) {
+			continue
+		}
+		if rec.DialogueType == record.TypeV2R {
+			for i := range rec.Turns {
+				rec.Turns[i].Stage = record.Stages[min4(i)]
+			}
+		}
+		out = append(out, rec)
+	}
+}
+
+func min4(i int) int { return min(i, 4) }

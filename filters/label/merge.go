@@ -1,0 +1,144 @@
+package label
+
+import (
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// applyTurns writes the labels of the samples into the turns: with one
+// sample its labels as they are; with several, per task the majority
+// label (safety: ProsocialDialog's rule), the distribution of the votes
+// and, per turn, the agreement: the majority's share, averaged over the
+// tasks. The explanation and rules-of-thumb come from the sample that
+// agrees most with the final labels (the earliest on a tie). Labels of
+// tasks not run this time are left as they were.
+func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
+	k := len(samples)
+	votes := make([]string, k)
+	for i := range rec.Turns {
+		t := &rec.Turns[i]
+		if t.Labels == nil {
+			t.Labels = &record.Labels{}
+		}
+		l := t.Labels
+		final := map[string]string{}
+		sumAgree := 0.0
+		for _, task := range tasks {
+			for s := range samples {
+				votes[s] = samples[s][i].get(task)
+			}
+			label, dist, agree := Majority(votes)
+			if task == TaskSafety {
+				label = Safety(votes)
+			}
+			final[task] = label
+			sumAgree += agree
+			if k == 1 {
+				dist = nil
+			}
+			setLabel(l, task, label, dist)
+		}
+		if k > 1 && len(tasks) > 0 {
+			l.Agreement = sumAgree / float64(len(tasks))
+		} else if k == 1 && len(tasks) > 0 {
+			l.Agreement = 0 // a single labelling has no agreement
+		}
+		rep := representative(samples, i, tasks, final)
+		l.Explanation = rep.Explanation
+		if final[TaskSafety] != "" {
+			l.Rots = rep.Rots
+		}
+	}
+}
+
+// representative is the sample whose labels of turn i match the final
+// ones most often; a safety vote matches when it is of the same kind
+// (casual, a caution, intervention).
+func representative(samples [][]turnLabels, i int, tasks []string, final map[string]string) *turnLabels {
+	best, bestN := 0, -1
+	for s := range samples {
+		n := 0
+		for _, task := range tasks {
+			v := samples[s][i].get(task)
+			if v == final[task] || task == TaskSafety && safetyKind(v) == safetyKind(final[task]) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = s, n
+		}
+	}
+	return &samples[best][i]
+}
+
+func safetyKind(v string) string {
+	switch v {
+	case SafetyPossiblyCaution, SafetyProbablyCaution, SafetyNeedsCaution:
+		return "caution"
+	}
+	return v
+}
+
+func setLabel(l *record.Labels, task, label string, dist map[string]float64) {
+	switch task {
+	case TaskNorm:
+		l.Norm, l.NormDist = label, dist
+	case TaskIntent:
+		l.Intent, l.IntentDist = label, dist
+	case TaskEmotion:
+		l.Emotion, l.EmotionDist = label, dist
+	case TaskStage:
+		l.Stage, l.StageDist = label, dist
+	case TaskSafety:
+		l.Safety, l.SafetyDist = label, dist
+	}
+}
+
+func distOf(l *record.Labels, task string) map[string]float64 {
+	switch task {
+	case TaskNorm:
+		return l.NormDist
+	case TaskIntent:
+		return l.IntentDist
+	case TaskEmotion:
+		return l.EmotionDist
+	case TaskStage:
+		return l.StageDist
+	case TaskSafety:
+		return l.SafetyDist
+	}
+	return nil
+}
+
+// recordAgreement summarises a record's sampled labels: the mean of the
+// turns' agreement, and Fleiss' kappa over its turns, averaged over the
+// tasks where it is defined (a task whose votes all fell in one label has
+// none); 0 when no task has one.
+func recordAgreement(rec *record.Record, tasks []string, samples int) (agreement, kappa float64) {
+	n := 0
+	for _, t := range rec.Turns {
+		if t.Labels != nil {
+			agreement += t.Labels.Agreement
+			n++
+		}
+	}
+	if n > 0 {
+		agreement /= float64(n)
+	}
+	defined := 0
+	for _, task := range tasks {
+		var k Kappa
+		for _, t := range rec.Turns {
+			if t.Labels != nil {
+				k.AddShares(distOf(t.Labels, task), samples)
+			}
+		}
+		if v, ok := k.Value(); ok {
+			kappa += v
+			defined++
+		}
+	}
+	if defined > 0 {
+		kappa /= float64(defined)
+	}
+	return agreement, kappa
+}

@@ -1,0 +1,156 @@
+package label
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// PackStage is the prompt pack directory of nglabel's templates:
+// label/turns, label/quality and label/pairwise, per culture.
+const PackStage = "label"
+
+// Default languages of the explanations and the rules-of-thumb.
+const (
+	DefaultExplainLang = "en"
+	DefaultRotsLang    = "dialogue"
+)
+
+// promptData is what the label templates see.
+type promptData struct {
+	// Culture is the culture's display name ("Korean"), CultureKey its key.
+	Culture, CultureKey string
+	// Language is the English name of the dialogue's language, LangCode
+	// its code.
+	Language, LangCode string
+	Category, Norm     string
+	DialogueType       string
+	Scenario           string
+	Situation          string
+	// Dialogue is the dialogue, one "[index] Speaker: (action) text" line
+	// per turn; Turns the number of turns, LastIndex the last index.
+	Dialogue  string
+	Turns     int
+	LastIndex int
+	// Ask says which labels are asked for.
+	Ask             asked
+	ExplainLang     string // English name of the explanations' language
+	RotsLang        string // English name of the rules-of-thumb's language
+	ExplainLangCode string
+	RotsLangCode    string
+	// Example is one entry of the reply, with the fields asked for.
+	Example string
+	// Other is the second dialogue of a pairwise judgement (A = Dialogue,
+	// B = Other), with its own speakers.
+	Other string
+}
+
+type asked struct{ Norm, Intent, Emotion, Stage, Safety bool }
+
+// dialogueLang is the language a record's dialogue is in: its lang, else
+// its culture's.
+func dialogueLang(rec *record.Record) string {
+	if rec.Lang != "" {
+		return lang.Normalize(rec.Lang)
+	}
+	if l := imports.CultureLang[rec.Culture]; l != "" {
+		return l
+	}
+	if p, err := normbank.Profile(rec.Culture); err == nil && p.Lang != "" {
+		return lang.Normalize(p.Lang)
+	}
+	return ""
+}
+
+// cultureName is how prompts name a record's culture.
+func cultureName(culture string) string {
+	if culture == "" {
+		return "the speakers'"
+	}
+	if p, err := normbank.Profile(culture); err == nil && p.DisplayName != "" {
+		return p.DisplayName
+	}
+	return strings.ToUpper(culture[:1]) + culture[1:]
+}
+
+// renderTurns writes the turns one per line with their index, the form
+// the prompts refer to. Line breaks inside a turn become spaces, so a
+// line is always one turn.
+func renderTurns(turns []record.Turn) string {
+	var b strings.Builder
+	for i, t := range turns {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "[%d] %s:", t.Index, oneLine(t.Speaker))
+		if t.Action != "" {
+			fmt.Fprintf(&b, " (%s)", oneLine(t.Action))
+		}
+		if t.Text != "" {
+			b.WriteString(" " + oneLine(t.Text))
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// resolveLang turns an --explain-lang or --rots-lang value into a code:
+// "dialogue" is the dialogue's language (English when unknown); "" is def.
+func resolveLang(want, def, dialogue string) string {
+	if want == "" {
+		want = def
+	}
+	if want == "dialogue" {
+		if dialogue == "" {
+			return "en"
+		}
+		return dialogue
+	}
+	return lang.Normalize(want)
+}
+
+// newPromptData fills the template data of a record.
+func newPromptData(rec *record.Record, tasks []string, explain, rots string) promptData {
+	dl := dialogueLang(rec)
+	d := promptData{
+		Culture: cultureName(rec.Culture), CultureKey: rec.Culture,
+		Language: LangName(dl), LangCode: dl,
+		Category: rec.Category, Norm: rec.Norm, DialogueType: rec.DialogueType,
+		Scenario: rec.Scenario, Situation: rec.Situation,
+		Dialogue: renderTurns(rec.Turns), Turns: len(rec.Turns), LastIndex: len(rec.Turns) - 1,
+	}
+	if d.Language == "" {
+		d.Language = "the dialogue's language"
+	}
+	d.ExplainLangCode = resolveLang(explain, DefaultExplainLang, dl)
+	d.RotsLangCode = resolveLang(rots, DefaultRotsLang, dl)
+	d.ExplainLang, d.RotsLang = LangName(d.ExplainLangCode), LangName(d.RotsLangCode)
+	ex := []string{`"index": 0`}
+	for _, t := range tasks {
+		switch t {
+		case TaskNorm:
+			d.Ask.Norm = true
+			ex = append(ex, `"norm": "..."`)
+		case TaskIntent:
+			d.Ask.Intent = true
+			ex = append(ex, `"intent": "..."`)
+		case TaskEmotion:
+			d.Ask.Emotion = true
+			ex = append(ex, `"emotion": "..."`)
+		case TaskStage:
+			d.Ask.Stage = true
+			ex = append(ex, `"stage": "..."`)
+		case TaskSafety:
+			d.Ask.Safety = true
+			ex = append(ex, `"safety": "..."`, `"rots": ["..."]`)
+		}
+	}
+	ex = append(ex, `"explanation": "..."`)
+	d.Example = "{" + strings.Join(ex, ", ") + "}"
+	return d
+}

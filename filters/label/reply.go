@@ -1,0 +1,188 @@
+package label
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+)
+
+// turnLabels is one turn's entry in a label_turns reply.
+type turnLabels struct {
+	Index       *int     `json:"index"`
+	Norm        string   `json:"norm"`
+	Intent      string   `json:"intent"`
+	Emotion     string   `json:"emotion"`
+	Stage       string   `json:"stage"`
+	Safety      string   `json:"safety"`
+	Rots        []string `json:"rots"`
+	Explanation string   `json:"explanation"`
+}
+
+func (t *turnLabels) get(task string) string {
+	switch task {
+	case TaskNorm:
+		return t.Norm
+	case TaskIntent:
+		return t.Intent
+	case TaskEmotion:
+		return t.Emotion
+	case TaskStage:
+		return t.Stage
+	case TaskSafety:
+		return t.Safety
+	}
+	return ""
+}
+
+// turnsSpec is what a label_turns reply must hold for one dialogue.
+type turnsSpec struct {
+	turns int      // entries 0..turns-1, each exactly once
+	tasks []string // labels every entry must carry
+	// explainLang and rotsLang are the languages the explanations and
+	// rules-of-thumb must be in ("" or a language the detector cannot
+	// tell by script: not checked).
+	explainLang, rotsLang string
+}
+
+// maxProblems bounds the problems listed in one error: enough for the
+// model to fix its reply, short enough to send back.
+const maxProblems = 6
+
+// parseTurns decodes a label_turns reply and checks it against spec: one
+// entry per turn index, every asked label present and from its closed set
+// (the schema checks the sets too, but not every server enforces it), the
+// rules-of-thumb with every safety label above casual, and the languages.
+// It returns the entries in turn order; the error lists what is wrong, for
+// the model to correct.
+func parseTurns(raw []byte, spec turnsSpec) ([]turnLabels, error) {
+	var reply struct {
+		Turns []turnLabels `json:"turns"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return nil, fmt.Errorf("not the expected JSON object: %v", err)
+	}
+	var problems []string
+	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	out := make([]turnLabels, spec.turns)
+	seen := make([]bool, spec.turns)
+	for _, t := range reply.Turns {
+		switch {
+		case t.Index == nil:
+			add("an entry has no index")
+			continue
+		case *t.Index < 0 || *t.Index >= spec.turns:
+			add("there is no turn %d (the dialogue has turns 0 to %d)", *t.Index, spec.turns-1)
+			continue
+		case seen[*t.Index]:
+			add("turn %d has more than one entry", *t.Index)
+			continue
+		}
+		i := *t.Index
+		seen[i] = true
+		for _, task := range spec.tasks {
+			v := t.get(task)
+			switch {
+			case v == "":
+				add("turn %d has no %s label", i, task)
+			case !slices.Contains(setOf(task), v):
+				add("turn %d: %s %q is not one of %s", i, task, v, strings.Join(setOf(task), ", "))
+			}
+		}
+		if slices.Contains(spec.tasks, TaskSafety) && t.Safety != "" && t.Safety != SafetyCasual && len(nonEmpty(t.Rots)) == 0 {
+			add("turn %d is %s but has no rules-of-thumb (rots)", i, t.Safety)
+		}
+		if strings.TrimSpace(t.Explanation) == "" {
+			add("turn %d has no explanation", i)
+		}
+		t.Rots = nonEmpty(t.Rots)
+		out[i] = t
+	}
+	var missing []string
+	for i, ok := range seen {
+		if !ok {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		problems = append([]string{fmt.Sprintf("no entry for turn %s (every turn from 0 to %d needs one)",
+			strings.Join(missing, ", "), spec.turns-1)}, problems...)
+	}
+	if len(problems) == 0 {
+		problems = append(problems, languageProblems(out, spec)...)
+	}
+	if len(problems) > 0 {
+		if len(problems) > maxProblems {
+			problems = append(problems[:maxProblems], fmt.Sprintf("and %d more problems", len(problems)-maxProblems))
+		}
+		return nil, fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return out, nil
+}
+
+func nonEmpty(l []string) []string {
+	var out []string
+	for _, s := range l {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// scriptLangs are the languages checked: those the detector tells apart by
+// script, with English as the only Latin candidate, so no lingua model is
+// ever loaded for this check.
+var scriptLangs = []string{"en", "ko", "zh", "ja"}
+
+var scriptDetector = func() *lang.Detector {
+	d, err := lang.New(scriptLangs...)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()
+
+// languageProblems checks that the explanations and rules-of-thumb are
+// mostly in the languages asked for.
+func languageProblems(turns []turnLabels, spec turnsSpec) []string {
+	var problems []string
+	check := func(what, want string, texts []string) {
+		if !slices.Contains(scriptLangs, want) || len(texts) == 0 {
+			return
+		}
+		share, langs := scriptDetector.Check(texts, want)
+		confident := 0
+		for _, l := range langs {
+			if l != "" {
+				confident++
+			}
+		}
+		if confident > 0 && share < 0.5 {
+			problems = append(problems, fmt.Sprintf("the %s must be in %s, but %.0f%% of them are not", what, LangName(want), 100*(1-share)))
+		}
+	}
+	var expl, rots []string
+	for _, t := range turns {
+		expl = append(expl, t.Explanation)
+		rots = append(rots, t.Rots...)
+	}
+	check("explanations", spec.explainLang, expl)
+	check("rules-of-thumb (rots)", spec.rotsLang, rots)
+	return problems
+}
+
+// langNames name the languages prompts mention.
+var langNames = map[string]string{"en": "English", "ko": "Korean", "zh": "Chinese", "ja": "Japanese",
+	"fr": "French", "es": "Spanish", "de": "German"}
+
+// LangName is the English name of a language code ("ko" -> "Korean"); the
+// code itself when unknown.
+func LangName(code string) string {
+	if n, ok := langNames[lang.Normalize(code)]; ok {
+		return n
+	}
+	return code
+}

@@ -1,0 +1,246 @@
+// Package label is nglabel's stage: turn-level labels (norm adherence,
+// speaker intent, emotion, V2R stage, ProsocialDialog safety with
+// rules-of-thumb) from one LLM call per dialogue and sample, aggregated
+// over --samples labellings (majority, distribution, agreement); the
+// dialogue-level quality judge; pairwise judgements against a baseline
+// corpus; and consistency checks of the norm labels against the dialogue
+// type.
+package label
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Caller makes LLM calls; *llm.Client is one.
+type Caller interface {
+	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
+}
+
+// Options configure the stage.
+type Options struct {
+	// Tasks to label; none (with a Baseline) judges pairs only.
+	Tasks Tasks
+	// Samples is the number of independent labellings per dialogue (>= 1).
+	Samples int
+	// SampleTemperature and SampleSeed make the samples differ when
+	// Samples > 1: sample i is drawn with seed SampleSeed+i and, when
+	// SampleTemperature is not nil, that temperature (nil: the client's).
+	SampleTemperature *float64
+	SampleSeed        int64
+	// ExplainLang and RotsLang are the languages of the explanations and
+	// of the rules-of-thumb: "dialogue" or a language code; "" is
+	// DefaultExplainLang and DefaultRotsLang.
+	ExplainLang, RotsLang string
+	// DropInconsistent fails records with consistency defects instead of
+	// writing them with the defects in checks.
+	DropInconsistent bool
+	// Baseline, when set, has every record judged against its match.
+	Baseline *Baseline
+	// Pack holds the prompts (prompt.Builtin() when nil).
+	Pack *prompt.Pack
+}
+
+// Stage labels records; it is a pipeline.Stage.
+type Stage struct {
+	c   Caller
+	opt Options
+}
+
+// New returns the stage.
+func New(c Caller, opt Options) *Stage {
+	if opt.Samples < 1 {
+		opt.Samples = 1
+	}
+	if opt.Pack == nil {
+		opt.Pack = prompt.Builtin()
+	}
+	return &Stage{c: c, opt: opt}
+}
+
+// Name implements pipeline.Stage.
+func (s *Stage) Name() string { return "nglabel" }
+
+// Call names, for gen, the usage summary and Batch custom ids.
+const (
+	CallLabels   = "labels"
+	CallQuality  = "quality"
+	CallPairwise = "pairwise"
+)
+
+// Process implements pipeline.Stage: every call first, then the record is
+// changed, so a record that fails goes to the errors file as it came in.
+// A dialogue without turns passes through unlabelled.
+func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+	if len(rec.Turns) == 0 {
+		return []*record.Record{rec}, nil
+	}
+	var (
+		gens     []record.Gen
+		deferred bool
+		model    string
+	)
+	// keep records a call's provenance; with --emit-requests every call
+	// of the record is written before the record is deferred.
+	keep := func(resp *llm.Response, err error) (bool, error) {
+		if errors.Is(err, llm.ErrDeferred) {
+			deferred = true
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		gens = append(gens, resp.Gen)
+		if model == "" {
+			model = resp.Gen.Model
+		}
+		return true, nil
+	}
+
+	tasks := s.opt.Tasks.For(rec)
+	var samples [][]turnLabels
+	if len(tasks) > 0 {
+		spec := s.spec(rec, tasks)
+		p, err := s.opt.Pack.Render(PackStage, "turns", rec.Culture, newPromptData(rec, tasks, s.opt.ExplainLang, s.opt.RotsLang))
+		if err != nil {
+			return nil, err
+		}
+		for i := range s.opt.Samples {
+			var got []turnLabels
+			resp, err := s.c.Call(ctx, llm.Request{
+				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", PromptPack: s.opt.Pack.Version(),
+				Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
+				Sampling: s.sampling(i),
+				Check: func(r *llm.Response) error {
+					var err error
+					got, err = parseTurns(r.JSON, spec)
+					return err
+				},
+			})
+			if ok, err := keep(resp, err); err != nil {
+				return nil, err
+			} else if ok {
+				if got == nil { // answered from the cache or a file, where Check ran on another value
+					if got, err = parseTurns(resp.JSON, spec); err != nil {
+						return nil, err
+					}
+				}
+				samples = append(samples, got)
+			}
+		}
+	}
+
+	var quality *record.Quality
+	if s.opt.Tasks[TaskQuality] {
+		q, err := s.quality(ctx, rec)
+		if ok, err := keep(q.resp, err); err != nil {
+			return nil, err
+		} else if ok {
+			quality = q.q
+		}
+	}
+
+	var pair *Pairwise
+	if s.opt.Baseline != nil {
+		if other, by := s.opt.Baseline.Find(rec); other != nil {
+			pw, resp, err := s.pairwise(ctx, rec, other, by)
+			if ok, err := keep(resp, err); err != nil {
+				return nil, err
+			} else if ok {
+				pair = pw
+			}
+		}
+	}
+	if deferred {
+		return nil, llm.ErrDeferred
+	}
+
+	if len(samples) > 0 {
+		applyTurns(rec, tasks, samples)
+	}
+	if quality != nil {
+		rec.Quality = quality
+	}
+	if pair != nil {
+		rec.SetExtra(PairwiseKey, pair)
+	}
+	if len(samples) > 0 || quality != nil {
+		s.setMeta(rec, tasks, model, quality != nil, len(samples) > 0)
+	}
+	rec.Gen = append(rec.Gen, gens...)
+	found := Consistency(rec)
+	setConsistency(rec, found)
+	if s.opt.DropInconsistent && len(found) > 0 {
+		return nil, fmt.Errorf("inconsistent labels (--drop-inconsistent): %s", describe(found))
+	}
+	return []*record.Record{rec}, nil
+}
+
+func (s *Stage) spec(rec *record.Record, tasks []string) turnsSpec {
+	dl := dialogueLang(rec)
+	return turnsSpec{turns: len(rec.Turns), tasks: tasks,
+		explainLang: resolveLang(s.opt.ExplainLang, DefaultExplainLang, dl), rotsLang: resolveLang(s.opt.RotsLang, DefaultRotsLang, dl)}
+}
+
+// callName names sample i: "labels", or "labels.1".."labels.k".
+func (s *Stage) callName(i int) string {
+	if s.opt.Samples == 1 {
+		return CallLabels
+	}
+	return CallLabels + "." + strconv.Itoa(i+1)
+}
+
+// sampling makes sample i differ from the others (only with --samples).
+func (s *Stage) sampling(i int) *llm.Sampling {
+	if s.opt.Samples == 1 {
+		return nil
+	}
+	seed := s.opt.SampleSeed + int64(i)
+	return &llm.Sampling{Temperature: s.opt.SampleTemperature, Seed: &seed}
+}
+
+// setMeta records how the labels were made: the model, the tasks (with
+// those of earlier runs that this one did not redo), and with several
+// samples their number and agreement.
+func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, quality, turns bool) {
+	m := rec.LabelsMeta
+	if m == nil {
+		m = &record.LabelsMeta{}
+		rec.LabelsMeta = m
+	}
+	if model != "" {
+		m.Model = model
+	}
+	done := slices.Clone(tasks)
+	if quality {
+		done = append(done, TaskQuality)
+	}
+	for _, t := range done {
+		if !slices.Contains(m.Tasks, t) {
+			m.Tasks = append(m.Tasks, t)
+		}
+	}
+	slices.SortFunc(m.Tasks, func(a, b string) int { return taskOrder(a) - taskOrder(b) })
+	if !turns {
+		return
+	}
+	m.Samples = s.opt.Samples
+	m.Agreement, m.Kappa = 0, 0
+	if s.opt.Samples > 1 {
+		m.Agreement, m.Kappa = recordAgreement(rec, tasks, s.opt.Samples)
+	}
+}
+
+func taskOrder(t string) int {
+	if i := slices.Index(AllTasks, t); i >= 0 {
+		return i
+	}
+	return len(AllTasks)
+}
