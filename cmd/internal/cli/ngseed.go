@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/seed"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Ngseed turns norms into seeds: scenarios, their situations, and the
+// violation and V2R seeds derived from them.
+func Ngseed(env pipeline.Env) int {
+	p := llm.NewProgram("ngseed", "norms to seeds: short scenarios, 3-5 sentence situations, and violation and V2R seeds, with an LLM", "[flags] [FILE...]")
+	p.Details = `
+Reads norms and writes seed records. Without FILE arguments the norms are the
+built-in norm bank (the NormGenesis release: american, chinese and korean, 12
+categories of about 10 norms each), selected with --culture, --categories and
+--limit; --norms FILE takes another list (JSONL, Parquet or Arrow records with
+culture, category and norm; norm_id kept when given). With FILE arguments (- for
+stdin) norm records stream in, so the first seeds leave before the last norm is
+read; the same flags select among them, and a norm read twice is used once.
+
+For each norm, one call asks for --per-norm distinct scenarios (1-2 sentences) in
+which the norm is followed. A scenario in the wrong language, with format markers
+or too long, or a near-duplicate of another scenario of the norm (the same text
+once case, spacing and punctuation are ignored, or character 3-gram Jaccard
+similarity >= 0.6), is dropped and asked for again, at most --max-topups more
+calls. Then one call per scenario elaborates it into a situation of 3-5 sentences
+in the culture's register (its profile's honorifics and relational distance, with
+names and titles of the culture). --types violation,v2r derives a violation seed
+and a Violation-to-Resolution seed from each adherence seed, one call each, with
+parent_id the adherence seed's id and the same norm; adherence seeds are made in
+any case, as their parents, and written when --types has adherence.
+
+Every reply is checked: scenario and situation in the culture profile's
+scenario_lang (pkg/lang), sentence counts, no format markers; a failing reply is
+asked again (--max-retries). A norm whose seeds cannot all be made goes to the
+errors file with the reason; its seeds are written only together.
+
+Seed records: id (stable: a hash of norm id, scenario index and type), parent_id
+(the norm record's id for adherence seeds), culture, lang (the culture's dialogue
+language), category, norm_id, norm, dialogue_type, scenario, situation, gen (the
+calls that wrote the scenario and situation). Fields of the norm record that no
+stage owns pass through to each of its seeds.
+
+Cultures: profiles give the languages, names, titles and guidance on honorifics
+and distance (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `). Add one with --culture-file FILE
+or a NAME.yaml in $NG_CULTURES_DIR (default ~/.config/ngkit/cultures).
+
+Prompts: seed/scenarios, seed/situation, seed/violation and seed/v2r in the built-in
+pack (Korean prompts in Korean, others in English naming the output language);
+--prompts DIR overrides them file by file. With --emit-requests, each run emits one
+step (scenarios, then situations, then derived seeds): run again with --responses
+holding all the replies so far to emit the next.`
+	p.Examples = `
+ngseed --culture korean --limit 5 -o seeds.jsonl
+ngseed --culture chinese --categories apology,thanks --types adherence,violation,v2r | ngrefine | ngv2r
+ngseed --norms my-norms.parquet --per-norm 5 -o seeds.parquet
+ngcat norms.jsonl | ngseed - --culture american --types v2r
+ngseed --culture-file cultures/japanese.yaml --norms japanese-norms.jsonl
+NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
+	fs := p.Flags
+	culture := fs.String("culture", "", "use the norms of culture `NAME` only (american, chinese, korean, or one with a profile)")
+	categories := fs.StringSlice("categories", nil, "use the norms of these `CATEGORIES` only, comma-separated (apology, compliment, ...)")
+	limit := fs.Int("limit", 0, "use the first `N` selected norms only (0: all)")
+	normsFile := fs.String("norms", "", "read the norms from `FILE` (JSONL, Parquet or Arrow with culture, category, norm) instead of the built-in bank")
+	perNorm := fs.Int("per-norm", seed.DefaultPerNorm, "scenarios, hence adherence seeds, per norm, `N`")
+	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r")
+	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
+	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
+	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (seed/scenarios[.culture].tmpl, ...)")
+
+	cultures := map[string]*normbank.Culture{}
+	p.Source = func(args []string) (pipeline.Source, error) {
+		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
+		switch {
+		case len(args) > 0 && *normsFile != "":
+			return nil, seed.ErrBothInputs
+		case len(args) > 0:
+			if sel.Culture != "" {
+				if _, err := lookupCulture(cultures, sel.Culture); err != nil {
+					return nil, fmt.Errorf("--culture: %w", err)
+				}
+			}
+			return seed.StreamSource(pipeline.NewFileSource(args, recio.OpenOptions{Stdin: env.Stdin}), sel, env.Stderr, p.Name), nil
+		case *normsFile != "":
+			norms, err := normbank.LoadNorms(*normsFile)
+			if err != nil {
+				return nil, fmt.Errorf("--norms: %w", err)
+			}
+			return seed.NormSource(norms, sel, *normsFile)
+		default:
+			return seed.NormSource(normbank.BuiltinNorms(), sel, "builtin")
+		}
+	}
+	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+		if *limit < 0 {
+			return nil, fmt.Errorf("--limit %d: cannot be negative", *limit)
+		}
+		types, err := seed.ParseTypes(*typesFlag)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range *cultureFiles {
+			cu, err := normbank.LoadProfile(f)
+			if err != nil {
+				return nil, fmt.Errorf("--culture-file: %w", err)
+			}
+			cultures[cu.Name] = cu
+		}
+		pack, err := prompt.Open(*prompts)
+		if err != nil {
+			return nil, err
+		}
+		return seed.New(seed.Options{Client: c, Pack: pack, PerNorm: *perNorm, Types: types,
+			MaxTopUps: *topUps, Cultures: cultures})
+	})
+}
+
+// lookupCulture finds a culture's profile: given by --culture-file, or
+// from normbank.Profile.
+func lookupCulture(given map[string]*normbank.Culture, name string) (*normbank.Culture, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if c := given[name]; c != nil {
+		return c, nil
+	}
+	return normbank.Profile(name)
+}

@@ -1,0 +1,127 @@
+package seed
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/normbank"
+)
+
+// Sentence bounds of what ngseed writes: NormGenesis' short scenario and
+// 3-5 sentence situation, the same bounds the built-in exemplars meet.
+const (
+	MinScenarioSentences  = normbank.MinScenarioSentences
+	MaxScenarioSentences  = normbank.MaxScenarioSentences
+	MinSituationSentences = normbank.MinSituationSentences
+	MaxSituationSentences = normbank.MaxSituationSentences
+)
+
+// detectorFor returns a detector that knows the languages a culture
+// writes in besides pkg/lang's default candidates (a user's culture may
+// write in a language those do not include). Detectors are cached by
+// pkg/lang, so this is cheap after the first call.
+func detectorFor(c *normbank.Culture) (*lang.Detector, error) {
+	langs := slices.Clone(lang.DefaultLanguages)
+	for _, l := range []string{c.ScenarioLang, c.Lang} {
+		if l = lang.Normalize(l); l != "" && !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	if len(langs) == len(lang.DefaultLanguages) {
+		return lang.Default(), nil
+	}
+	return lang.New(langs...)
+}
+
+// textError is why a scenario or situation was refused: a kind, for
+// counting, and a message the model can act on.
+type textError struct{ kind, msg string }
+
+func (e *textError) Error() string { return e.msg }
+
+// Kinds of textError.
+const (
+	kindEmpty    = "empty"
+	kindMarker   = "format marker"
+	kindLength   = "wrong length"
+	kindLanguage = "wrong language"
+)
+
+func refuse(kind, format string, a ...any) error {
+	return &textError{kind: kind, msg: fmt.Sprintf(format, a...)}
+}
+
+// checkText judges one scenario or situation: not empty, no format
+// marker, lo-hi sentences (normbank.Sentences), and written in want.
+func checkText(det *lang.Detector, field, s string, lo, hi int, want string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return refuse(kindEmpty, "the %s is empty", field)
+	}
+	if m := markerIn(s); m != "" {
+		return refuse(kindMarker, "the %s contains %s: write plain prose on one line", field, m)
+	}
+	if n := normbank.Sentences(s); n < lo || n > hi {
+		return refuse(kindLength, "the %s has %d sentences, it must have %s", field, n, span(lo, hi))
+	}
+	want = lang.Normalize(want)
+	if r := det.Detect(s); r.Lang != want || r.Confidence < lang.MinConfidence {
+		got := r.Lang
+		if got == "" || r.Confidence < lang.MinConfidence {
+			got = "no clear language"
+		}
+		return refuse(kindLanguage, "the %s is in %s, it must be in %s (%s)", field, got, languageName(want), want)
+	}
+	return nil
+}
+
+// kindOf is the kind of a check error.
+func kindOf(err error) string {
+	var te *textError
+	if errors.As(err, &te) {
+		return te.kind
+	}
+	return "invalid"
+}
+
+func span(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
+}
+
+// markerIn names a format marker left in a text ("" when there is none):
+// what the release's scenarios and situations carry and ngstats counts
+// as defects.
+func markerIn(s string) string {
+	switch {
+	case strings.ContainsAny(s, "\n\r"):
+		return "a line break"
+	case strings.Contains(s, `\n`):
+		return `a literal \n`
+	case strings.ContainsAny(s, "{}"):
+		return "JSON braces"
+	case strings.Contains(s, "**") || strings.Contains(s, "__") || strings.Contains(s, "```"):
+		return "markdown"
+	case strings.HasPrefix(s, "analysis") || strings.Contains(s, "assistantfinal") || strings.Contains(s, "<think>"):
+		return "model reasoning"
+	case dialogue.Clean(s) != strings.TrimSpace(s):
+		return "a format marker (an end marker, header, separator or emphasis)"
+	}
+	return ""
+}
+
+// checkScenario judges a scenario against a culture's profile.
+func checkScenario(det *lang.Detector, c *normbank.Culture, s string) error {
+	return checkText(det, "scenario", s, MinScenarioSentences, MaxScenarioSentences, c.ScenarioLang)
+}
+
+// checkSituation judges a situation against a culture's profile.
+func checkSituation(det *lang.Detector, c *normbank.Culture, s string) error {
+	return checkText(det, "situation", s, MinSituationSentences, MaxSituationSentences, c.ScenarioLang)
+}

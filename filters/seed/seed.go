@@ -1,0 +1,402 @@
+// Package seed is ngseed's stage, the first module of NormGenesis: a norm
+// record in, seed records out. For each norm, one call asks for N
+// distinct short scenarios in which the norm is followed; unusable ones
+// (wrong language, markers, too long) and near-duplicates are dropped and
+// asked for again, a bounded number of times; then one call per scenario
+// elaborates it into a 3-5 sentence situation in the culture's register.
+// Violation and Violation-to-Resolution seeds are derived from each
+// adherence seed, one call each, with parent_id the adherence seed's id.
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Defaults of the options.
+const (
+	DefaultPerNorm   = 10
+	DefaultMaxTopUps = 3
+)
+
+// Options configure the stage.
+type Options struct {
+	Client *llm.Client
+	// Pack is the prompt pack (prompt.Builtin() when nil).
+	Pack *prompt.Pack
+	// PerNorm is the number of scenarios, hence adherence seeds, per norm.
+	PerNorm int
+	// Types are the dialogue types written (default adherence). Adherence
+	// seeds are always made: the others are derived from them.
+	Types []string
+	// MaxTopUps bounds the calls, after the first, that ask for scenarios
+	// to replace the dropped ones.
+	MaxTopUps int
+	// Cultures are profiles given by the user (--culture-file), by name;
+	// other cultures are looked up with normbank.Profile.
+	Cultures map[string]*normbank.Culture
+}
+
+// Stage turns norm records into seed records. It is safe for concurrent use.
+type Stage struct {
+	opt   Options
+	types map[string]bool
+
+	mu       sync.Mutex
+	cultures map[string]*cultureEntry
+}
+
+type cultureEntry struct {
+	once sync.Once
+	c    *normbank.Culture
+	det  *lang.Detector
+	err  error
+}
+
+// New checks the options and makes the stage.
+func New(opt Options) (*Stage, error) {
+	if opt.Client == nil {
+		return nil, errors.New("seed: no LLM client")
+	}
+	if opt.Pack == nil {
+		opt.Pack = prompt.Builtin()
+	}
+	if opt.PerNorm == 0 {
+		opt.PerNorm = DefaultPerNorm
+	}
+	if opt.PerNorm < 1 {
+		return nil, fmt.Errorf("--per-norm %d: want at least 1", opt.PerNorm)
+	}
+	if opt.MaxTopUps < 0 {
+		return nil, fmt.Errorf("--max-topups %d: cannot be negative", opt.MaxTopUps)
+	}
+	if len(opt.Types) == 0 {
+		opt.Types = []string{record.TypeAdherence}
+	}
+	s := &Stage{opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
+	for _, t := range opt.Types {
+		if !slices.Contains(record.DialogueTypes, t) {
+			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(record.DialogueTypes, ", "))
+		}
+		s.types[t] = true
+	}
+	return s, nil
+}
+
+// ParseTypes parses a --types list: comma-separated dialogue types.
+func ParseTypes(list []string) ([]string, error) {
+	var out []string
+	for _, t := range list {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		if !slices.Contains(record.DialogueTypes, t) {
+			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(record.DialogueTypes, ", "))
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--types: no dialogue type (types: %s)", strings.Join(record.DialogueTypes, ", "))
+	}
+	return out, nil
+}
+
+// Name implements pipeline.Stage.
+func (s *Stage) Name() string { return "ngseed" }
+
+// culture returns a culture's profile and detector, looked up once.
+func (s *Stage) culture(name string) (*cultureEntry, error) {
+	s.mu.Lock()
+	e := s.cultures[name]
+	if e == nil {
+		e = &cultureEntry{}
+		s.cultures[name] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() {
+		if e.c = s.opt.Cultures[name]; e.c == nil {
+			e.c, e.err = normbank.Profile(name)
+		}
+		if e.err == nil {
+			e.det, e.err = detectorFor(e.c)
+		}
+	})
+	return e, e.err
+}
+
+// scenario is a kept scenario and the call that wrote it.
+type scenario struct {
+	text string
+	gen  record.Gen
+}
+
+// Process implements pipeline.Stage: one norm record in, its seeds out,
+// grouped by scenario (the adherence seed, then the seeds derived from
+// it). A norm fails as a whole: its seeds are written only when all of
+// them were made, so that --resume and the errors file deal in norms.
+func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+	norm, err := normbank.NormFromRecord(rec)
+	if err != nil {
+		return nil, fmt.Errorf("not a norm: %w", err)
+	}
+	cu, err := s.culture(norm.Culture)
+	if err != nil {
+		return nil, err
+	}
+	scens, err := s.scenarios(ctx, rec, norm, cu)
+	if err != nil {
+		return nil, err
+	}
+
+	// The scenarios' calls run at once; the client bounds what is in flight.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	groups := make([][]*record.Record, len(scens))
+	errs := make([]error, len(scens))
+	var wg sync.WaitGroup
+	for i, sc := range scens {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			groups[i], errs[i] = s.seeds(ctx, rec, norm, cu, i, sc)
+			if errs[i] != nil && !errors.Is(errs[i], llm.ErrDeferred) {
+				cancel() // the norm has failed: stop its other calls
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	var out []*record.Record
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out, nil
+}
+
+// firstError is the error that failed the norm: a real failure before a
+// cancellation it caused, and ErrDeferred (--emit-requests) only when
+// nothing failed.
+func firstError(errs []error) error {
+	var deferred, cancelled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, llm.ErrDeferred):
+			deferred = err
+		case errors.Is(err, context.Canceled):
+			if cancelled == nil {
+				cancelled = err
+			}
+		default:
+			return err
+		}
+	}
+	if cancelled != nil {
+		return cancelled
+	}
+	return deferred
+}
+
+// scenarios asks for PerNorm scenarios, then for replacements of the
+// ones dropped, at most MaxTopUps times more.
+func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank.Norm, cu *cultureEntry) ([]scenario, error) {
+	want := s.opt.PerNorm
+	var kept []scenario
+	var seen dedup
+	dropped := map[string]int{} // why scenarios were dropped, for the error
+	for call := 1; len(kept) < want; call++ {
+		if call > 1+s.opt.MaxTopUps {
+			return nil, fmt.Errorf("only %d of %d usable, distinct scenarios after %d calls (dropped: %s)",
+				len(kept), want, call-1, summary(dropped))
+		}
+		data := s.data(norm, cu.c)
+		data.Count = want - len(kept)
+		for _, k := range kept {
+			data.Have = append(data.Have, k.text)
+		}
+		var items []string
+		check := func(r *llm.Response) error {
+			var v struct {
+				Scenarios []string `json:"scenarios"`
+			}
+			if err := r.Decode(&v); err != nil {
+				return err
+			}
+			// A reply mostly unusable (in the wrong language, say) is asked
+			// again; a few bad scenarios are replaced by the next call.
+			bad := 0
+			var first error
+			for _, sc := range v.Scenarios {
+				if err := checkScenario(cu.det, cu.c, sc); err != nil {
+					bad++
+					if first == nil {
+						first = err
+					}
+				}
+			}
+			if bad*2 > len(v.Scenarios) {
+				return fmt.Errorf("%d of the %d scenarios are unusable, e.g. %v", bad, len(v.Scenarios), first)
+			}
+			items = v.Scenarios
+			return nil
+		}
+		name := "scenarios"
+		if call > 1 {
+			name += "." + strconv.Itoa(call)
+		}
+		resp, err := s.call(ctx, rec.ID, name, "scenarios", "seed_scenarios", cu.c.Name, data, check)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range items {
+			if len(kept) == want {
+				break
+			}
+			sc = strings.TrimSpace(sc)
+			if err := checkScenario(cu.det, cu.c, sc); err != nil {
+				dropped[kindOf(err)]++
+				continue
+			}
+			if !seen.add(sc) {
+				dropped["near-duplicate"]++
+				continue
+			}
+			kept = append(kept, scenario{text: sc, gen: resp.Gen})
+		}
+		if len(items) == 0 {
+			dropped["empty reply"]++
+		}
+	}
+	return kept, nil
+}
+
+// seeds makes scenario i's adherence seed and the seeds derived from it,
+// and returns those of the types asked for.
+func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, sc scenario) ([]*record.Record, error) {
+	adh := newSeed(in, norm, cu.c, i, record.TypeAdherence, in.ID)
+	adh.Scenario = sc.text
+	data := s.data(norm, cu.c)
+	data.Scenario = sc.text
+	var situation string
+	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) error {
+		var v struct {
+			Situation string `json:"situation"`
+		}
+		if err := r.Decode(&v); err != nil {
+			return err
+		}
+		v.Situation = strings.TrimSpace(v.Situation)
+		if err := checkSituation(cu.det, cu.c, v.Situation); err != nil {
+			return err
+		}
+		situation = v.Situation
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %d: %w", i, err)
+	}
+	adh.Situation = situation
+	adh.Gen = append(adh.Gen, sc.gen, resp.Gen)
+
+	var out []*record.Record
+	if s.types[record.TypeAdherence] {
+		out = append(out, adh)
+	}
+	for _, typ := range []string{record.TypeViolation, record.TypeV2R} {
+		if !s.types[typ] {
+			continue
+		}
+		d, err := s.derive(ctx, in, norm, cu, i, adh, typ)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %d: %w", i, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// derive writes the violation or V2R seed of an adherence seed.
+func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, adh *record.Record, typ string) (*record.Record, error) {
+	d := newSeed(in, norm, cu.c, i, typ, adh.ID)
+	data := s.data(norm, cu.c)
+	data.Type, data.Scenario, data.Situation = typ, adh.Scenario, adh.Situation
+	parent := normalize(adh.Situation)
+	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, func(r *llm.Response) error {
+		var v struct {
+			Scenario  string `json:"scenario"`
+			Situation string `json:"situation"`
+		}
+		if err := r.Decode(&v); err != nil {
+			return err
+		}
+		v.Scenario, v.Situation = strings.TrimSpace(v.Scenario), strings.TrimSpace(v.Situation)
+		if err := checkScenario(cu.det, cu.c, v.Scenario); err != nil {
+			return err
+		}
+		if err := checkSituation(cu.det, cu.c, v.Situation); err != nil {
+			return err
+		}
+		if normalize(v.Situation) == parent {
+			return errors.New("the situation is the adherence situation unchanged; the norm must be violated")
+		}
+		d.Scenario, d.Situation = v.Scenario, v.Situation
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Gen = []record.Gen{resp.Gen}
+	return d, nil
+}
+
+// call renders a prompt and makes one structured call.
+func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string, data promptData, check func(*llm.Response) error) (*llm.Response, error) {
+	p, err := s.opt.Pack.Render("seed", task, culture, data)
+	if err != nil {
+		return nil, err
+	}
+	return s.opt.Client.Call(ctx, llm.Request{
+		ID: id, Call: name, Schema: schema, PromptPack: s.opt.Pack.Version(), Check: check,
+		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
+	})
+}
+
+// newSeed makes an empty seed of a norm: its id is stable, derived from
+// the norm, the scenario's index and the type. Input fields no stage
+// owns pass through to every seed.
+func newSeed(in *record.Record, norm normbank.Norm, c *normbank.Culture, i int, typ, parent string) *record.Record {
+	return &record.Record{
+		ID:       record.NewID(norm.ID, strconv.Itoa(i), typ),
+		ParentID: parent, Culture: norm.Culture, Lang: c.Lang,
+		Category: norm.Category, NormID: norm.ID, Norm: norm.Text,
+		DialogueType: typ, Extra: maps.Clone(in.Extra),
+	}
+}
+
+func summary(m map[string]int) string {
+	if len(m) == 0 {
+		return "none; the replies held too few scenarios"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,259 @@
+// Package seedtest is the fake model of ngseed's tests: it answers
+// ngseed's calls on the llmtest server with scenarios and situations of
+// the real NormGenesis release (testdata/seed/release.jsonl, chosen from
+// the release by filters/seed's TestReleasePool), of the culture and
+// category of the norm asked about, so that the language, sentence and
+// marker checks run on real English, Chinese and Korean text.
+package seedtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Pair is a scenario and situation of one release record.
+type Pair struct {
+	ID, Culture, Category, Type string
+	Scenario, Situation         string
+}
+
+// Pool holds the release pairs by culture, category and dialogue type.
+type Pool struct {
+	by    map[[3]string][]Pair
+	pairs []Pair
+	norms []normbank.Norm
+}
+
+// PoolFile is the fixture, from the repository root.
+const PoolFile = "testdata/seed/release.jsonl"
+
+// Path finds the fixture from this source file, whatever the test's
+// working directory.
+func Path() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", PoolFile)
+}
+
+// Load reads the fixture (Path() when file is "").
+func Load(file string) (*Pool, error) {
+	if file == "" {
+		file = Path()
+	}
+	r, err := recio.Open(file, recio.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	p := &Pool{by: map[[3]string][]Pair{}, norms: normbank.BuiltinNorms()}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Add(Pair{ID: rec.ID, Culture: rec.Culture, Category: rec.Category, Type: rec.DialogueType,
+			Scenario: rec.Scenario, Situation: rec.Situation})
+	}
+	if len(p.pairs) == 0 {
+		return nil, fmt.Errorf("%s: no pairs", file)
+	}
+	return p, nil
+}
+
+// Add adds a pair.
+func (p *Pool) Add(x Pair) {
+	k := [3]string{x.Culture, x.Category, x.Type}
+	p.by[k] = append(p.by[k], x)
+	p.pairs = append(p.pairs, x)
+}
+
+// Pairs returns the pairs of a culture, category and type; for a type
+// the release lacks (Korean V2R), the culture's violation pairs.
+func (p *Pool) Pairs(culture, category, typ string) []Pair {
+	if ps := p.by[[3]string{culture, category, typ}]; len(ps) > 0 || typ != record.TypeV2R {
+		return ps
+	}
+	return p.by[[3]string{culture, category, record.TypeViolation}]
+}
+
+// All returns every pair, in file order.
+func (p *Pool) All() []Pair { return p.pairs }
+
+// Replier answers ngseed's calls from a pool. Its zero options answer
+// every call right the first time.
+type Replier struct {
+	Pool *Pool
+	// NearDups replaces the last NearDups scenarios of the first scenarios
+	// reply of each norm with near-duplicates of its first one (the same
+	// text, case and punctuation changed; or with one word more).
+	NearDups int
+	// WrongLangFirst answers the first situation call of each scenario
+	// with a situation of another culture, in another language.
+	WrongLangFirst bool
+	// PerReply is how many scenarios a scenarios call returns (default:
+	// all the pool has for the norm's culture and category, unused ones).
+	PerReply int
+
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+// Reply is an llmtest.Options.Reply.
+func (r *Replier) Reply(req *llmtest.ChatRequest) string {
+	user := req.LastUser()
+	for _, m := range req.Messages { // the first user message: re-asks add more
+		if m.Role == "user" {
+			user = m.Text()
+			break
+		}
+	}
+	switch name := SchemaName(req); name {
+	case "seed_scenarios":
+		return r.scenarios(user)
+	case "seed_situation":
+		return r.situation(user)
+	case "seed_violation", "seed_v2r":
+		return r.derived(user, strings.TrimPrefix(name, "seed_"))
+	default:
+		return fmt.Sprintf("no fake reply for schema %q", name)
+	}
+}
+
+// SchemaName is the name of the reply schema a request asks for: the
+// response_format's, or the title of the schema given in the prompt.
+func SchemaName(req *llmtest.ChatRequest) string {
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name != "" {
+		return rf.JSONSchema.Name
+	}
+	var s struct{ Title string }
+	json.Unmarshal(req.Schema(), &s)
+	return s.Title
+}
+
+// first counts the requests for key and reports whether this is the first.
+func (r *Replier) first(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]int{}
+	}
+	r.seen[key]++
+	return r.seen[key] == 1
+}
+
+// normIn finds the built-in norm a prompt is about.
+func (p *Pool) normIn(text string) (normbank.Norm, bool) {
+	for _, n := range p.norms {
+		if strings.Contains(text, n.Text) {
+			return n, true
+		}
+	}
+	return normbank.Norm{}, false
+}
+
+// pairIn finds the release pair whose scenario a prompt quotes.
+func (p *Pool) pairIn(text string) (Pair, bool) {
+	for _, x := range p.pairs {
+		if strings.Contains(text, x.Scenario) {
+			return x, true
+		}
+	}
+	return Pair{}, false
+}
+
+func (r *Replier) scenarios(user string) string {
+	n, ok := r.Pool.normIn(user)
+	if !ok {
+		return `{"scenarios": ["The prompt names no known norm."]}`
+	}
+	pairs := r.Pool.Pairs(n.Culture, n.Category, record.TypeAdherence)
+	start := record.Bucket(n.ID, len(pairs))
+	var out []string
+	for i := range pairs {
+		sc := pairs[(start+i)%len(pairs)].Scenario
+		if !strings.Contains(user, sc) { // not one of those already taken
+			out = append(out, sc)
+		}
+	}
+	if r.PerReply > 0 && len(out) > r.PerReply {
+		out = out[:r.PerReply]
+	}
+	if r.NearDups > 0 && r.first("scenarios "+n.ID) && len(out) > r.NearDups {
+		for i := 0; i < r.NearDups; i++ {
+			dup := strings.ToUpper(out[0][:1]) + out[0][1:] + " " // same normalized text
+			if i%2 == 1 {
+				dup = strings.TrimRight(out[0], ".。 ") + " 그리고 또."
+			}
+			out[len(out)-1-i] = dup
+		}
+	}
+	return marshal(map[string]any{"scenarios": out})
+}
+
+func (r *Replier) situation(user string) string {
+	x, ok := r.Pool.pairIn(user)
+	if !ok {
+		return `{"situation": "The prompt quotes no known scenario."}`
+	}
+	if r.WrongLangFirst && r.first("situation "+x.ID) {
+		other := "american"
+		if x.Culture == "american" {
+			other = "korean"
+		}
+		if ps := r.Pool.Pairs(other, x.Category, record.TypeAdherence); len(ps) > 0 {
+			return marshal(map[string]string{"situation": ps[0].Situation})
+		}
+	}
+	return marshal(map[string]string{"situation": x.Situation})
+}
+
+func (r *Replier) derived(user, typ string) string {
+	x, ok := r.Pool.pairIn(user)
+	if !ok {
+		return `{"scenario": "The prompt quotes no known scenario.", "situation": "None."}`
+	}
+	pairs := r.Pool.Pairs(x.Culture, x.Category, typ)
+	if len(pairs) == 0 {
+		return `{"scenario": "No pair.", "situation": "None."}`
+	}
+	y := pairs[record.Bucket(x.ID, len(pairs))]
+	return marshal(map[string]string{"scenario": y.Scenario, "situation": y.Situation})
+}
+
+func marshal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Write writes pairs as the fixture file.
+func Write(file string, pairs []Pair) error {
+	var b strings.Builder
+	for _, x := range pairs {
+		rec := record.Record{ID: x.ID, Culture: x.Culture, Category: x.Category, DialogueType: x.Type,
+			Scenario: x.Scenario, Situation: x.Situation}
+		line, err := rec.AppendJSON(nil)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
