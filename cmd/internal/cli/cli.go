@@ -13,6 +13,7 @@ import (
 // ngkit binary.
 var Programs = map[string]func(pipeline.Env) int{
 	"ngcat":   Ngcat,
+	"ngseed":  Ngseed,
 	"nglabel": Nglabel,
 	"ngstats": Ngstats,
 }
