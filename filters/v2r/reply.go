@@ -90,7 +90,10 @@ var marked = regexp.MustCompile(`⟦([a-z]+)⟧ ?`)
 // forgiven; a reply that holds several dialogues, lines that are neither
 // a turn nor narration, a placeholder or reasoning is an error.
 func ParseText(text, typ string) (*Dialogue, error) {
-	plain, tagged := splitTags(text)
+	plain, tagged, err := splitTags(text)
+	if err != nil {
+		return nil, err
+	}
 	res := dialogue.Parse(plain)
 	var probs problems
 	for _, def := range res.Defects {
@@ -139,7 +142,7 @@ func ParseText(text, typ string) (*Dialogue, error) {
 // with the stage tags removed, and tagged, with each tag moved after the
 // speaker's colon as a mark(stage) token. A bracketed word that is not a
 // stage ("[END]", "[Silence]") is no tag: the parser reads it as it is.
-func splitTags(text string) (plain, tagged string) {
+func splitTags(text string) (plain, tagged string, err error) {
 	var pb, tb strings.Builder
 	for line := range strings.SplitSeq(text, "\n") {
 		rest, stage := line, ""
@@ -156,12 +159,16 @@ func splitTags(text string) (plain, tagged string) {
 				rest, stage = line[m[2]:m[3]]+line[m[1]:], tag
 			}
 		}
+		t, err := withMark(rest, stage)
+		if err != nil {
+			return "", "", err
+		}
 		pb.WriteString(rest)
 		pb.WriteByte('\n')
-		tb.WriteString(withMark(rest, stage))
+		tb.WriteString(t)
 		tb.WriteByte('\n')
 	}
-	return pb.String(), tb.String()
+	return pb.String(), tb.String(), nil
 }
 
 // tagStage reads a tag: a stage, or "none" (a turn without one).
@@ -174,26 +181,27 @@ func tagStage(tag string) (stage string, ok bool) {
 }
 
 // withMark puts the stage token after the speaker's colon (and after the
-// markdown closing a bold name). A line with no colon, or a narration
-// line in brackets, keeps no token: a tag there belongs to no turn.
-func withMark(line, stage string) string {
+// markdown closing a bold name). A narration line in brackets keeps no
+// token: a tag there belongs to no turn. A tagged line with no colon is
+// an error: a turn without its speaker's name.
+func withMark(line, stage string) (string, error) {
 	if stage == "" {
-		return line
+		return line, nil
 	}
 	body := strings.TrimLeft(line, " \t*_>#-")
 	if body == "" || strings.ContainsRune("(（[【", []rune(body)[0]) {
-		return line
+		return line, nil
 	}
 	i := strings.IndexAny(line, ":：")
 	if i < 0 {
-		return line
+		return "", fmt.Errorf("the line %q has a stage tag but no speaker: write \"[%s] Name: text\"", short(strings.TrimSpace(line)), stage)
 	}
 	_, size := utf8.DecodeRuneInString(line[i:])
 	j := i + size
 	for j < len(line) && (line[j] == '*' || line[j] == '_') {
 		j++
 	}
-	return line[:j] + " " + mark(stage) + strings.TrimLeft(line[j:], " \t")
+	return line[:j] + " " + mark(stage) + strings.TrimLeft(line[j:], " \t"), nil
 }
 
 func quoteLines(lines []string) string {
