@@ -67,7 +67,7 @@ func TestPromptsGolden(t *testing.T) {
 // generic prompt, in English, naming its language.
 func TestPromptForAUserCulture(t *testing.T) {
 	c := &normbank.Culture{Name: "japanese", DisplayName: "Japanese", Lang: "ja", ScenarioLang: "ja",
-		Names: normbank.Names{Order: normbank.FamilyGiven, Given: []string{"翔太", "美咲"}, Family: []string{"佐藤"}},
+		Names:  normbank.Names{Order: normbank.FamilyGiven, Given: []string{"翔太", "美咲"}, Family: []string{"佐藤"}},
 		Titles: []string{"さん"}, Honorifics: "Use keigo with seniors.", Distance: "Uchi and soto."}
 	seed := &record.Record{ID: "s1", Culture: "japanese", DialogueType: "v2r", Category: "respond_compliments", Norm: "Deflect praise.", Scenario: "A compliment at work."}
 	p, err := prompt.Builtin().Render(PromptStage, PromptTask, "japanese", promptData(seed, c, "ja", defaultRules, false))

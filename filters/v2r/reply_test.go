@@ -19,7 +19,7 @@ type textCase struct {
 
 var textCases = []textCase{
 	{name: "tags at line starts, directions, narration, continuation", typ: "v2r",
-		in: "[context] 민수: (웃으며) 안녕하세요, 부장님.\n[violation] 지현: 뭐야, 늦었네.\n그냥 빨리 와.\n(두 사람은 잠시 말이 없다)\n[recognition] 민수: 아, 제가 말을 함부로 했네요.\n[repair] 지현: (고개를 숙이며) 죄송합니다.\n[resolution] 민수: 괜찮아요.",
+		in:        "[context] 민수: (웃으며) 안녕하세요, 부장님.\n[violation] 지현: 뭐야, 늦었네.\n그냥 빨리 와.\n(두 사람은 잠시 말이 없다)\n[recognition] 민수: 아, 제가 말을 함부로 했네요.\n[repair] 지현: (고개를 숙이며) 죄송합니다.\n[resolution] 민수: 괜찮아요.",
 		speakers:  []string{"민수", "지현", "민수", "지현", "민수"},
 		texts:     []string{"안녕하세요, 부장님.", "뭐야, 늦었네.\n그냥 빨리 와.", "아, 제가 말을 함부로 했네요.", "죄송합니다.", "괜찮아요."},
 		stages:    []string{"context", "violation", "recognition", "repair", "resolution"},
