@@ -60,7 +60,7 @@ type verdict struct {
 func (s *Stage) pairwise(ctx context.Context, rec, other *record.Record, by string) (*Pairwise, *llm.Response, error) {
 	first := recordFirst(rec.ID, other.ID)
 	d := newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang)
-	d.Dialogue, d.Other = renderTurns(rec.Turns), renderTurns(other.Turns)
+	d.Dialogue, d.Other = renderPlain(rec.Turns), renderPlain(other.Turns)
 	if !first {
 		d.Dialogue, d.Other = d.Other, d.Dialogue
 	}

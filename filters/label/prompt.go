@@ -78,15 +78,23 @@ func cultureName(culture string) string {
 }
 
 // renderTurns writes the turns one per line with their index, the form
-// the prompts refer to. Line breaks inside a turn become spaces, so a
-// line is always one turn.
-func renderTurns(turns []record.Turn) string {
+// the label prompts refer to. Line breaks inside a turn become spaces, so
+// a line is always one turn.
+func renderTurns(turns []record.Turn) string { return render(turns, true) }
+
+// renderPlain writes the turns without indexes (pairwise judgements).
+func renderPlain(turns []record.Turn) string { return render(turns, false) }
+
+func render(turns []record.Turn, indexed bool) string {
 	var b strings.Builder
 	for i, t := range turns {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "[%d] %s:", t.Index, oneLine(t.Speaker))
+		if indexed {
+			fmt.Fprintf(&b, "[%d] ", t.Index)
+		}
+		fmt.Fprintf(&b, "%s:", oneLine(t.Speaker))
 		if t.Action != "" {
 			fmt.Fprintf(&b, " (%s)", oneLine(t.Action))
 		}

@@ -32,11 +32,21 @@ func sample(t testing.TB) []*record.Record {
 	return recs
 }
 
-// pick returns the first sample record of a culture and type.
+// pick returns a copy of the first sample record of a culture and type.
 func pick(t testing.TB, recs []*record.Record, culture, typ string) *record.Record {
+	t.Helper()
+	return pickNth(t, recs, culture, typ, 0)
+}
+
+// pickNth returns a copy of the nth (from 0) such record.
+func pickNth(t testing.TB, recs []*record.Record, culture, typ string, nth int) *record.Record {
 	t.Helper()
 	for _, r := range recs {
 		if r.Culture == culture && r.DialogueType == typ {
+			if nth > 0 {
+				nth--
+				continue
+			}
 			b, _ := r.AppendJSON(nil) // a copy: tests change records
 			c := &record.Record{}
 			if err := c.UnmarshalJSON(b); err != nil {
