@@ -85,7 +85,6 @@ func TestParseTurns(t *testing.T) {
 	}
 }
 
-
 // Labels a task was not asked for are ignored, not errors.
 func TestParseTurnsIgnoresOtherLabels(t *testing.T) {
 	spec := turnsSpec{turns: 1, tasks: []string{TaskEmotion}}
