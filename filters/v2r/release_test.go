@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -200,12 +201,34 @@ func (f *fakeModel) reply(req *llmtest.ChatRequest) string {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for sc, rs := range f.replies {
-		if strings.Contains(first, sc) {
-			i := min(f.served[sc], len(rs)-1)
-			f.served[sc]++
-			return rs[i]
+	best := "" // the longest scenario in the prompt: copies of a seed extend its scenario
+	for sc := range f.replies {
+		if len(sc) > len(best) && strings.Contains(first, sc) {
+			best = sc
 		}
 	}
-	return `{"error": "no scripted reply"}`
+	rs, ok := f.replies[best]
+	if !ok {
+		return `{"error": "no scripted reply"}`
+	}
+	i := min(f.served[best], len(rs)-1)
+	f.served[best]++
+	return rs[i]
+}
+
+// copies makes n copies of each pair whose seeds differ (id and scenario)
+// but are answered with the same dialogue.
+func copies(ps []pair, n int) []pair {
+	var out []pair
+	for k := 0; k < n; k++ {
+		for _, p := range ps {
+			s := *p.seed
+			if k > 0 {
+				s.ID = record.NewID(s.ID, "copy", strconv.Itoa(k))
+				s.Scenario = strings.TrimSpace(s.Scenario) + " (" + strconv.Itoa(k) + ")"
+			}
+			out = append(out, pair{seed: &s, d: p.d, src: p.src})
+		}
+	}
+	return out
 }

@@ -287,3 +287,58 @@ func TestInvalidRepliesAreReasked(t *testing.T) {
 		}
 	}
 }
+
+// Text mode end to end: no response_format, the lines format asked in the
+// prompt, the replies (release dialogues as tagged lines) parsed back
+// into the same turns and stages.
+func TestTextModeEndToEnd(t *testing.T) {
+	for _, culture := range cultures {
+		for _, typ := range record.DialogueTypes {
+			t.Run(culture+"/"+typ, func(t *testing.T) {
+				ps := releasePairs(t, culture, typ)
+				model := newFakeModel()
+				for _, p := range ps {
+					model.script(p.seed, textOf(p.d))
+				}
+				srv := llmtest.New(llmtest.Options{Reply: model.reply})
+				defer srv.Close()
+				res := runStage(t, testConfig(srv), Options{TextMode: true}, seedsOf(ps))
+				if len(res.errs) > 0 || len(res.out) != len(ps) {
+					t.Fatalf("%d out, errors: %+v", len(res.out), res.errs)
+				}
+				for i, r := range res.out {
+					if !sameTurns(r.Turns, ps[i].d.Turns) || !slices.Equal(r.Narration, ps[i].d.Narration) {
+						t.Errorf("%s: turns\n got %+v\nwant %+v", ps[i].src, r.Turns, ps[i].d.Turns)
+					}
+				}
+				req := srv.Requests()[0].Request
+				user := req.Messages[len(req.Messages)-1].Text()
+				if req.ResponseFormat != nil || strings.Contains(req.Messages[0].Text(), "JSON") || strings.Contains(user, "JSON") {
+					t.Errorf("text mode asked for JSON: %+v", req)
+				}
+				if typ != record.TypeAdherence && !strings.Contains(user, "[violation]") {
+					t.Errorf("text mode prompt without the stage tags: %s", user)
+				}
+			})
+		}
+	}
+}
+
+// In text mode an invalid dialogue is asked again too, in its format.
+func TestTextModeReask(t *testing.T) {
+	ps := releasePairs(t, "korean", record.TypeV2R)
+	model := newFakeModel()
+	bad := cloneDialogue(ps[0].d)
+	bad.Turns[1].Stage = "" // a turn without its tag
+	model.script(ps[0].seed, textOf(*bad), textOf(ps[0].d))
+	srv := llmtest.New(llmtest.Options{Reply: model.reply})
+	defer srv.Close()
+	res := runStage(t, testConfig(srv), Options{TextMode: true}, []*record.Record{ps[0].seed})
+	if len(res.out) != 1 || !sameTurns(res.out[0].Turns, ps[0].d.Turns) {
+		t.Fatalf("%+v %+v", res.out, res.errs)
+	}
+	m := srv.Requests()[1].Request.Messages
+	if want := "turn 2 (" + ps[0].d.Turns[1].Speaker + ") has no stage"; len(m) != 4 || !strings.Contains(m[3].Text(), want) || !strings.HasSuffix(m[3].Text(), "Reply again, corrected, in the same format.") {
+		t.Errorf("re-ask: %q, want %q", m[len(m)-1].Text(), want)
+	}
+}
