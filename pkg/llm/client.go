@@ -303,14 +303,17 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
 		est := estimateTokens(send, samp.MaxTokens)
-		if err := c.rpm.take(ctx, 1); err != nil {
-			return nil, stopped()
-		}
-		if err := c.tpm.take(ctx, est); err != nil {
-			return nil, stopped()
-		}
 		slot, err := c.win.acquire(ctx)
 		if err != nil {
+			return nil, stopped()
+		}
+		// The rate buckets after the slot: their tokens are spent when the
+		// request really goes out, not while it waits for the window.
+		if err := c.rpm.take(ctx, 1); err == nil {
+			err = c.tpm.take(ctx, est)
+		}
+		if err != nil {
+			c.win.release(slot, false, false)
 			return nil, stopped()
 		}
 		comp, f := c.send(ctx, c.params(send, sch, samp, mode))
