@@ -2,39 +2,58 @@ package refine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// exemplars picks the K exemplars of the seed's culture and category (and
-// dialogue type, when the pool has some of it) most similar to the seed.
-// One index per culture, category and type is built on first use. An
-// exemplar that is the seed itself (same id or same text: refining
-// release records with the built-in exemplars) is never picked.
+// pools are the indexes of one culture and category: of the seed's
+// dialogue type (when the pool has some of it) and of every type.
+type pools struct{ typed, all *normbank.Index }
+
+// exemplars picks the K exemplars of the seed's culture and category most
+// similar to the seed: of its dialogue type first, then, when those are
+// too few, of the other types. The indexes of a culture, category and
+// type are built on first use. An exemplar that is the seed itself (same
+// id or same text: refining release records with the built-in exemplars)
+// is never picked.
 func (s *Stage) exemplars(rec *record.Record) ([]normbank.Exemplar, error) {
 	culture, category, typ := key(rec.Culture), key(rec.Category), key(rec.DialogueType)
-	ix, err := s.pools.get(culture+"\x00"+category+"\x00"+typ, func() (*normbank.Index, error) {
-		pool := normbank.FilterExemplars(s.opt.Exemplars, culture, category, typ)
-		if len(pool) == 0 {
+	p, err := s.pools.get(culture+"\x00"+category+"\x00"+typ, func() (*pools, error) {
+		all := normbank.FilterExemplars(s.opt.Exemplars, culture, category, "")
+		if len(all) == 0 {
 			return nil, fmt.Errorf("no exemplars of culture %q and category %q in --exemplars %s", culture, category, s.source())
 		}
-		return normbank.NewIndex(pool), nil
+		p := &pools{all: normbank.NewIndex(all), typed: nil}
+		if typed := normbank.FilterExemplars(all, culture, category, typ); len(typed) < len(all) {
+			p.typed = normbank.NewIndex(typed)
+		}
+		return p, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	seed := normbank.SeedText(rec.Scenario, rec.Situation)
 	out := make([]normbank.Exemplar, 0, s.opt.K)
-	for _, m := range ix.Search(seed, s.opt.K+1) {
-		if m.Exemplar.ID == rec.ID || m.Exemplar.Text() == seed {
-			continue
+	add := func(ix *normbank.Index) {
+		if ix == nil {
+			return
 		}
-		if out = append(out, m.Exemplar); len(out) == s.opt.K {
-			break
+		for _, m := range ix.Search(seed, s.opt.K+len(out)+1) {
+			if len(out) == s.opt.K {
+				return
+			}
+			e := m.Exemplar
+			if e.ID == rec.ID || e.Text() == seed || slices.ContainsFunc(out, func(o normbank.Exemplar) bool { return o.ID == e.ID }) {
+				continue
+			}
+			out = append(out, e)
 		}
 	}
+	add(p.typed)
+	add(p.all)
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no exemplars of culture %q and category %q in --exemplars %s but the seed itself", culture, category, s.source())
 	}

@@ -1,38 +1,20 @@
 package refine
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-var fixtureOnce = sync.OnceValues(func() ([]*record.Record, error) {
-	b, err := os.ReadFile(fixturePath)
-	if err != nil {
-		return nil, err
-	}
-	var out []*record.Record
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		r := &record.Record{}
-		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, sc.Err()
-})
+var fixtureOnce = sync.OnceValues(func() ([]*record.Record, error) { return refinetest.LoadFixture(fixturePath) })
 
 // fixture returns copies of the release records of testdata/refine.
 func fixture(t testing.TB) []*record.Record {
@@ -87,21 +69,9 @@ func (f *fakeCaller) script(id, call, content string) {
 	f.replies[id][call] = content
 }
 
-// judged is a judge reply; sp 0 leaves semantic preservation out.
-func judged(tr, lq, sp int, critique string) string {
-	m := map[string]any{"task_relevance": tr, "linguistic_quality": lq, "critique": critique}
-	if sp > 0 {
-		m["semantic_preservation"] = sp
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
+func judged(tr, lq, sp int, critique string) string { return refinetest.Judged(tr, lq, sp, critique) }
 
-// rewritten is a rewrite reply of the release record r's texts.
-func rewritten(r *record.Record) string {
-	b, _ := json.Marshal(map[string]string{"scenario": r.Scenario, "situation": r.Situation})
-	return string(b)
-}
+func rewritten(r *record.Record) string { return refinetest.Rewritten(r.Scenario, r.Situation) }
 
 // pick returns fixture records of a culture and kind, in fixture order,
 // optionally of a category ("" for any).
@@ -109,8 +79,7 @@ func pick(t testing.TB, culture, kind, category string) []*record.Record {
 	t.Helper()
 	var out []*record.Record
 	for _, r := range fixture(t) {
-		k, _ := r.ExtraString("fixture")
-		if r.Culture == culture && k == kind && (category == "" || r.Category == category) {
+		if r.Culture == culture && refinetest.FixtureKind(r) == kind && (category == "" || r.Category == category) {
 			out = append(out, r)
 		}
 	}

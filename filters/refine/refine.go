@@ -70,7 +70,7 @@ type Stage struct {
 	opt Options
 
 	cultures cache[*culture]
-	pools    cache[*normbank.Index]
+	pools    cache[*pools]
 }
 
 // New makes the stage; errors are the options' (usage errors).
