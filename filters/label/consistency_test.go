@@ -1,6 +1,7 @@
 package label
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -125,3 +126,5 @@ func TestApplyTurns(t *testing.T) {
 		t.Errorf("one sample: %+v", l)
 	}
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -1,6 +1,7 @@
 package label
 
 import (
+	"github.com/ngkit/ngkit/filters/label/agree"
 	"slices"
 	"testing"
 )
@@ -34,7 +35,7 @@ func FuzzParseTurns(f *testing.F) {
 					t.Fatalf("entry %d: %s %q", i, task, e.get(task))
 				}
 			}
-			if e.Safety != SafetyCasual && len(e.Rots) == 0 {
+			if e.Safety != agree.SafetyCasual && len(e.Rots) == 0 {
 				t.Fatalf("entry %d: %s without rots", i, e.Safety)
 			}
 		}

@@ -1,6 +1,7 @@
 package label
 
 import (
+	"github.com/ngkit/ngkit/filters/label/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -26,12 +27,12 @@ func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 			for s := range samples {
 				votes[s] = samples[s][i].get(task)
 			}
-			label, dist, agree := Majority(votes)
+			label, dist, share := agree.Majority(votes)
 			if task == TaskSafety {
-				label = Safety(votes)
+				label = agree.Safety(votes)
 			}
 			final[task] = label
-			sumAgree += agree
+			sumAgree += share
 			if k == 1 {
 				dist = nil
 			}
@@ -72,7 +73,7 @@ func representative(samples [][]turnLabels, i int, tasks []string, final map[str
 
 func safetyKind(v string) string {
 	switch v {
-	case SafetyPossiblyCaution, SafetyProbablyCaution, SafetyNeedsCaution:
+	case agree.SafetyPossiblyCaution, agree.SafetyProbablyCaution, agree.SafetyNeedsCaution:
 		return "caution"
 	}
 	return v
@@ -126,7 +127,7 @@ func recordAgreement(rec *record.Record, tasks []string, samples int) (agreement
 	}
 	defined := 0
 	for _, task := range tasks {
-		var k Kappa
+		var k agree.Kappa
 		for _, t := range rec.Turns {
 			if t.Labels != nil {
 				k.AddShares(distOf(t.Labels, task), samples)

@@ -3,6 +3,7 @@ package label
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ngkit/ngkit/filters/label/agree"
 	"slices"
 	"strings"
 
@@ -91,7 +92,7 @@ func parseTurns(raw []byte, spec turnsSpec) ([]turnLabels, error) {
 				add("turn %d: %s %q is not one of %s", i, task, v, strings.Join(setOf(task), ", "))
 			}
 		}
-		if slices.Contains(spec.tasks, TaskSafety) && t.Safety != "" && t.Safety != SafetyCasual && len(nonEmpty(t.Rots)) == 0 {
+		if slices.Contains(spec.tasks, TaskSafety) && t.Safety != "" && t.Safety != agree.SafetyCasual && len(nonEmpty(t.Rots)) == 0 {
 			add("turn %d is %s but has no rules-of-thumb (rots)", i, t.Safety)
 		}
 		if strings.TrimSpace(t.Explanation) == "" {

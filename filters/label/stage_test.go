@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ngkit/ngkit/filters/label/agree"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -270,7 +271,7 @@ func TestLabelsSamples(t *testing.T) {
 	// Seeds 0, 1, 2: the violated turn's safety votes are needs_caution,
 	// casual, needs_caution -> two caution votes of three -> probably.
 	l := r.Turns[1].Labels
-	if l.Norm != "violated" || l.Safety != SafetyProbablyCaution || l.SafetyDist["casual"] < 0.33 || l.SafetyDist["needs_caution"] < 0.66 {
+	if l.Norm != "violated" || l.Safety != agree.SafetyProbablyCaution || l.SafetyDist["casual"] < 0.33 || l.SafetyDist["needs_caution"] < 0.66 {
 		t.Errorf("turn 1: %+v", l)
 	}
 	if len(l.Rots) != 1 {

@@ -1,11 +1,13 @@
-package label
+// Package agree aggregates the votes of several labellings of one item
+// (nglabel --samples, or a dataset's annotators): majority, shares,
+// entropy, ProsocialDialog's safety rule, and Fleiss' kappa over items.
+// It depends on nothing else of ngkit, so ngstats uses it too.
+package agree
 
 import (
 	"math"
 	"slices"
 )
-
-// Vote aggregation over k independent labellings of one turn (--samples).
 
 // Majority returns the label most samples gave, the share of each label
 // (label -> votes / samples) and the agreement, the majority's share.
@@ -171,4 +173,27 @@ func (k *Kappa) Value() (kappa float64, ok bool) {
 	}
 	pbar := k.sumP / float64(k.items)
 	return (pbar - pe) / (1 - pe), true
+}
+
+// Raters guesses how many raters gave a distribution of shares: the
+// smallest n up to max for which every share is a whole number of votes
+// (ProsocialDialog's three annotators give thirds); 0 when none fits.
+func Raters(dist map[string]float64, max int) int {
+	if len(dist) == 0 {
+		return 0
+	}
+	for n := 1; n <= max; n++ {
+		fits := true
+		for _, p := range dist {
+			v := p * float64(n)
+			if math.Abs(v-math.Round(v)) > 1e-6 || math.Round(v) < 1 {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return n
+		}
+	}
+	return 0
 }

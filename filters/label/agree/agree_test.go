@@ -1,4 +1,4 @@
-package label
+package agree
 
 import (
 	"maps"
@@ -153,5 +153,24 @@ func TestKappa(t *testing.T) {
 	sh.AddShares(map[string]float64{"a": 2.0 / 3, "b": 1.0 / 3}, 3)
 	if !maps.Equal(sh.totals, map[string]int{"a": 2, "b": 1}) {
 		t.Errorf("shares to votes: %v", sh.totals)
+	}
+}
+
+func TestRaters(t *testing.T) {
+	for _, c := range []struct {
+		dist map[string]float64
+		want int
+	}{
+		{map[string]float64{"a": 1}, 1},
+		{map[string]float64{"a": 2.0 / 3, "b": 1.0 / 3}, 3},
+		{map[string]float64{"a": 0.5, "b": 0.5}, 2},
+		{map[string]float64{"a": 0.6, "b": 0.4}, 5},
+		{map[string]float64{"a": 0.6666666667, "b": 0.3333333333}, 3}, // rounded in JSON
+		{map[string]float64{"a": 0.123}, 0},
+		{nil, 0},
+	} {
+		if got := Raters(c.dist, 20); got != c.want {
+			t.Errorf("Raters(%v) = %d, want %d", c.dist, got, c.want)
+		}
 	}
 }
