@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/v2r"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/prompt"
+)
+
+// Ngv2r turns seeds into validated adherence, violation and
+// Violation-to-Resolution dialogues.
+func Ngv2r(env pipeline.Env) int {
+	p := llm.NewProgram("ngv2r", "seeds to adherence, violation and Violation-to-Resolution dialogues, validated, with an LLM", "[flags] [FILE...]")
+	p.Details = `
+Reads seed records (from ngseed or ngrefine: culture, category, norm, dialogue_type,
+scenario, situation) and writes one dialogue record per seed, made by one LLM call.
+The model answers JSON (turns of speaker, action, text and stage; optional
+narration), with the JSON Schema of the dialogue type sent as response_format (or in
+the prompt, when the server has no structured output: see --response-format).
+
+Stages. V2R dialogues carry a stage on every turn: context, violation, recognition,
+repair, resolution. The stages never go back in that order, and each of violation,
+recognition, repair and resolution has a turn: context turns, if any, come first.
+Violation dialogues carry the stage "violation" on the turns that violate the norm
+(at least one); the other turns and adherence dialogues have no stage.
+
+Validation. Every dialogue must have --min-turns to --max-turns turns, two speakers
+or more, no empty turn (a turn of only a stage direction is fine), no format markers
+in names, directions, texts or narration ([END], [끝], ---, headers, markdown, a
+literal \n, stage tags, the name repeated in the text), the violation present for
+violation and V2R dialogues, and every turn the language detector is sure of in the
+seed's language (its lang, else its culture's): the share --min-lang-share, 1 by
+default. This includes ngstats' own audit with the same bounds, so ngstats finds no
+defect in the output. An invalid reply is asked again with the reasons
+(--max-reasks), then tried afresh (--max-retries); a seed still without a valid
+dialogue goes to the errors file with the reasons.
+
+--text-mode, for servers that cannot write JSON at all, asks for one turn per line,
+"Name: (stage direction) words", led by the stage tag: "[violation] Minsu: ..." (V2R:
+every turn; violation dialogues: the violating turns; adherence: none). The lines
+are parsed by pkg/dialogue (full-width colons, directions before or after the
+colon, narration lines in brackets, [END] and other markers removed); a tag may also
+follow the colon, be in 【】 or in any letter case; "[none]" is no stage. A reply
+with several dialogues or lines that are neither a turn nor narration is re-asked.
+
+Output: id (a hash of the seed id), parent_id (the seed id), every field of the seed
+(refinement, gen and unknown fields included), lang, turns (index, speaker, action,
+text, lang as detected, stage), narration, checks (the language check of the
+dialogue), and the call appended to gen. --resume skips seeds whose dialogue is in
+the -o file.
+
+Cultures: the seed's culture names a profile (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `);
+add one with --culture-file FILE or a NAME.yaml in $NG_CULTURES_DIR. Prompts:
+v2r/dialogue.tmpl (English, naming the output language) and v2r/dialogue.korean.tmpl
+(Korean); --prompts DIR overrides them file by file.`
+	p.Examples = `
+ngseed --culture korean --types adherence,violation,v2r | ngrefine | ngv2r -o dialogues.parquet
+ngv2r seeds.jsonl -o dialogues.jsonl --errors failed.jsonl
+ngv2r seeds.jsonl --text-mode --base-url http://localhost:8080/v1 --model local
+ngv2r seeds.parquet --min-turns 6 --max-turns 12 -o dialogues.parquet --resume
+ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/japanese.yaml
+ngv2r seeds.jsonl | ngstats --fail-on any=0`
+	fs := p.Flags
+	minTurns := fs.Int("min-turns", 5, "fewest turns of a dialogue, `N`")
+	maxTurns := fs.Int("max-turns", 15, "most turns of a dialogue, `N` (0: no bound)")
+	minShare := fs.Float64("min-lang-share", 1, "share of the turns the detector is sure of that must be in the dialogue's language, `SHARE` (1: all)")
+	textMode := fs.Bool("text-mode", false, `ask for "[stage] Name: (direction) words" lines instead of JSON, for servers without JSON output`)
+	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
+	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (v2r/dialogue[.culture].tmpl)")
+	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+		given := map[string]*normbank.Culture{}
+		for _, f := range *cultureFiles {
+			cu, err := normbank.LoadProfile(f)
+			if err != nil {
+				return nil, fmt.Errorf("--culture-file: %w", err)
+			}
+			given[cu.Name] = cu
+		}
+		pack, err := prompt.Open(*prompts)
+		if err != nil {
+			return nil, err
+		}
+		return v2r.New(c, v2r.Options{
+			Rules:    v2r.Rules{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
+			TextMode: *textMode,
+			Pack:     pack,
+			Profile: func(name string) (*normbank.Culture, error) {
+				if cu := given[name]; cu != nil {
+					return cu, nil
+				}
+				return normbank.Profile(name)
+			},
+		})
+	})
+}
