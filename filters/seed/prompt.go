@@ -44,7 +44,7 @@ const (
 	familyNames = 5
 )
 
-func (s *Stage) data(norm normbank.Norm, c *normbank.Culture) promptData {
+func newPromptData(norm normbank.Norm, c *normbank.Culture) promptData {
 	return promptData{
 		Culture: c.Display(), CultureName: c.Name,
 		Language: languageName(lang.Normalize(c.Lang)), Lang: lang.Normalize(c.Lang),

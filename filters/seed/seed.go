@@ -226,7 +226,7 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 			return nil, fmt.Errorf("only %d of %d usable, distinct scenarios after %d calls (dropped: %s)",
 				len(kept), want, call-1, summary(dropped))
 		}
-		data := s.data(norm, cu.c)
+		data := newPromptData(norm, cu.c)
 		data.Count = want - len(kept)
 		for _, k := range kept {
 			data.Have = append(data.Have, k.text)
@@ -292,7 +292,7 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, sc scenario) ([]*record.Record, error) {
 	adh := newSeed(in, norm, cu.c, i, record.TypeAdherence, in.ID)
 	adh.Scenario = sc.text
-	data := s.data(norm, cu.c)
+	data := newPromptData(norm, cu.c)
 	data.Scenario = sc.text
 	var situation string
 	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) error {
@@ -335,7 +335,7 @@ func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm
 // derive writes the violation or V2R seed of an adherence seed.
 func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, adh *record.Record, typ string) (*record.Record, error) {
 	d := newSeed(in, norm, cu.c, i, typ, adh.ID)
-	data := s.data(norm, cu.c)
+	data := newPromptData(norm, cu.c)
 	data.Type, data.Scenario, data.Situation = typ, adh.Scenario, adh.Situation
 	parent := normalize(adh.Situation)
 	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, func(r *llm.Response) error {

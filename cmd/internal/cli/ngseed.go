@@ -100,8 +100,11 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		}
 	}
 	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
-		if *limit < 0 {
+		switch {
+		case *limit < 0:
 			return nil, fmt.Errorf("--limit %d: cannot be negative", *limit)
+		case *perNorm < 1:
+			return nil, fmt.Errorf("--per-norm %d: want at least 1", *perNorm)
 		}
 		types, err := seed.ParseTypes(*typesFlag)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -194,9 +195,10 @@ func (r *Replier) scenarios(user string) string {
 	}
 	if r.NearDups > 0 && r.first("scenarios "+n.ID) && len(out) > r.NearDups {
 		for i := 0; i < r.NearDups; i++ {
-			dup := strings.ToUpper(out[0][:1]) + out[0][1:] + " " // same normalized text
+			dup := out[0] + "!" // the same text once punctuation is ignored
 			if i%2 == 1 {
-				dup = strings.TrimRight(out[0], ".。 ") + " 그리고 또."
+				_, size := utf8.DecodeRuneInString(out[0])
+				dup = out[0][size:] // one character less: Jaccard near 1
 			}
 			out[len(out)-1-i] = dup
 		}
