@@ -42,6 +42,7 @@ type Collector struct {
 	scenNear    u64set
 	labels      map[[2]string]*LabelDist
 	quality     map[string]*qualAcc
+	extras      labelExtras // intent by stage, agreement, pairwise
 	speakerSeen map[string]struct{}
 	buf         []byte
 }
@@ -79,6 +80,7 @@ func NewCollector() *Collector {
 		defects:     map[string]*Defect{},
 		labels:      map[[2]string]*LabelDist{},
 		quality:     map[string]*qualAcc{},
+		extras:      newLabelExtras(),
 		speakerSeen: map[string]struct{}{},
 	}
 }
@@ -138,6 +140,7 @@ func (c *Collector) Add(rec *record.Record) {
 	}
 	c.scenario(rec)
 	c.addQuality(rec, group)
+	c.extras.record(rec)
 	if nt == 0 {
 		return
 	}
@@ -170,6 +173,7 @@ func (c *Collector) dialogue(rec *record.Record, group string) {
 		c.length(l, t.Text)
 		if t.Labels != nil {
 			c.label(t.Labels, group)
+			c.extras.turn(rec, t)
 		}
 	}
 	c.speakers.add(int64(len(c.speakerSeen)))
@@ -411,7 +415,7 @@ func (c *Collector) Report() *Report {
 		r.Defects = append(r.Defects, dd)
 	}
 	slices.SortFunc(r.Defects, func(a, b Defect) int { return cmp.Compare(a.Name, b.Name) })
-	if len(c.labels) > 0 || len(c.quality) > 0 {
+	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {
 			r.Labels.Dist = append(r.Labels.Dist, *d)
@@ -432,6 +436,7 @@ func (c *Collector) Report() *Report {
 		slices.SortFunc(r.Labels.Quality, func(a, b QualityMeans) int {
 			return cmp.Or(cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
 		})
+		c.extras.report(r.Labels)
 	}
 	return &r
 }

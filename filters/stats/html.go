@@ -344,6 +344,11 @@ func newHTMLView(r *Report) *htmlView {
 
 	if r.Labels != nil {
 		v.Labels = htmlLabelTasks(r.Labels.Dist)
+		byStage := slices.Clone(r.Labels.IntentByStage)
+		for i := range byStage {
+			byStage[i].Task = "intent by V2R stage"
+		}
+		v.Labels = append(v.Labels, htmlLabelTasks(byStage)...)
 	}
 	return v
 }
@@ -651,6 +656,22 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <thead><tr><th>group</th><th class="n">dialogues</th><th class="n">consistency</th><th class="n">naturalness</th><th class="n">relevance</th><th class="n">coherence</th><th class="n">emotion</th><th class="n">norm</th></tr></thead>
 <tbody>{{range .Quality}}
 <tr><td>{{.Group}}</td><td class="n">{{num .N}}</td><td class="n">{{dec .Consistency}}</td><td class="n">{{dec .Naturalness}}</td><td class="n">{{dec .Relevance}}</td><td class="n">{{dec .Coherence}}</td><td class="n">{{dec .Emotion}}</td><td class="n">{{dec .Norm}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}
+{{- if .Agreement}}
+<h3>Label agreement (turns labelled several times)</h3>
+<div class="scroll"><table>
+<thead><tr><th>task</th><th class="n">turns</th><th class="n">samples</th><th class="n">agreement</th><th class="n">entropy (bits)</th><th class="n">Fleiss' kappa</th></tr></thead>
+<tbody>{{range .Agreement}}
+<tr><td>{{.Task}}</td><td class="n">{{num .Turns}}</td><td class="n">{{dec .Samples}}</td><td class="n">{{ratio .Agreement}}</td><td class="n">{{ratio .Entropy}}</td><td class="n">{{with .Kappa}}{{ratio .}}{{else}}-{{end}}</td></tr>{{end}}
+</tbody></table></div>
+{{- end}}
+{{- if .Pairwise}}
+<h3>Pairwise judgements (records against the baseline)</h3>
+<div class="scroll"><table>
+<thead><tr><th>criterion</th><th>group</th><th class="n">pairs</th><th class="n">win</th><th class="n">tie</th><th class="n">loss</th><th class="n">win rate</th><th class="n">95% CI</th></tr></thead>
+<tbody>{{range .Pairwise}}
+<tr><td>{{.Criterion}}</td><td>{{key .Group}}</td><td class="n">{{num .N}}</td><td class="n">{{num .Win}}</td><td class="n">{{num .Tie}}</td><td class="n">{{num .Loss}}</td><td class="n">{{pct .WinRate}}</td><td class="n">{{pct .Low}} – {{pct .High}}</td></tr>{{end}}
 </tbody></table></div>
 {{- end}}
 </section>

@@ -143,7 +143,7 @@ type Example struct {
 // how many ids were left out).
 type Defect struct {
 	Name  string   `json:"name"`
-	Kind  string   `json:"kind"` // "format", "content", "language", "duplicate", "length"
+	Kind  string   `json:"kind"` // "format", "content", "language", "duplicate", "length", "label"
 	Help  string   `json:"help"` // one line: what it means
 	Count int64    `json:"count"`
 	Rate  float64  `json:"rate"`
@@ -158,6 +158,50 @@ type Labels struct {
 	Dist []LabelDist `json:"dist"`
 	// Quality holds the mean dialogue-level judge scores per group.
 	Quality []QualityMeans `json:"quality,omitempty"`
+	// IntentByStage is the intent distribution of the turns of each V2R
+	// stage (Group = the stage: the turn's stage label, else the stage the
+	// generator gave it).
+	IntentByStage []LabelDist `json:"intent_by_stage,omitempty"`
+	// Agreement describes, per task, the turns labelled several times
+	// (nglabel --samples, or a dataset's annotators: the *_dist labels).
+	Agreement []TaskAgreement `json:"agreement,omitempty"`
+	// Pairwise are the win rates of the records' pairwise judgements
+	// against a baseline (nglabel --pairwise), per criterion and group.
+	Pairwise []PairwiseRate `json:"pairwise,omitempty"`
+}
+
+// TaskAgreement is the agreement between the labellings of one task.
+type TaskAgreement struct {
+	Task string `json:"task"`
+	// Turns with a distribution from at least two labellings.
+	Turns int64 `json:"turns"`
+	// Samples is the mean number of labellings per turn (from
+	// labels_meta.samples, else inferred from the shares; a unanimous
+	// turn takes the number last inferred, at first 3, ProsocialDialog's).
+	Samples float64 `json:"samples"`
+	// Agreement is the mean share of the majority label; Entropy the mean
+	// entropy of the distributions, in bits (0 = unanimous).
+	Agreement float64 `json:"agreement"`
+	Entropy   float64 `json:"entropy"`
+	// Kappa is Fleiss' kappa over all these turns; null when undefined
+	// (every vote for one label).
+	Kappa *float64 `json:"kappa"`
+}
+
+// PairwiseRate counts the outcomes of one pairwise criterion
+// (naturalness, norm) in one group ("all" or a culture), from the
+// records' side, with the win rate (wins / judgements) and its 95%
+// Wilson confidence interval.
+type PairwiseRate struct {
+	Criterion string  `json:"criterion"`
+	Group     string  `json:"group"`
+	N         int64   `json:"n"`
+	Win       int64   `json:"win"`
+	Tie       int64   `json:"tie"`
+	Loss      int64   `json:"loss"`
+	WinRate   float64 `json:"win_rate"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
 }
 
 // LabelDist is the distribution of one label task in one group.

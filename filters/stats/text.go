@@ -164,6 +164,7 @@ func tables(r *Report, ids int) []table {
 			}
 			ts = append(ts, t)
 		}
+		ts = append(ts, labelExtraTables(r.Labels)...)
 	}
 	if len(r.FailOn) > 0 {
 		t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}
@@ -174,6 +175,42 @@ func tables(r *Report, ids int) []table {
 			}
 			t.rows = append(t.rows, []string{f.Defect, pct(f.Rate), pct(f.Max), res})
 		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// labelExtraTables lays out intent by V2R stage, agreement between
+// samples and pairwise win rates, when there are any.
+func labelExtraTables(l *Labels) []table {
+	var ts []table
+	if len(l.IntentByStage) > 0 {
+		t := table{title: "Intent by V2R stage", header: []string{"stage", "turns", "distribution"}}
+		for _, d := range l.IntentByStage {
+			t.rows = append(t.rows, []string{d.Group, num(d.Turns), distString(d)})
+		}
+		ts = append(ts, t)
+	}
+	if len(l.Agreement) > 0 {
+		t := table{title: "Label agreement (turns labelled several times)", header: []string{"task", "turns", "samples", "agreement", "entropy (bits)", "Fleiss' kappa"}}
+		for _, a := range l.Agreement {
+			kappa := "-"
+			if a.Kappa != nil {
+				kappa = strconv.FormatFloat(*a.Kappa, 'f', 3, 64)
+			}
+			t.rows = append(t.rows, []string{a.Task, num(a.Turns), strconv.FormatFloat(a.Samples, 'f', 1, 64),
+				strconv.FormatFloat(a.Agreement, 'f', 3, 64), strconv.FormatFloat(a.Entropy, 'f', 3, 64), kappa})
+		}
+		t.notes = append(t.notes, "agreement: mean share of the majority label; kappa: - when every vote went to one label")
+		ts = append(ts, t)
+	}
+	if len(l.Pairwise) > 0 {
+		t := table{title: "Pairwise judgements (records against the baseline)", header: []string{"criterion", "group", "pairs", "win", "tie", "loss", "win rate", "95% CI"}}
+		for _, p := range l.Pairwise {
+			t.rows = append(t.rows, []string{p.Criterion, orNone(p.Group), num(p.N), num(p.Win), num(p.Tie), num(p.Loss),
+				pct(p.WinRate), pct(p.Low) + " - " + pct(p.High)})
+		}
+		t.notes = append(t.notes, "win rate: wins / pairs; 95% Wilson interval")
 		ts = append(ts, t)
 	}
 	return ts
