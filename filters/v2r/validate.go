@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/dialogue"
@@ -28,6 +29,10 @@ type Rules struct {
 	// Detector is lang.Default() when nil: the one ngstats uses.
 	Detector *lang.Detector
 }
+
+// maxNameRunes bounds a speaker's name ("Sarah (VP of Operations)" fits):
+// a longer one is a turn's text in the wrong field.
+const maxNameRunes = 40
 
 // maxProblems bounds the reasons given back to the model: enough to fix
 // the reply, short enough to read.
@@ -76,6 +81,8 @@ func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) 
 		}
 		if m := markers(t.Speaker, true); m != "" {
 			probs.add("%s: the speaker's name has %s: give the name only", who, m)
+		} else if strings.ContainsAny(t.Speaker, ":：") || utf8.RuneCountInString(t.Speaker) > maxNameRunes {
+			probs.add("%s: the speaker field holds more than a name: give the name only", turnName(i, short(t.Speaker)))
 		}
 		if m := markers(t.Action, true); m != "" {
 			probs.add("%s: the stage direction has %s", who, m)
