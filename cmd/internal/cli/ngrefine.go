@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/refine"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/prompt"
+)
+
+// Ngrefine refines seed records toward expert exemplars: judge, rewrite
+// with the critique, judge again, up to --max-rounds.
+func Ngrefine(env pipeline.Env) int {
+	p := llm.NewProgram("ngrefine", "exemplar-guided iterative refinement of seed scenarios and situations with an LLM judge", "[flags] [FILE...]")
+	p.Details = `
+Reads seed records (culture, category, dialogue_type, norm, scenario, situation; JSONL,
+Parquet or Arrow, files or stdin, as ngseed writes them) and writes them refined, with
+the same ids (refinement improves a seed in place). For each seed:
+
+ 1. the --k exemplars of the seed's culture and category most similar to it are picked
+    (character 2- and 3-gram TF-IDF cosine, for English, Chinese and Korean alike): of
+    its dialogue type first, then of the others when those are too few;
+ 2. a judge call scores the seed 1-5 on task_relevance (does it embody the norm and set
+    up the dialogue type) and linguistic_quality (natural language, names, titles and
+    honorifics that fit the relationship, given the culture profile), with a critique;
+ 3. while a score is under --min-score, or the seed breaks the exemplar rule (a scenario
+    of 1-2 sentences and a situation of 3-5, one line each, no format markers, in the
+    culture's scenario language), and rounds are left (--max-rounds), the seed is
+    rewritten toward the exemplars with the critique, and the rewrite judged again,
+    now also on semantic_preservation against the seed as it came in. A rewrite that
+    breaks the rule is asked for again with the reason (--max-reasks), then afresh.
+
+The record gets refinement: rounds (rewrites made), before (the seed's first scores),
+after (the scores of the version kept), exemplar_ids, accepted, critique (of the
+version kept). A seed that never reaches the bar keeps its best version (no rule
+broken first, then the highest lowest score, ties to the later) with accepted=false,
+or with --drop-rejected goes to the errors file with the reason. Every call is in gen
+(judge.0, rewrite.1, judge.1, ...). Records without a culture, category, norm,
+scenario or situation, of a culture without a profile, or of a category without
+exemplars fail into the errors file.
+
+Exemplars: the built-in ones (3 per culture, category and dialogue type, chosen from
+the NormGenesis release by a documented rule; no Korean V2R ones), or --exemplars FILE
+(any records with culture, category, scenario, situation; e.g. picked from ngcat
+--from normgenesis output), which replaces them. Culture profiles: built in
+(` + strings.Join(normbank.BuiltinCultures(), ", ") + `), from $NG_CULTURES_DIR, or --culture-file FILE.
+Prompts: refine/judge and refine/rewrite (Korean ones in Korean, others in English
+naming the language to write); --prompts DIR overrides them file by file.`
+	p.Examples = `
+ngseed --culture korean --types adherence,v2r | ngrefine | ngv2r | ngstats
+ngrefine seeds.jsonl -o refined.jsonl --errors failed.jsonl
+ngrefine seeds.jsonl --min-score 5 --max-rounds 5 --drop-rejected --errors rejected.jsonl
+ngrefine seeds.jsonl --max-rounds 0 | jq -c '{id, refinement}'    # judge only
+ngrefine seeds.parquet --exemplars my-exemplars.jsonl --k 5 -o refined.parquet
+ngrefine seeds.jsonl --emit-requests batch.jsonl   # then: ngrefine seeds.jsonl --responses out.jsonl
+NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4`
+	fs := p.Flags
+	k := fs.Int("k", refine.DefaultK, "exemplars shown to each rewrite, `N`")
+	exemplars := fs.String("exemplars", "builtin", "exemplars to refine toward: builtin, or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
+	minScore := fs.Int("min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
+	maxRounds := fs.Int("max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
+	drop := fs.Bool("drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
+	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
+	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl)")
+	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+		opt := refine.Options{K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
+		if *exemplars == "builtin" {
+			opt.Exemplars = normbank.BuiltinExemplars()
+		} else {
+			es, err := normbank.LoadExemplars(*exemplars)
+			if err != nil {
+				return nil, fmt.Errorf("--exemplars: %w", err)
+			}
+			if len(es) == 0 {
+				return nil, fmt.Errorf("--exemplars %s: no exemplars in the file", *exemplars)
+			}
+			opt.Exemplars = es
+		}
+		cultures := map[string]*normbank.Culture{}
+		for _, f := range *cultureFiles {
+			cu, err := normbank.LoadProfile(f)
+			if err != nil {
+				// A profile's problems come one per line; usage errors are one line.
+				return nil, fmt.Errorf("--culture-file: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+			}
+			cultures[cu.Name] = cu
+		}
+		opt.Profile = func(name string) (*normbank.Culture, error) {
+			if cu := cultures[strings.ToLower(strings.TrimSpace(name))]; cu != nil {
+				return cu, nil
+			}
+			return normbank.Profile(name)
+		}
+		pack, err := prompt.Open(*prompts)
+		if err != nil {
+			return nil, err
+		}
+		opt.Pack = pack
+		return refine.New(c, opt)
+	})
+}
