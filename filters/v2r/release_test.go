@@ -201,10 +201,15 @@ func (f *fakeModel) reply(req *llmtest.ChatRequest) string {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	best := "" // the longest scenario in the prompt: copies of a seed extend its scenario
-	for sc := range f.replies {
-		if len(sc) > len(best) && strings.Contains(first, sc) {
-			best = sc
+	best := scenarioLine(first)
+	if _, ok := f.replies[best]; !ok {
+		// A prompt of the user's: the longest scenario in it (copies of a
+		// seed extend its scenario).
+		best = ""
+		for sc := range f.replies {
+			if len(sc) > len(best) && strings.Contains(first, sc) {
+				best = sc
+			}
 		}
 	}
 	rs, ok := f.replies[best]
@@ -214,6 +219,19 @@ func (f *fakeModel) reply(req *llmtest.ChatRequest) string {
 	i := min(f.served[best], len(rs)-1)
 	f.served[best]++
 	return rs[i]
+}
+
+// scenarioLine is the scenario as the built-in prompts give it, on its
+// line after "Scenario: " or "시나리오: ".
+func scenarioLine(prompt string) string {
+	for line := range strings.SplitSeq(prompt, "\n") {
+		for _, p := range []string{"Scenario: ", "시나리오: "} {
+			if sc, ok := strings.CutPrefix(line, p); ok {
+				return sc
+			}
+		}
+	}
+	return ""
 }
 
 // copies makes n copies of each pair whose seeds differ (id and scenario)
