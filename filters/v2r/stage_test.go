@@ -342,3 +342,26 @@ func TestTextModeReask(t *testing.T) {
 		t.Errorf("re-ask: %q, want %q", m[len(m)-1].Text(), want)
 	}
 }
+
+// A server without structured output: the runtime falls back to the
+// schema in the prompt (not text mode), and the dialogues still come.
+func TestJSONInPromptFallback(t *testing.T) {
+	ps := releasePairs(t, "chinese", record.TypeV2R)[:3]
+	model := newFakeModel()
+	for _, p := range ps {
+		model.script(p.seed, "好的，这是对话：\n```json\n"+jsonOf(p.d, record.TypeV2R)+"\n```")
+	}
+	srv := llmtest.New(llmtest.Options{Reply: model.reply, RejectJSONSchema: true})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.Concurrency = 1
+	res := runStage(t, cfg, Options{}, seedsOf(ps))
+	if len(res.out) != 3 || len(res.errs) != 0 {
+		t.Fatalf("%d out, errors %+v", len(res.out), res.errs)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Request
+	if reqs[0].Status != 400 || last.ResponseFormat != nil || !strings.Contains(last.Messages[0].Text(), `JSON Schema:`) || !strings.Contains(last.Messages[0].Text(), `"recognition"`) {
+		t.Errorf("fallback request: %+v", last)
+	}
+}
