@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -89,7 +92,7 @@ func benchSeed(b *testing.B, faults float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := New(Options{Client: client, Types: record.DialogueTypes})
+	st, err := New(Options{Client: client, Types: record.DialogueTypes, MaxTopUps: DefaultMaxTopUps})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func benchSeed(b *testing.B, faults float64) {
 	src, _ := NormSource(norms, Selection{}, "bench")
 	sink := &discard{}
 	b.ResetTimer()
-	stats, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: src, Sink: sink, Workers: 32})
+	stats, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: src, Sink: sink, Workers: 32, Stderr: os.Stderr})
 	b.StopTimer()
 	if err != nil || stats.Failed > 0 && faults == 0 {
 		b.Fatalf("%v; %d failed", err, stats.Failed)
@@ -111,6 +114,12 @@ func benchSeed(b *testing.B, faults float64) {
 	b.ReportMetric(float64(sink.n)/b.Elapsed().Seconds(), "seeds/s")
 	b.ReportMetric(float64(reqs)/float64(max(sink.n, 1)), "requests/seed")
 	b.ReportMetric(float64(stats.Failed), "norms-failed")
+	var by []string
+	for _, name := range slices.Sorted(maps.Keys(u.ByCall)) {
+		c := u.ByCall[name]
+		by = append(by, fmt.Sprintf("%s %d calls %d requests", name, c.Calls, c.Requests))
+	}
+	b.Logf("%d norms, %d seeds: %s", b.N, sink.n, strings.Join(by, "; "))
 }
 
 // Our overhead: zero-latency fake, no faults.

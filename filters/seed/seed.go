@@ -42,7 +42,8 @@ type Options struct {
 	// seeds are always made: the others are derived from them.
 	Types []string
 	// MaxTopUps bounds the calls, after the first, that ask for scenarios
-	// to replace the dropped ones.
+	// to replace the dropped ones (0: none; ngseed's default is
+	// DefaultMaxTopUps).
 	MaxTopUps int
 	// Cultures are profiles given by the user (--culture-file), by name;
 	// other cultures are looked up with normbank.Profile.

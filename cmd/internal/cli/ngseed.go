@@ -29,14 +29,15 @@ read; the same flags select among them, and a norm read twice is used once.
 For each norm, one call asks for --per-norm distinct scenarios (1-2 sentences) in
 which the norm is followed. A scenario in the wrong language, with format markers
 or too long, or a near-duplicate of another scenario of the norm (the same text
-once case, spacing and punctuation are ignored, or character 3-gram Jaccard
-similarity >= 0.6), is dropped and asked for again, at most --max-topups more
-calls. Then one call per scenario elaborates it into a situation of 3-5 sentences
-in the culture's register (its profile's honorifics and relational distance, with
-names and titles of the culture). --types violation,v2r derives a violation seed
-and a Violation-to-Resolution seed from each adherence seed, one call each, with
-parent_id the adherence seed's id and the same norm; adherence seeds are made in
-any case, as their parents, and written when --types has adherence.
+once case, spacing and punctuation are ignored, or a character n-gram Jaccard
+similarity of 0.6 or more: 3-grams, 2-grams for Chinese and Japanese), is dropped
+and asked for again, at most --max-topups more calls. Then one call per scenario
+elaborates it into a situation of 3-5 sentences in the culture's register (its
+profile's honorifics and relational distance, with names and titles of the
+culture). --types violation,v2r derives a violation seed and a Violation-to-
+Resolution seed from each adherence seed, one call each, with parent_id the
+adherence seed's id and the same norm; adherence seeds are made in any case, as
+their parents, and written when --types has adherence.
 
 Every reply is checked: scenario and situation in the culture profile's
 scenario_lang (pkg/lang), sentence counts, no format markers; a failing reply is
@@ -73,6 +74,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	perNorm := fs.Int("per-norm", seed.DefaultPerNorm, "scenarios, hence adherence seeds, per norm, `N`")
 	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r")
 	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
+	fs.Lookup("types").DefValue = record.TypeAdherence
 	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
 	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (seed/scenarios[.culture].tmpl, ...)")
 

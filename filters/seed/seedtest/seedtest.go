@@ -206,8 +206,26 @@ func (r *Replier) scenarios(user string) string {
 	return marshal(map[string]any{"scenarios": out})
 }
 
+// pairFor finds the pair whose scenario a prompt quotes or, for a
+// scenario not from the release (one a fault made up), a pair of the
+// norm's culture and category.
+func (p *Pool) pairFor(user string) (Pair, bool) {
+	if x, ok := p.pairIn(user); ok {
+		return x, true
+	}
+	n, ok := p.normIn(user)
+	if !ok {
+		return Pair{}, false
+	}
+	pairs := p.Pairs(n.Culture, n.Category, record.TypeAdherence)
+	if len(pairs) == 0 {
+		return Pair{}, false
+	}
+	return pairs[record.Bucket(user, len(pairs))], true
+}
+
 func (r *Replier) situation(user string) string {
-	x, ok := r.Pool.pairIn(user)
+	x, ok := r.Pool.pairFor(user)
 	if !ok {
 		return `{"situation": "The prompt quotes no known scenario."}`
 	}
@@ -224,7 +242,7 @@ func (r *Replier) situation(user string) string {
 }
 
 func (r *Replier) derived(user, typ string) string {
-	x, ok := r.Pool.pairIn(user)
+	x, ok := r.Pool.pairFor(user)
 	if !ok {
 		return `{"scenario": "The prompt quotes no known scenario.", "situation": "None."}`
 	}
