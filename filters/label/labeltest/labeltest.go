@@ -78,7 +78,13 @@ func Read(req *llmtest.ChatRequest) Prompt {
 	if m := typeLine.FindStringSubmatch(user); m != nil {
 		p.Type = m[1]
 	}
-	p.Lang = script(strings.Join(turnLine.Split(user, -1)[1:], " "))
+	var lines []string
+	for _, l := range strings.Split(user, "\n") {
+		if turnLine.MatchString(l) {
+			lines = append(lines, l)
+		}
+	}
+	p.Lang = script(strings.Join(lines, " "))
 	p.Norm = strings.Contains(user, `"norm": "..."`)
 	p.Intent = strings.Contains(user, `"intent": "..."`)
 	p.Emotion = strings.Contains(user, `"emotion": "..."`)
@@ -228,8 +234,8 @@ func IsReask(req *llmtest.ChatRequest) bool {
 }
 
 // Dialogues imports NormGenesis release files (the bundled sample, say)
-// and keeps the records with at least min turns, as ngv2r would write
-// them: V2R dialogues get a stage per turn (context, violation,
+// and keeps the records with at least min turns (0: all, failed
+// generations without turns too), as ngv2r would write them: V2R dialogues get a stage per turn (context, violation,
 // recognition, repair, then resolution), the order the fake labeller
 // also answers.
 func Dialogues(files []string, min int) ([]*record.Record, error) {
@@ -251,7 +257,7 @@ func Dialogues(files []string, min int) ([]*record.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rec.Turns) < max(min, 1) {
+		if len(rec.Turns) < min {
 			continue
 		}
 		if rec.DialogueType == record.TypeV2R {

@@ -1,0 +1,318 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/filters/label"
+	"github.com/ngkit/ngkit/filters/label/labeltest"
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// labelRun runs nglabel against the fake server srv (nil: no endpoint).
+func labelRun(t testing.TB, srv *llmtest.Server, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	vars := map[string]string{}
+	if srv != nil {
+		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake-labeller"
+	}
+	var out, errb bytes.Buffer
+	code = Nglabel(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] }})
+	return code, out.String(), errb.String()
+}
+
+// labelInput writes the release sample as ngv2r-like dialogue records
+// (V2R turns staged; failed generations without turns kept) to a JSONL file.
+func labelInput(t testing.TB) (path string, recs []*record.Record) {
+	t.Helper()
+	files, err := filepath.Glob("../../../testdata/normgenesis/*.json")
+	if err != nil || len(files) != 8 {
+		t.Fatalf("sample files: %v %v", files, err)
+	}
+	if recs, err = labeltest.Dialogues(files, 0); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for _, r := range recs {
+		if b, err = r.AppendJSON(b); err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, '\n')
+	}
+	path = filepath.Join(t.TempDir(), "dialogues.jsonl")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, recs
+}
+
+func labelFake(t testing.TB, opt llmtest.Options) *llmtest.Server {
+	if opt.Reply == nil {
+		opt.Reply = labeltest.Answer
+	}
+	srv := llmtest.New(opt)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func recordIDs(recs []*record.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestNglabelHelpAndUsage(t *testing.T) {
+	code, out, _ := labelRun(t, nil, "", "--help")
+	for _, want := range []string{"--tasks", "--samples", "--pairwise", "--drop-inconsistent", "needs_intervention", "label_v2r_unresolved", "Examples:"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("help (exit %d) lacks %q", code, want)
+		}
+	}
+	srv := labelFake(t, llmtest.Options{})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tasks", "norm,sentiment"}, `unknown task "sentiment"`},
+		{[]string{"--tasks", ","}, "no task given"},
+		{[]string{"--samples", "0"}, "--samples must be at least 1"},
+		{[]string{"--explain-lang", "English"}, "--explain-lang English"},
+		{[]string{"--pairwise-match", "id"}, "--pairwise-match goes with --pairwise"},
+		{[]string{"--pairwise", "/nonexistent/normdial.jsonl"}, "--pairwise"},
+		{[]string{"--prompts", "/nonexistent"}, "--prompts"},
+	} {
+		code, _, stderr := labelRun(t, srv, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := labelRun(t, nil, "", "--no-cache"); code != 2 || !strings.Contains(stderr, "no LLM endpoint") {
+		t.Errorf("no endpoint: exit %d %q", code, stderr)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d calls made on bad usage", srv.Count())
+	}
+}
+
+// The chain: ngv2r-like dialogues -> nglabel (three samples, every task)
+// -> ngstats, on the fake server: every record comes out (the ones
+// without turns unchanged), labelled, and ngstats reports the label
+// distributions, intent by stage, agreement with kappa and quality, with
+// no consistency defect.
+func TestNglabelChainToNgstats(t *testing.T) {
+	in, recs := labelInput(t)
+	srv := labelFake(t, llmtest.Options{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "labelled.jsonl")
+	usage := filepath.Join(dir, "usage.json")
+	code, _, stderr := labelRun(t, srv, "", in, "--tasks", "all", "--samples", "3", "--no-cache",
+		"-o", out, "--usage-json", usage, "-q")
+	if code != 0 {
+		t.Fatalf("nglabel: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	got := readJSONL(t, string(b))
+	if !slices.Equal(recordIDs(got), recordIDs(recs)) {
+		t.Fatalf("%d records out of %d in", len(got), len(recs))
+	}
+	dialogues := 0
+	for i, r := range got {
+		if err := r.Validate(); err != nil {
+			t.Errorf("%s: %v", r.ID, err)
+		}
+		if len(r.Turns) == 0 {
+			if r.LabelsMeta != nil || len(r.Gen) != 0 {
+				t.Errorf("%s: a record without turns was labelled", r.ID)
+			}
+			continue
+		}
+		dialogues++
+		if r.ID != recs[i].ID || r.LabelsMeta == nil || r.LabelsMeta.Samples != 3 || r.Quality == nil || len(r.Gen) != 4 {
+			t.Fatalf("%s: meta %+v quality %+v gen %d", r.ID, r.LabelsMeta, r.Quality, len(r.Gen))
+		}
+		for _, tu := range r.Turns {
+			if l := tu.Labels; l == nil || l.Norm == "" || l.Safety == "" || l.NormDist == nil || l.Agreement == 0 {
+				t.Fatalf("%s turn %d: %+v", r.ID, tu.Index, tu.Labels)
+			}
+		}
+	}
+	if want := dialogues * 4; srv.Count() != want {
+		t.Errorf("%d calls, want %d (3 samples + quality per dialogue)", srv.Count(), want)
+	}
+
+	code, rep, stderr := run(t, Ngstats, "", out, "--json", "-q")
+	if code != 0 {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	var r stats.Report
+	if err := json.Unmarshal([]byte(rep), &r); err != nil {
+		t.Fatal(err)
+	}
+	l := r.Labels
+	if l == nil || len(l.Dist) == 0 || len(l.Quality) == 0 || len(l.IntentByStage) != 5 || len(l.Agreement) != 5 {
+		t.Fatalf("labels: %+v", l)
+	}
+	for _, a := range l.Agreement {
+		if a.Samples != 3 || a.Turns == 0 || a.Agreement <= 0.5 {
+			t.Errorf("agreement %+v", a)
+		}
+	}
+	for _, d := range r.Defects {
+		if strings.HasPrefix(d.Name, "label_") {
+			t.Errorf("consistency defect %s on %v", d.Name, d.IDs)
+		}
+	}
+	var u struct {
+		Total struct{ Calls int64 } `json:"total"`
+	}
+	if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil || u.Total.Calls != int64(srv.Count()) {
+		t.Errorf("usage: %s %v", b, err)
+	}
+}
+
+// 20% of the requests faulted, of every kind: every record is in the
+// output or the errors file, once, nearly all succeed; reports the calls
+// per finished record.
+func TestNglabelFaultsNeverLoseARecord(t *testing.T) {
+	in, recs := labelInput(t)
+	srv := labelFake(t, llmtest.Options{FaultRate: 0.2, Seed: 3, RetryAfter: 2 * time.Millisecond, SlowFor: 2 * time.Second})
+	dir := t.TempDir()
+	out, errs := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "errors.jsonl")
+	code, _, stderr := labelRun(t, srv, "", in, "--tasks", "norm,intent,emotion,stage,safety", "--no-cache", "--concurrency", "16", "--timeout", "300ms",
+		"--backoff", "1ms", "--retry-after-cap", "20ms", "-o", out, "--errors", errs, "-q")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	got := readJSONL(t, string(b))
+	var failed []string
+	if eb, err := os.ReadFile(errs); err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(eb)), "\n") {
+			if line == "" {
+				continue
+			}
+			var e pipeline.ErrorRecord
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatal(err)
+			}
+			failed = append(failed, e.ID)
+		}
+	}
+	all := append(recordIDs(got), failed...)
+	sort.Strings(all)
+	if !slices.Equal(all, recordIDs(recs)) {
+		t.Fatalf("output (%d) + errors (%d) are not every input (%d) once", len(got), len(failed), len(recs))
+	}
+	if len(failed) > len(recs)/50 {
+		t.Errorf("%d of %d failed", len(failed), len(recs))
+	}
+	labelled := 0
+	for _, r := range got {
+		if len(r.Turns) > 0 {
+			labelled++
+		}
+	}
+	t.Logf("%d dialogues labelled, %d failed; %d requests: %.2f requests per labelled dialogue (1 call each)",
+		labelled, len(failed), srv.Count(), float64(srv.Count())/float64(labelled))
+}
+
+// --pairwise: records judged against a baseline of the same norms (here
+// the sample itself under other ids); ngstats reports the win rates.
+func TestNglabelPairwise(t *testing.T) {
+	in, recs := labelInput(t)
+	dir := t.TempDir()
+	var b []byte
+	for _, r := range recs {
+		if len(r.Turns) == 0 {
+			continue
+		}
+		c := *r
+		c.ID = "base-" + r.ID
+		c.Turns = slices.Clone(r.Turns[:len(r.Turns)/2+1])
+		b, _ = c.AppendJSON(b)
+		b = append(b, '\n')
+	}
+	base := filepath.Join(dir, "baseline.jsonl")
+	os.WriteFile(base, b, 0o644)
+	srv := labelFake(t, llmtest.Options{})
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr := labelRun(t, srv, "", in, "--pairwise", base, "--no-cache", "-o", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ob, _ := os.ReadFile(out)
+	judged, first := 0, 0
+	for _, r := range readJSONL(t, string(ob)) {
+		raw, ok := r.Extra[label.PairwiseKey]
+		if !ok {
+			continue
+		}
+		var pw label.Pairwise
+		if err := json.Unmarshal(raw, &pw); err != nil || pw.By != label.MatchNorm || !strings.HasPrefix(pw.Against, "base-") {
+			t.Fatalf("%s: %s %v", r.ID, raw, err)
+		}
+		if r.LabelsMeta != nil || r.Turns[0].Labels != nil {
+			t.Fatalf("%s: labelled although --pairwise alone judges pairs only", r.ID)
+		}
+		judged++
+		if pw.First == "record" {
+			first++
+		}
+	}
+	if judged < 100 || srv.Count() != judged {
+		t.Fatalf("%d judged, %d calls", judged, srv.Count())
+	}
+	// The order is drawn per pair: about half show the record first.
+	if first < judged/4 || first > judged*3/4 {
+		t.Errorf("record shown first in %d of %d pairs", first, judged)
+	}
+	code, rep, _ := run(t, Ngstats, "", out, "-q")
+	if code != 0 || !strings.Contains(rep, "Pairwise judgements") || !strings.Contains(rep, "naturalness") {
+		t.Errorf("ngstats: exit %d\n%s", code, rep)
+	}
+}
+
+// --drop-inconsistent: records whose labels contradict their type go to
+// the errors file with the reason; without it they carry the defect.
+func TestNglabelDropInconsistent(t *testing.T) {
+	in, _ := labelInput(t)
+	srv := labelFake(t, llmtest.Options{Reply: func(req *llmtest.ChatRequest) string {
+		p := labeltest.Read(req)
+		r := labeltest.Labels(p)
+		if p.Type == "adherence" {
+			r.Turns[0].Norm = "violated"
+		}
+		b, _ := json.Marshal(r)
+		return string(b)
+	}})
+	dir := t.TempDir()
+	errs := filepath.Join(dir, "errors.jsonl")
+	code, out, stderr := labelRun(t, srv, "", in, "--tasks", "norm", "--drop-inconsistent", "--errors", errs, "-q")
+	eb, _ := os.ReadFile(errs)
+	if code != 1 || !strings.Contains(string(eb), "label_violation_in_adherence") {
+		t.Fatalf("exit %d (%s); errors %.300s", code, stderr, eb)
+	}
+	for _, r := range readJSONL(t, out) {
+		if r.DialogueType == record.TypeAdherence && len(r.Turns) > 0 {
+			t.Fatalf("%s: an inconsistent record was written", r.ID)
+		}
+	}
+	code, out, _ = labelRun(t, srv, "", in, "--tasks", "norm", "-q")
+	if code != 0 || !strings.Contains(out, "label_violation_in_adherence") {
+		t.Errorf("without --drop-inconsistent: exit %d", code)
+	}
+}
