@@ -56,9 +56,9 @@ func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) 
 	case n == 0:
 		return nil, errors.New("the dialogue has no turns")
 	case r.MinTurns > 0 && n < r.MinTurns:
-		probs.add("the dialogue has %d turns, fewer than %d: write %s turns", n, r.MinTurns, r.span())
+		probs.add("the dialogue has %s, fewer than %d: write %s turns", turnCount(n), r.MinTurns, r.span())
 	case r.MaxTurns > 0 && n > r.MaxTurns:
-		probs.add("the dialogue has %d turns, more than %d: write %s turns", n, r.MaxTurns, r.span())
+		probs.add("the dialogue has %s, more than %d: write %s turns", turnCount(n), r.MaxTurns, r.span())
 	}
 	var speakers []string
 	for i := range d.Turns {
@@ -129,6 +129,13 @@ func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) 
 		return nil, err
 	}
 	return rec, nil
+}
+
+func turnCount(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return fmt.Sprintf("%d turns", n)
 }
 
 func (r Rules) span() string {
