@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/cat"
+	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/stats"
@@ -40,6 +41,13 @@ the ids.
 lines (--separator blank, the default), by a line of exactly SEP (--separator SEP),
 or one per file (--separator none); each is parsed as for --from normgenesis.
 
+--to prosocial writes the dialogues as ProsocialDialog rows (context, response, rots,
+safety_label, safety_annotations, safety_annotation_reasons, source, etc, dialogue_id,
+response_id, episode_done), one per pair of turns (0-1, 2-3, ...; a last turn without
+a reply gets an empty response), labelled by the context turn's safety label, rules-
+of-thumb, votes and explanation (nglabel --tasks safety), so they can be mixed with
+ProsocialDialog for training. It is the inverse of --from prosocial.
+
 --sample N keeps N records picked by a seeded hash of their ids (the same records
 whatever the input order), --split assigns each id to a split deterministically:
 with {split} in -o each split goes to its own file, otherwise a "split" field is
@@ -60,6 +68,7 @@ ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parque
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
 ngcat --from prosocial train-00000-of-00001.parquet validation-00000-of-00001.parquet -o prosocial.parquet
 ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
+ngcat labelled.jsonl --to prosocial -o prosocial-rows.parquet
 ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
 ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
@@ -78,6 +87,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	seed := fs.Int64("seed", 1, "`SEED` of --sample")
 	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
+	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
 	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
@@ -94,6 +104,10 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
 		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
+	case *to != "" && *to != "prosocial":
+		return p.Usagef(env, "--to %q: want prosocial", *to)
+	case *to != "" && (*explode != "" || *hfDir != ""):
+		return p.Usagef(env, "--to goes with neither --explode nor --hf")
 	case (*culture != "" || *typ != "") && *from != "normgenesis":
 		return p.Usagef(env, "--culture and --type go with --from normgenesis")
 	case fs.Changed("separator") && *from != "text":
@@ -145,6 +159,9 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		}
 		if *explode != "" {
 			return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
+		}
+		if *to == "prosocial" {
+			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
 		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
