@@ -3,6 +3,7 @@ package label
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -60,10 +61,29 @@ func dialogueLang(rec *record.Record) string {
 	if l := imports.CultureLang[rec.Culture]; l != "" {
 		return l
 	}
-	if p, err := normbank.Profile(rec.Culture); err == nil && p.Lang != "" {
+	if p := profile(rec.Culture); p != nil && p.Lang != "" {
 		return lang.Normalize(p.Lang)
 	}
 	return ""
+}
+
+// profiles caches the culture profiles by name (nil: none): reading one
+// parses YAML, far more work than labelling a record takes.
+var profiles sync.Map
+
+func profile(culture string) *normbank.Culture {
+	if culture == "" {
+		return nil
+	}
+	if p, ok := profiles.Load(culture); ok {
+		return p.(*normbank.Culture)
+	}
+	p, err := normbank.Profile(culture)
+	if err != nil {
+		p = nil
+	}
+	profiles.Store(culture, p)
+	return p
 }
 
 // cultureName is how prompts name a record's culture.
@@ -71,7 +91,7 @@ func cultureName(culture string) string {
 	if culture == "" {
 		return "the speakers'"
 	}
-	if p, err := normbank.Profile(culture); err == nil && p.DisplayName != "" {
+	if p := profile(culture); p != nil && p.DisplayName != "" {
 		return p.DisplayName
 	}
 	return strings.ToUpper(culture[:1]) + culture[1:]
