@@ -309,7 +309,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		}
 		// The rate buckets after the slot: their tokens are spent when the
 		// request really goes out, not while it waits for the window.
-		if err := c.rpm.take(ctx, 1); err == nil {
+		if err = c.rpm.take(ctx, 1); err == nil {
 			err = c.tpm.take(ctx, est)
 		}
 		if err != nil {

@@ -130,3 +130,24 @@ func TestTPMCorrectsEstimates(t *testing.T) {
 		t.Errorf("max_tokens sent: %v", got)
 	}
 }
+
+// A call waiting for the rate limit ends when its context does, without
+// sending.
+func TestRateWaitIsCancellable(t *testing.T) {
+	srv := newFake(t)
+	cfg := quick(srv)
+	cfg.RPM = 1 // one now, the next in a minute
+	c := testClient(t, cfg)
+	if _, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Call(ctx, Request{Call: "c", Messages: []Message{User("y")}})
+	if err == nil || srv.Count() != 1 {
+		t.Errorf("%v, %d requests", err, srv.Count())
+	}
+	if l, _ := c.win.current(); l != 4 || c.win.inflight != 0 {
+		t.Errorf("window %v, %d in flight", l, c.win.inflight)
+	}
+}
