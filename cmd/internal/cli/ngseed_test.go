@@ -581,3 +581,24 @@ func TestNgseedBatchSteps(t *testing.T) {
 		}
 	}
 }
+
+// --prompts DIR overrides a template; the pack version in gen says so.
+func TestNgseedPromptsOverride(t *testing.T) {
+	srv := seedFake(t, &seedtest.Replier{}, llmtest.Options{})
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "seed"), 0o755)
+	os.WriteFile(filepath.Join(dir, "seed", "situation.tmpl"), []byte(`{{define "system"}}MINE: a situation in {{.ScenarioLanguage}}.{{end}}
+{{define "user"}}{{.Norm}} / {{.Scenario}}{{end}}`), 0o644)
+	code, out, stderr := seedRun(t, srv, nil, "--culture", "chinese", "--limit", "1", "--per-norm", "1", "--prompts", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := readJSONL(t, out)
+	if len(recs) != 1 || !strings.Contains(recs[0].Gen[1].PromptPack, "+") {
+		t.Fatalf("gen %+v", recs)
+	}
+	sys := srv.Requests()[1].Request.Messages[0].Text()
+	if !strings.HasPrefix(sys, "MINE: a situation in Chinese.") {
+		t.Errorf("system prompt %q", sys)
+	}
+}
