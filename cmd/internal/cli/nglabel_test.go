@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -314,5 +315,60 @@ func TestNglabelDropInconsistent(t *testing.T) {
 	code, out, _ = labelRun(t, srv, "", in, "--tasks", "norm", "-q")
 	if code != 0 || !strings.Contains(out, "label_violation_in_adherence") {
 		t.Errorf("without --drop-inconsistent: exit %d", code)
+	}
+}
+
+// --emit-requests writes every call of every dialogue (samples and the
+// quality judge) as OpenAI Batch lines; the Batch output, fed back with
+// --responses, labels every dialogue without a call.
+func TestNglabelBatchRoundTrip(t *testing.T) {
+	in, recs := labelInput(t)
+	dir := t.TempDir()
+	batch, answers := filepath.Join(dir, "batch.jsonl"), filepath.Join(dir, "answers.jsonl")
+	code, out, stderr := labelRun(t, nil, "", in, "--base-url", "http://127.0.0.1:9/v1", "--model", "fake",
+		"--tasks", "norm,quality", "--samples", "2", "--no-cache", "--emit-requests", batch, "-q")
+	if code != 0 || strings.Count(out, "\n") != 32 { // only the records without turns come out
+		t.Fatalf("emit: exit %d, %d records out: %s", code, strings.Count(out, "\n"), stderr)
+	}
+	srv := labelFake(t, llmtest.Options{})
+	b, err := os.ReadFile(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res bytes.Buffer
+	calls := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var req struct {
+			CustomID string          `json:"custom_id"`
+			Body     json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal([]byte(line), &req); err != nil {
+			t.Fatal(err)
+		}
+		_, call, _ := strings.Cut(req.CustomID, "/")
+		calls[call]++
+		var cr llmtest.ChatRequest
+		if err := json.Unmarshal(req.Body, &cr); err != nil {
+			t.Fatal(err)
+		}
+		content, _ := json.Marshal(labeltest.Answer(&cr))
+		fmt.Fprintf(&res, `{"custom_id":%q,"response":{"status_code":200,"body":{"model":"fake","choices":[{"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":50}}}}`+"\n", req.CustomID, content)
+	}
+	if calls["labels.1"] != 103 || calls["labels.2"] != 103 || calls["quality"] != 103 {
+		t.Fatalf("calls in the batch file: %v", calls)
+	}
+	os.WriteFile(answers, res.Bytes(), 0o644)
+	code, out, stderr = labelRun(t, srv, "", in, "--tasks", "norm,quality", "--samples", "2", "--no-cache", "--responses", answers, "-q")
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	got := readJSONL(t, out)
+	if len(got) != len(recs) || srv.Count() != 0 {
+		t.Fatalf("%d records, %d calls", len(got), srv.Count())
+	}
+	for _, r := range got {
+		if len(r.Turns) > 0 && (r.Quality == nil || r.LabelsMeta.Samples != 2 || r.Turns[0].Labels.NormDist == nil) {
+			t.Fatalf("%s not labelled from the replies: %+v", r.ID, r.LabelsMeta)
+		}
 	}
 }
