@@ -10,8 +10,9 @@ import (
 // label (safety: ProsocialDialog's rule), the distribution of the votes
 // and, per turn, the agreement: the majority's share, averaged over the
 // tasks. The explanation and rules-of-thumb come from the sample that
-// agrees most with the final labels (the earliest on a tie). Labels of
-// tasks not run this time are left as they were.
+// agrees most with the final labels (the earliest on a tie), but for the
+// explanation of safety votes that are not relabelled. Labels of tasks
+// not run this time are left as they were.
 func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 	k := len(samples)
 	votes := make([]string, k)
@@ -44,7 +45,11 @@ func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 			l.Agreement = 0 // a single labelling has no agreement
 		}
 		rep := representative(samples, i, tasks, final)
-		l.Explanation = rep.Explanation
+		// The reasons of earlier safety votes (ProsocialDialog's
+		// annotators) stay with their votes unless safety is relabelled.
+		if l.SafetyDist == nil || l.Explanation == "" || final[TaskSafety] != "" {
+			l.Explanation = rep.Explanation
+		}
 		if final[TaskSafety] != "" {
 			l.Rots = rep.Rots
 		}

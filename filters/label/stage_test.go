@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -382,4 +383,41 @@ func TestEmitRequestsWritesEverySample(t *testing.T) {
 		t.Errorf("%d requests emitted, want 3 (2 samples + quality)", u.Total.Emitted)
 	}
 	c.Close()
+}
+
+// A ProsocialDialog import has no norm and no dialogue type: the norm
+// task is skipped, the prompt names neither, and the annotators' safety
+// labels stay unless safety is relabelled.
+func TestLabelsProsocialRecord(t *testing.T) {
+	src := imports.NewProsocial([]string{"../../testdata/prosocial/sample.jsonl"}, imports.ProsocialOptions{})
+	defer src.Close()
+	it, err := src.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := it.Decode(it.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, func(req *llmtest.ChatRequest) string {
+		if u := req.Messages[1].Text(); strings.Contains(u, "Social norm") || strings.Contains(u, "Dialogue type") {
+			t.Errorf("prompt names a norm or type the record lacks:\n%s", u)
+		}
+		return labeltest.Answer(req)
+	})
+	out, err := New(newClient(t, srv, 2), Options{Tasks: defaultTasks(t)}).Process(context.Background(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := out[0].Turns[0].Labels
+	if l.Norm != "" || l.Intent == "" || l.Emotion == "" || l.Safety != "needs_caution" || len(l.Rots) != 2 ||
+		!strings.Contains(l.Explanation, "Tampering with food") {
+		t.Errorf("turn 0: %+v", l)
+	}
+	if l := out[0].Turns[1].Labels; l.Explanation == "" || l.Intent == "" {
+		t.Errorf("turn 1 (assistant): %+v", l)
+	}
+	if m := out[0].LabelsMeta; !slices.Equal(m.Tasks, []string{"intent", "emotion"}) {
+		t.Errorf("tasks %v", m.Tasks)
+	}
 }

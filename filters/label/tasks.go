@@ -91,11 +91,13 @@ func (t Tasks) List() []string {
 func (t Tasks) String() string { return strings.Join(t.List(), ",") }
 
 // For returns the turn-level tasks that apply to a record, in order:
-// stage only on V2R dialogues (the other types have no stages).
+// stage only on V2R dialogues (the other types have no stages), norm
+// only when the record has a norm to adhere to (a ProsocialDialog import
+// has none).
 func (t Tasks) For(rec *record.Record) []string {
 	var out []string
 	for _, tt := range turnTasks {
-		if !t[tt.name] || tt.name == TaskStage && rec.DialogueType != record.TypeV2R {
+		if !t[tt.name] || tt.name == TaskStage && rec.DialogueType != record.TypeV2R || tt.name == TaskNorm && rec.Norm == "" {
 			continue
 		}
 		out = append(out, tt.name)
