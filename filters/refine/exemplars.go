@@ -38,7 +38,7 @@ func (s *Stage) exemplars(rec *record.Record) ([]normbank.Exemplar, error) {
 	seed := normbank.SeedText(rec.Scenario, rec.Situation)
 	out := make([]normbank.Exemplar, 0, s.opt.K)
 	add := func(ix *normbank.Index) {
-		if ix == nil {
+		if ix == nil || len(out) == s.opt.K {
 			return
 		}
 		for _, m := range ix.Search(seed, s.opt.K+len(out)+1) {

@@ -13,9 +13,9 @@ import (
 
 // scripted runs one seed of culture/category through the stage with the
 // judge replies given for each version (the seed first) and rewrites
-// taken from the fixture, and returns the output, the error, the rewrites
-// used and the calls made.
-func scripted(t *testing.T, seed *record.Record, mod func(*Options), judges ...string) ([]*record.Record, error, []*record.Record, []string) {
+// taken from the fixture, and returns the output, the rewrites used, the
+// calls made and the error.
+func scripted(t *testing.T, seed *record.Record, mod func(*Options), judges ...string) ([]*record.Record, []*record.Record, []string, error) {
 	t.Helper()
 	f := &fakeCaller{}
 	rws := pick(t, seed.Culture, kindClean, seed.Category)
@@ -32,14 +32,14 @@ func scripted(t *testing.T, seed *record.Record, mod func(*Options), judges ...s
 	for _, r := range f.reqs {
 		calls = append(calls, r.Call)
 	}
-	return out, err, rws, calls
+	return out, rws, calls, err
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
 
 func TestAcceptedAsItCame(t *testing.T) {
 	seed := pick(t, "korean", kindClean, "thanks")[0]
-	out, err, _, calls := scripted(t, seed, nil, judged(5, 4, 0, "좋습니다."))
+	out, _, calls, err := scripted(t, seed, nil, judged(5, 4, 0, "좋습니다."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestAcceptedAfterRounds(t *testing.T) {
 	} {
 		t.Run(tc.culture, func(t *testing.T) {
 			seed := pick(t, tc.culture, kindClean, "apology")[0]
-			out, err, rws, calls := scripted(t, seed, nil, tc.judges...)
+			out, rws, calls, err := scripted(t, seed, nil, tc.judges...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestAcceptedAfterRounds(t *testing.T) {
 // to the later), with accepted=false and its scores and critique.
 func TestNeverAcceptedKeepsBest(t *testing.T) {
 	seed := pick(t, "chinese", kindClean, "request")[0]
-	out, err, rws, _ := scripted(t, seed, nil,
+	out, rws, _, err := scripted(t, seed, nil,
 		judged(2, 2, 0, "v0"), judged(3, 3, 4, "v1"), judged(2, 4, 4, "v2"), judged(3, 4, 3, "v3"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,13 +114,13 @@ func TestNeverAcceptedKeepsBest(t *testing.T) {
 		t.Errorf("kept %+v after %+v, scenario %q", ref, ref.After, r.Scenario)
 	}
 	// A later version that is worse does not replace the best.
-	out, err, rws, _ = scripted(t, seed, nil,
+	out, rws, _, err = scripted(t, seed, nil,
 		judged(2, 2, 0, "v0"), judged(3, 3, 4, "v1"), judged(2, 4, 4, "v2"), judged(4, 4, 2, "v3"))
 	if err != nil || out[0].Scenario != rws[0].Scenario || out[0].Refinement.Critique != "v1" {
 		t.Errorf("%v: kept %q", err, out[0].Refinement.Critique)
 	}
 	// Every rewrite worse than the seed: the seed is kept.
-	out, err, _, _ = scripted(t, seed, nil,
+	out, _, _, err = scripted(t, seed, nil,
 		judged(3, 3, 0, "v0"), judged(2, 3, 4, "v1"), judged(2, 4, 4, "v2"), judged(1, 4, 2, "v3"))
 	if err != nil || out[0].Scenario != seed.Scenario || out[0].Refinement.Critique != "v0" || out[0].Refinement.Rounds != 3 {
 		t.Errorf("%v: kept %+v", err, out[0].Refinement)
@@ -131,7 +131,7 @@ func TestDropRejected(t *testing.T) {
 	seed := pick(t, "american", kindClean, "greeting")[0]
 	drop := func(o *Options) { o.DropRejected, o.MaxRounds = true, 2 }
 	in := *seed
-	out, err, _, calls := scripted(t, &in, drop, judged(2, 2, 0, "v0"), judged(3, 3, 4, "Still stiff."), judged(2, 4, 4, "v2"))
+	out, _, calls, err := scripted(t, &in, drop, judged(2, 2, 0, "v0"), judged(3, 3, 4, "Still stiff."), judged(2, 4, 4, "v2"))
 	if err == nil || out != nil {
 		t.Fatal("a rejected seed was kept")
 	}
@@ -144,7 +144,7 @@ func TestDropRejected(t *testing.T) {
 		t.Errorf("calls %v; the failed record changed: %+v", calls, in.Refinement)
 	}
 	// An accepted seed is kept as usual.
-	if out, err, _, _ := scripted(t, seed, drop, judged(4, 4, 0, "ok")); err != nil || !out[0].Refinement.Accepted {
+	if out, _, _, err := scripted(t, seed, drop, judged(4, 4, 0, "ok")); err != nil || !out[0].Refinement.Accepted {
 		t.Errorf("%v", err)
 	}
 }
