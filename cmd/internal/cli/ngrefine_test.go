@@ -289,3 +289,34 @@ func TestNgrefineUsage(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 }
+
+// testdata/refine/fakellm-accept.jsonl, the fakellm --script for shell
+// pipelines, makes ngrefine accept every seed that keeps the rules as it
+// came (as ngseed writes them), in every culture, with one call each.
+func TestNgrefineFakellmAcceptScript(t *testing.T) {
+	b, err := os.ReadFile("../../../testdata/refine/fakellm-accept.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []llmtest.Rule
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r llmtest.Rule
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r)
+	}
+	srv := llmtest.New(llmtest.Options{Rules: rules})
+	defer srv.Close()
+	seeds, _ := refineSeeds(t, 4)
+	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds))
+	recs := readJSONL(t, out)
+	if code != 0 || len(recs) != len(seeds) || srv.Count() != len(seeds) {
+		t.Fatalf("exit %d, %d records, %d requests: %s", code, len(recs), srv.Count(), stderr)
+	}
+	for _, r := range recs {
+		if !r.Refinement.Accepted || r.Refinement.Rounds != 0 {
+			t.Errorf("%s: %+v", r.ID, r.Refinement)
+		}
+	}
+}
