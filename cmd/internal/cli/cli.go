@@ -12,11 +12,12 @@ import (
 // Programs maps program names to their entry points, for the multi-call
 // ngkit binary.
 var Programs = map[string]func(pipeline.Env) int{
-	"ngcat":   Ngcat,
-	"ngseed":  Ngseed,
-	"nglabel": Nglabel,
-	"ngstats": Ngstats,
-	"ngv2r":   Ngv2r,
+	"ngcat":    Ngcat,
+	"ngrefine": Ngrefine,
+	"ngseed":   Ngseed,
+	"nglabel":  Nglabel,
+	"ngstats":  Ngstats,
+	"ngv2r":    Ngv2r,
 }
 
 // Names lists the programs in order.
