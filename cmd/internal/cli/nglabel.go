@@ -34,13 +34,16 @@ Tasks (--tasks, comma-separated):
   stage    context violation recognition repair resolution (V2R dialogues only)
   safety   casual possibly_needs_caution probably_needs_caution needs_caution
            needs_intervention (ProsocialDialog), with rules-of-thumb in rots
-           ("It's wrong to ..."; also spelled rots); one or more for every turn
-           above casual
+           ("It's wrong to ..."), one or more for every turn above casual;
+           --tasks rots is the same task
   quality  the dialogue-level judge, one more call: consistency, naturalness,
            relevance, coherence, emotion (1-5) and norm (1 fully violated,
            2 partially violated, 3 violated then resolved, 4 partially adhered,
            5 fully adhered), each with an explanation, in the record's quality
-Default: norm,intent,emotion,stage (stage on V2R dialogues only). "all" is every task.
+Default: norm,intent,emotion,stage. "all" is every task. The stage task applies to V2R
+dialogues only, the norm task to records with a norm (not to ProsocialDialog imports).
+Labels of tasks not run are kept; the explanation is replaced, but for the annotators'
+reasons of safety votes that are not relabelled.
 
 --samples K draws K independent labellings of each dialogue (seeds --seed+0..K-1, at
 --temperature or 0.7): each turn gets the majority label (a tie goes to the earliest
@@ -58,8 +61,10 @@ Consistency checks, written into checks.defects (ngstats counts them):
                                 recognition turn and then an adhered repair turn
 With --drop-inconsistent such records go to the errors file instead.
 
---pairwise FILE judges each record against a dialogue of FILE (e.g. NormDial imported
-with ngcat): the one with the same id, else one of the same norm and dialogue type
+--pairwise FILE judges each record against a dialogue of FILE (e.g. NormDial's
+dialogues as ngkit records with their norm and dialogue_type): the one with the same
+id, else one of the same norm (norm_id, or the norm's text) and dialogue type, and of
+the same culture where both name one, picked by a hash of the record id
 (--pairwise-match). The judge says which is more natural and which is more
 norm-appropriate; the two are shown in an order drawn per pair, to cancel position
 bias. The result, win/tie/loss from the record's side, goes to the field "pairwise";
@@ -74,7 +79,7 @@ ngv2r < seeds.jsonl | nglabel | ngstats
 nglabel dialogues.jsonl --tasks norm,intent,emotion,stage,quality -o labelled.jsonl
 nglabel dialogues.jsonl --tasks safety --samples 3 --temperature 1 -o safety.jsonl
 nglabel dialogues.jsonl --tasks all --explain-lang dialogue --drop-inconsistent --errors bad.jsonl
-ngcat --from text normdial.txt -o normdial.jsonl && nglabel ours.jsonl --pairwise normdial.jsonl | ngstats
+nglabel ours.jsonl --pairwise normdial.jsonl | ngstats   # normdial.jsonl: records with norm, dialogue_type, turns
 nglabel dialogues.jsonl --emit-requests batch.jsonl   # then: nglabel dialogues.jsonl --responses out.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.jsonl --concurrency 4`
 	fs := p.Flags
