@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -56,20 +55,6 @@ func refuse(kind, format string, a ...any) error {
 	return &textError{kind: kind, msg: fmt.Sprintf(format, a...)}
 }
 
-// detectMu serializes language detection: lingua-go's confidence values
-// go through shopspring/decimal v1.3.1, whose ExpTaylor appends to a
-// global slice without a lock (shopspring/decimal#368, fixed upstream by
-// #414, not in a release we use), a data race under concurrent use. The
-// lock costs little next to an LLM call; drop it when pkg/lang or the
-// dependency is fixed.
-var detectMu sync.Mutex
-
-func detect(det *lang.Detector, s string) lang.Result {
-	detectMu.Lock()
-	defer detectMu.Unlock()
-	return det.Detect(s)
-}
-
 // checkText judges one scenario or situation: not empty, no format
 // marker, lo-hi sentences (normbank.Sentences), and written in want.
 func checkText(det *lang.Detector, field, s string, lo, hi int, want string) error {
@@ -84,7 +69,7 @@ func checkText(det *lang.Detector, field, s string, lo, hi int, want string) err
 		return refuse(kindLength, "the %s has %d sentences, it must have %s", field, n, span(lo, hi))
 	}
 	want = lang.Normalize(want)
-	if r := detect(det, s); r.Lang != want || r.Confidence < lang.MinConfidence {
+	if r := det.Detect(s); r.Lang != want || r.Confidence < lang.MinConfidence {
 		got := r.Lang
 		if got == "" || r.Confidence < lang.MinConfidence {
 			got = "no clear language"

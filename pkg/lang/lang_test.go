@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -368,4 +369,27 @@ func BenchmarkDetectChinese(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		d.Detect("小明: （低着头，小声）王叔叔，对不起，我不小心把茶洒到您的衣服上了，真的很抱歉。")
 	}
+}
+
+// TestConcurrentLinguaCalls: Latin texts the word vote leaves open go to
+// lingua from many goroutines at once, under -race in CI. (lingua's
+// decimal dependency had a data race in ExpTaylor's shared cache before
+// shopspring/decimal v1.6.0, seen in ngseed's tests; this test did not
+// reproduce it, the fix is the version bump.)
+func TestConcurrentLinguaCalls(t *testing.T) {
+	d := Default()
+	texts := []string{"Merci beaucoup, mon ami.", "Gracias por todo.", "Danke schön, Herr Müller.",
+		strings.Repeat("The quick brown fox jumps over the lazy dog again and again. ", 40),
+		strings.Repeat("Il pleut sur la ville comme il pleut sur mon coeur. ", 40)}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				s := texts[(g+i)%len(texts)]
+				d.Detect(s)
+				d.ld.ComputeLanguageConfidenceValues(s) // what Detect does for what the vote leaves open
+			}
+		})
+	}
+	wg.Wait()
 }
