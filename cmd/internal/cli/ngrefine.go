@@ -48,7 +48,8 @@ the NormGenesis release by a documented rule; no Korean V2R ones), or --exemplar
 --from normgenesis output), which replaces them. Culture profiles: built in
 (` + strings.Join(normbank.BuiltinCultures(), ", ") + `), from $NG_CULTURES_DIR, or --culture-file FILE.
 Prompts: refine/judge and refine/rewrite (Korean ones in Korean, others in English
-naming the language to write); --prompts DIR overrides them file by file.`
+naming the language to write); --prompts DIR overrides them file by file (a culture's
+own file, refine/judge.korean.tmpl, comes before the generic refine/judge.tmpl).`
 	p.Examples = `
 ngseed --culture korean --types adherence,v2r | ngrefine | ngv2r | ngstats
 ngrefine seeds.jsonl -o refined.jsonl --errors failed.jsonl

@@ -320,3 +320,43 @@ func TestNgrefineFakellmAcceptScript(t *testing.T) {
 		}
 	}
 }
+
+// --prompts DIR overrides a template; the records say so in gen. A
+// culture's own built-in file (refine/judge.korean.tmpl) still comes
+// before the user's generic one, as pkg/prompt looks them up.
+func TestNgrefinePromptsOverride(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "refine"), 0o755)
+	os.WriteFile(filepath.Join(dir, "refine", "judge.tmpl"), []byte(`{{define "system"}}Judge seeds.{{end}}
+{{define "user"}}MY JUDGE {{.Norm}}: {{.Scenario}} / {{.Situation}}{{end}}`), 0o644)
+	srv := llmtest.New(llmtest.Options{Reply: refinetest.New().Reply})
+	defer srv.Close()
+	seeds, _ := refineSeeds(t, 1)
+	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds), "--prompts", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := readJSONL(t, out)
+	for _, r := range recs {
+		if pp := r.Gen[0].PromptPack; !strings.Contains(pp, "+") {
+			t.Errorf("%s: prompt pack %q does not show the override", r.ID, pp)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != len(seeds) {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	mine := 0
+	for _, q := range reqs {
+		last := q.Request.LastUser()
+		switch {
+		case strings.HasPrefix(last, "MY JUDGE "):
+			mine++
+		case !strings.HasPrefix(last, "범주: "):
+			t.Errorf("prompt %.60q", last)
+		}
+	}
+	if mine != 2*len(seeds)/3 {
+		t.Errorf("%d of %d prompts from the override, want the american and chinese ones", mine, len(seeds))
+	}
+}
