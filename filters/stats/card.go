@@ -1,19 +1,24 @@
 package stats
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // CardSummary gives a dataset card (filters/hf) the ngstats report of the
 // records written: it audits a copy of each record, so the exported records
-// stay as they were, and renders the report as Markdown under "##" headings.
-// It runs on the writer's goroutine: language detection is serial here.
+// stay as they were, and renders the report as Markdown. Add runs on the
+// writer's goroutine; Stage, run by the pipeline before it, does the
+// audit (language detection) on every core and leaves the copy for Add.
 type CardSummary struct {
 	Audit     *Audit
 	Collector *Collector
+	audited   sync.Map // *record.Record -> its audited copy, from Stage to Add
 }
 
 // NewCardSummary returns a summary with ngstats' default thresholds.
@@ -21,8 +26,16 @@ func NewCardSummary() *CardSummary {
 	return &CardSummary{Audit: &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}, Collector: NewCollector()}
 }
 
-// Add audits a copy of rec and counts it.
-func (s *CardSummary) Add(rec *record.Record) {
+// Stage audits a copy of each record on the pipeline's workers and passes
+// the record on unchanged.
+func (s *CardSummary) Stage() pipeline.Stage {
+	return pipeline.StageFunc{StageName: "ngcat", Fn: func(_ context.Context, rec *record.Record) ([]*record.Record, error) {
+		s.audited.Store(rec, s.auditCopy(rec))
+		return []*record.Record{rec}, nil
+	}}
+}
+
+func (s *CardSummary) auditCopy(rec *record.Record) *record.Record {
 	cp := *rec
 	cp.Turns = slices.Clone(rec.Turns)
 	if rec.Checks != nil {
@@ -31,7 +44,16 @@ func (s *CardSummary) Add(rec *record.Record) {
 		cp.Checks = &ch
 	}
 	s.Audit.Record(&cp)
-	s.Collector.Add(&cp)
+	return &cp
+}
+
+// Add counts the audited copy of rec (made by Stage, or here).
+func (s *CardSummary) Add(rec *record.Record) {
+	if cp, ok := s.audited.LoadAndDelete(rec); ok {
+		s.Collector.Add(cp.(*record.Record))
+		return
+	}
+	s.Collector.Add(s.auditCopy(rec))
 }
 
 // Markdown is the report under a "## Statistics" heading, with 5 ids per

@@ -311,18 +311,17 @@ func WriteText(w io.Writer, r *Report, ids int) error {
 // names line up): numeric columns to the right, text to the left.
 func writeAligned(w *bufio.Writer, rows [][]string) {
 	var width []int
-	numeric := []bool{}
-	for ri, row := range rows {
+	for _, row := range rows {
 		for i, c := range row {
 			if i >= len(width) {
 				width = append(width, 0)
-				numeric = append(numeric, true)
 			}
 			width[i] = max(width[i], runewidth.StringWidth(c))
-			if ri > 0 && c != "" && !isNumeric(c) {
-				numeric[i] = false
-			}
 		}
+	}
+	numeric := make([]bool, len(width))
+	for i := range numeric {
+		numeric[i] = numericColumn(rows[1:], i)
 	}
 	for _, row := range rows {
 		var line strings.Builder
@@ -341,6 +340,16 @@ func writeAligned(w *bufio.Writer, rows [][]string) {
 	}
 }
 
+// numericColumn: every non-empty cell of column i is a number.
+func numericColumn(rows [][]string, i int) bool {
+	for _, row := range rows {
+		if i < len(row) && row[i] != "" && !isNumeric(row[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func isNumeric(s string) bool {
 	s = strings.TrimPrefix(s, "~")
 	return s != "" && (s[0] >= '0' && s[0] <= '9' || s == "-")
@@ -355,10 +364,10 @@ func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
 		if len(t.rows) > 0 {
 			fmt.Fprintf(w, "| %s |\n|", strings.Join(t.header, " | "))
 			for i := range t.header {
-				if i == 0 {
-					fmt.Fprint(w, " --- |")
-				} else {
+				if numericColumn(t.rows, i) {
 					fmt.Fprint(w, " ---: |")
+				} else {
+					fmt.Fprint(w, " --- |")
 				}
 			}
 			fmt.Fprintln(w)

@@ -165,6 +165,13 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
+	// The card's statistics: records are audited on the workers, except
+	// with --sample, where most records never reach the card (and the
+	// copies left by the stage would pile up).
+	summary := stats.NewCardSummary()
+	if *hfDir != "" && *sample == 0 {
+		spec.Stage = summary.Stage()
+	}
 	spec.Sink = func() (pipeline.Sink, error) {
 		var sink pipeline.Sink
 		switch {
@@ -173,7 +180,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
 				Write: iof.WriteOptions(), Force: *force,
 				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license},
-				Summary: stats.NewCardSummary(),
+				Summary: summary,
 			})
 			if err != nil {
 				return nil, err
