@@ -36,8 +36,9 @@ in characters), distinct-1/2; the share of turns in each culture's expected
 language, with examples of each mismatch; defects, each counted and listed by id
 (failed or empty dialogues, leftover markers, literal \n, unplaced lines, several
 dialogues in one record, exact and near duplicates of dialogues and scenarios,
-turn counts out of range, wrong language); label distributions and quality scores
-when records carry them.
+turn counts out of range, wrong language); when records carry labels: their
+distributions per culture and type, intent by V2R stage, the agreement of sampled
+labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
 The language of every turn is detected on all cores (-j). Memory stays bounded by
 the distinct cultures, categories and lengths, plus ~100 bytes per record for
