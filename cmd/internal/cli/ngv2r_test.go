@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/v2r"
-	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/filters/v2r/v2rtest"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -19,7 +19,7 @@ import (
 // each clean dialogue of the type (for Korean V2R, of the Korean
 // violation dialogues: the release has no Korean V2R file), n per
 // culture, with the reply that answers it: the release dialogue, staged
-// by a script (V2R: four runs; violation: the second turn).
+// by v2rtest's script.
 func v2rSeeds(t *testing.T, typ string, n int, text bool) (seeds []*record.Record, replies map[string]string) {
 	t.Helper()
 	code, out, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
@@ -39,19 +39,7 @@ func v2rSeeds(t *testing.T, typ string, n int, text bool) (seeds []*record.Recor
 		per[r.Culture]++
 		seed := &record.Record{ID: record.NewID("cli-seed", r.ID, typ), Culture: r.Culture, Lang: r.Lang, Category: r.Category,
 			NormID: r.NormID, Norm: r.Norm, DialogueType: typ, Scenario: r.Scenario, Situation: r.Situation}
-		turns := make([]record.Turn, len(r.Turns))
-		for i, tu := range r.Turns {
-			tu.Lang = ""
-			switch typ {
-			case record.TypeV2R:
-				tu.Stage = record.Stages[1+i*4/len(r.Turns)]
-			case record.TypeViolation:
-				if i == 1 {
-					tu.Stage = "violation"
-				}
-			}
-			turns[i] = tu
-		}
+		turns := v2rtest.Staged(r.Turns, typ)
 		replies[strings.TrimSpace(seed.Scenario)] = v2rReply(turns, r.Narration, typ, text)
 		seeds = append(seeds, seed)
 	}
@@ -64,39 +52,9 @@ func v2rSeeds(t *testing.T, typ string, n int, text bool) (seeds []*record.Recor
 // v2rReply is a dialogue as the model writes it: JSON, or tagged lines.
 func v2rReply(turns []record.Turn, narration []string, typ string, text bool) string {
 	if text {
-		var b strings.Builder
-		next := 0 // the turn whose line comes next
-		for _, line := range strings.Split(dialogue.Render(dialogue.Dialogue{Turns: turns, Narration: narration}), "\n") {
-			if next < len(turns) && strings.HasPrefix(line, turns[next].Speaker+":") {
-				if st := turns[next].Stage; st != "" {
-					line = "[" + st + "] " + line
-				}
-				next++
-			}
-			b.WriteString(line + "\n")
-		}
-		return b.String()
+		return v2rtest.Text(turns, narration)
 	}
-	type turn struct {
-		Speaker string `json:"speaker"`
-		Action  string `json:"action,omitempty"`
-		Text    string `json:"text"`
-		Stage   string `json:"stage,omitempty"`
-	}
-	var js struct {
-		Turns     []turn   `json:"turns"`
-		Narration []string `json:"narration,omitempty"`
-	}
-	for _, tu := range turns {
-		st := tu.Stage
-		if typ == record.TypeViolation && st == "" {
-			st = "none"
-		}
-		js.Turns = append(js.Turns, turn{tu.Speaker, tu.Action, tu.Text, st})
-	}
-	js.Narration = narration
-	b, _ := json.Marshal(js)
-	return string(b)
+	return v2rtest.JSON(turns, narration, typ)
 }
 
 // v2rServer answers each seed's prompt (found by its scenario, also when
