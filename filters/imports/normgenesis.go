@@ -311,3 +311,29 @@ func describe(err error) error {
 	}
 	return err
 }
+
+// ReadNormGenesis imports whole release files into memory, in order: for
+// tests, benchmarks and the generators of built-in data, which want all
+// records at once rather than a stream.
+func ReadNormGenesis(names []string) ([]*record.Record, error) {
+	src, err := NewNormGenesis(names, NormGenesisOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var out []*record.Record
+	for {
+		it, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := it.Decode(it.Raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+}

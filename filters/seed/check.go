@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 )
@@ -62,7 +61,7 @@ func checkText(det *lang.Detector, field, s string, lo, hi int, want string) err
 	if s == "" {
 		return refuse(kindEmpty, "the %s is empty", field)
 	}
-	if m := markerIn(s); m != "" {
+	if m := normbank.MarkerIn(s); m != "" {
 		return refuse(kindMarker, "the %s contains %s: write plain prose on one line", field, m)
 	}
 	if n := normbank.Sentences(s); n < lo || n > hi {
@@ -93,27 +92,6 @@ func span(lo, hi int) string {
 		return fmt.Sprint(lo)
 	}
 	return fmt.Sprintf("%d to %d", lo, hi)
-}
-
-// markerIn names a format marker left in a text ("" when there is none):
-// what the release's scenarios and situations carry and ngstats counts
-// as defects.
-func markerIn(s string) string {
-	switch {
-	case strings.ContainsAny(s, "\n\r"):
-		return "a line break"
-	case strings.Contains(s, `\n`):
-		return `a literal \n`
-	case strings.ContainsAny(s, "{}"):
-		return "JSON braces"
-	case strings.Contains(s, "**") || strings.Contains(s, "__") || strings.Contains(s, "```"):
-		return "markdown"
-	case strings.HasPrefix(s, "analysis") || strings.Contains(s, "assistantfinal") || strings.Contains(s, "<think>"):
-		return "model reasoning"
-	case dialogue.Clean(s) != strings.TrimSpace(s):
-		return "a format marker (an end marker, header, separator or emphasis)"
-	}
-	return ""
 }
 
 // checkScenario judges a scenario against a culture's profile.

@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"testing"
 	"unicode/utf8"
 )
@@ -43,7 +44,7 @@ func FuzzCheckText(f *testing.F) {
 		if err != nil && kindOf(err) == "invalid" {
 			t.Fatalf("an error of no kind: %v", err)
 		}
-		if err == nil && markerIn(s) != "" {
+		if err == nil && normbank.MarkerIn(s) != "" {
 			t.Fatalf("passed with a marker: %q", s)
 		}
 	})

@@ -18,23 +18,9 @@ func benchRecords(b *testing.B) []*record.Record {
 		dir = "../../testdata/normgenesis"
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	recs, err := imports.ReadNormGenesis(files)
 	if err != nil || len(files) == 0 {
 		b.Fatalf("%s: %v", dir, err)
-	}
-	var recs []*record.Record
-	for {
-		it, err := src.Next()
-		if err != nil {
-			break
-		}
-		r := it.Rec
-		if r == nil {
-			if r, err = it.Decode(it.Raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-		recs = append(recs, r)
 	}
 	return recs
 }

@@ -50,7 +50,7 @@ func AuditExemplar(e *Exemplar, c *Culture, det *lang.Detector) []string {
 		if n := Sentences(s); n < lo || n > hi {
 			bad("%s has %d sentences, want %d-%d", field, n, lo, hi)
 		}
-		if m := markerIn(s); m != "" {
+		if m := MarkerIn(s); m != "" {
 			bad("%s: %s", field, m)
 		}
 		want := lang.Normalize(c.ScenarioLang)
@@ -64,7 +64,7 @@ func AuditExemplar(e *Exemplar, c *Culture, det *lang.Detector) []string {
 		probs = append(probs, auditTurns(e.Turns, lang.Normalize(c.Lang), det)...)
 	}
 	for i, n := range e.Narration {
-		if m := markerIn(n); m != "" || strings.TrimSpace(n) == "" {
+		if m := MarkerIn(n); m != "" || strings.TrimSpace(n) == "" {
 			bad("narration %d: %s", i, cmp.Or(m, "empty"))
 		}
 	}
@@ -97,7 +97,7 @@ func auditTurns(turns []record.Turn, want string, det *lang.Detector) []string {
 			}
 			continue
 		}
-		if m := markerIn(t.Text); m != "" {
+		if m := MarkerIn(t.Text); m != "" {
 			bad("turn %d: %s", i, m)
 		}
 		if r := det.Detect(t.Text); r.Confidence >= lang.MinConfidence && r.Lang != want {
@@ -126,8 +126,10 @@ func sameTurns(a, b []record.Turn) bool {
 	})
 }
 
-// markerIn names a format marker left in a text, "" when it has none.
-func markerIn(s string) string {
+// MarkerIn names a format marker left in a scenario or situation, ""
+// when it has none: what the release's scenarios and situations carry and
+// ngstats counts as defects. ngseed and the exemplar audit share it.
+func MarkerIn(s string) string {
 	switch {
 	case strings.ContainsAny(s, "\n\r"):
 		return "a line break"
@@ -135,7 +137,7 @@ func markerIn(s string) string {
 		return `a literal \n`
 	case strings.ContainsAny(s, "{}"):
 		return "JSON braces"
-	case strings.Contains(s, "**") || strings.Contains(s, "__"):
+	case strings.Contains(s, "**") || strings.Contains(s, "__") || strings.Contains(s, "```"):
 		return "markdown"
 	case looksLikeReasoning(s):
 		return "leaked model reasoning"

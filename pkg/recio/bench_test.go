@@ -2,7 +2,6 @@ package recio_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"path/filepath"
 	"testing"
@@ -15,25 +14,11 @@ import (
 // sampleRecords imports the bundled release sample (135 real dialogues).
 func sampleRecords(tb testing.TB) []*record.Record {
 	files, _ := filepath.Glob("../../testdata/normgenesis/*.json")
-	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	out, err := imports.ReadNormGenesis(files)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		r, err := it.Decode(it.Raw)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, r)
-	}
+	return out
 }
 
 func sampleJSONL(tb testing.TB) []byte {

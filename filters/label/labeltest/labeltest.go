@@ -8,8 +8,6 @@ package labeltest
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -239,24 +237,12 @@ func IsReask(req *llmtest.ChatRequest) bool {
 // recognition, repair, then resolution), the order the fake labeller
 // also answers.
 func Dialogues(files []string, min int) ([]*record.Record, error) {
-	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	all, err := imports.ReadNormGenesis(files)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
 	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
-		}
+	for _, rec := range all {
 		if len(rec.Turns) < min {
 			continue
 		}
@@ -267,6 +253,7 @@ func Dialogues(files []string, min int) ([]*record.Record, error) {
 		}
 		out = append(out, rec)
 	}
+	return out, nil
 }
 
 func min4(i int) int { return min(i, 4) }
