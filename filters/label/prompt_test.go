@@ -1,16 +1,14 @@
 package label
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/internal/golden"
+
 	"github.com/ngkit/ngkit/pkg/prompt"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden prompt files")
 
 // Golden prompts per culture: every label template rendered for a release
 // dialogue of each culture (all turn tasks asked, so every section shows).
@@ -33,7 +31,7 @@ func TestPromptsGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := "== system ==\n" + p.System + "\n== user ==\n" + p.User + "\n"
-			golden(t, filepath.Join("../../testdata/prompts/label", task+"."+ct[0]+".golden"), got)
+			golden.Check(t, filepath.Join("../../testdata/prompts/label", task+"."+ct[0]+".golden"), got)
 		}
 	}
 	// Explanations in the dialogue's language, rules-of-thumb in English.
@@ -45,25 +43,5 @@ func TestPromptsGolden(t *testing.T) {
 	p, err = pack.Render(PackStage, "turns", "chinese", newPromptData(pick(t, recs, "chinese", "violation"), []string{TaskNorm}, "dialogue", ""))
 	if err != nil || !strings.Contains(p.User, "one short sentence in Chinese") || strings.Contains(p.User, "stage:") || strings.Contains(p.User, "rots") {
 		t.Errorf("chinese, norm only: %v\n%s", err, p.User)
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./filters/label -run Golden -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test ./filters/label -run Golden -update, then check the diff):\n%s", path, got)
 	}
 }

@@ -2,15 +2,13 @@ package refine
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden prompts in testdata/prompts/refine")
+	"github.com/ngkit/ngkit/internal/golden"
+)
 
 // The prompts of a two-round refinement in each culture, as sent, against
 // golden files. The seed is a flawed release seed of the culture (a Korean
@@ -41,24 +39,7 @@ func TestGoldenPrompts(t *testing.T) {
 					fmt.Fprintf(&b, "----- %s -----\n%s\n", m.Role, m.Content)
 				}
 			}
-			golden(t, filepath.Join("..", "..", "testdata", "prompts", "refine", culture+".golden"), b.String())
+			golden.Check(t, filepath.Join("..", "..", "testdata", "prompts", "refine", culture+".golden"), b.String())
 		})
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./filters/refine -run Golden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the prompts sent (run with -update and review the diff):\n%s", path, got)
 	}
 }

@@ -1,20 +1,18 @@
 package seed
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ngkit/ngkit/internal/golden"
 
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden prompts in testdata/prompts/seed")
 
 // The prompts as sent, per culture: every task, and the scenarios call
 // that asks for replacements. A change to a template, a profile or the
@@ -53,27 +51,7 @@ func TestGoldenPrompts(t *testing.T) {
 			d.Type = typ
 			render(typ, typ, d)
 		}
-		golden(t, filepath.Join("..", "..", "testdata", "prompts", "seed", culture+".golden"), b.String())
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./filters/seed -run TestGoldenPrompts -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the rendered prompts (run with -update after checking the change):\n%s", path, firstDiff(string(want), got))
+		golden.Check(t, filepath.Join("..", "..", "testdata", "prompts", "seed", culture+".golden"), b.String())
 	}
 }
 

@@ -1,18 +1,16 @@
 package v2r
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ngkit/ngkit/internal/golden"
 
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/prompts/v2r")
 
 const goldenDir = "../../testdata/prompts/v2r"
 
@@ -42,22 +40,7 @@ func TestPromptsGolden(t *testing.T) {
 					t.Errorf("%s: empty value or stray blank lines:\n%s", name, got)
 				}
 				path := filepath.Join(goldenDir, name+".golden")
-				if *update {
-					if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if got != string(want) {
-					t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", name, path, got)
-				}
+				golden.Check(t, path, got)
 			}
 		}
 	}

@@ -2,17 +2,16 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/internal/golden"
+
 	"github.com/ngkit/ngkit/filters/stats"
 	"go.yaml.in/yaml/v3"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ngstats")
 
 // sampleJSONL imports the release sample once per test into a JSONL file.
 func sampleJSONL(t *testing.T) string {
@@ -22,26 +21,6 @@ func sampleJSONL(t *testing.T) string {
 		t.Fatalf("ngcat: exit %d: %s", code, stderr)
 	}
 	return path
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("../../../testdata/ngstats", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/internal/cli -run Golden -update to create it)", err)
-	}
-	if got != string(want) {
-		out := filepath.Join(t.TempDir(), name)
-		os.WriteFile(out, []byte(got), 0o644)
-		t.Fatalf("%s differs from the golden file; got is in %s (diff them; -update rewrites)", name, out)
-	}
 }
 
 // TestNgstatsGoldenReports checks the text, JSON and Markdown reports of the
@@ -57,7 +36,7 @@ func TestNgstatsGoldenReports(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		golden(t, f.file, out)
+		golden.Check(t, filepath.Join("../../../testdata/ngstats", f.file), out)
 	}
 }
 
