@@ -250,7 +250,16 @@ func (r *Replier) derived(user, typ string) string {
 	if len(pairs) == 0 {
 		return `{"scenario": "No pair.", "situation": "None."}`
 	}
-	y := pairs[record.Bucket(x.ID, len(pairs))]
+	// By the parent's place among the adherence pairs, which a norm's
+	// scenarios take in a row: up to len(pairs) seeds of a norm get
+	// different derived seeds (ngstats counts duplicate scenarios).
+	i := record.Bucket(x.ID, len(pairs))
+	for j, a := range r.Pool.Pairs(x.Culture, x.Category, record.TypeAdherence) {
+		if a.ID == x.ID {
+			i = j
+		}
+	}
+	y := pairs[i%len(pairs)]
 	return marshal(map[string]string{"scenario": y.Scenario, "situation": y.Situation})
 }
 

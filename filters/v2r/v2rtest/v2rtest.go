@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -40,26 +39,7 @@ func Release(files []string) ([]*record.Record, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no release sample in testdata/normgenesis")
 	}
-	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
+	return imports.ReadNormGenesis(files)
 }
 
 // Check tells whether a dialogue of type typ in language lang passes
