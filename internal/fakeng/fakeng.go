@@ -1,0 +1,66 @@
+// Package fakeng is one fake model for every stage of the pipeline, for
+// shell tests of ngseed | ngrefine | ngv2r | nglabel on the fake server
+// (pkg/llm/llmtest): it sends each request, by the name of its reply
+// schema, to the fake of that stage's tests, which answer with real
+// release text. Refinement accepts every seed as it is.
+package fakeng
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/label/labeltest"
+	"github.com/ngkit/ngkit/filters/refine/refinetest"
+	"github.com/ngkit/ngkit/filters/seed/seedtest"
+	"github.com/ngkit/ngkit/filters/v2r"
+	"github.com/ngkit/ngkit/filters/v2r/v2rtest"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Model answers ngseed, ngrefine, ngv2r and nglabel.
+type Model struct {
+	seed   *seedtest.Replier
+	refine *refinetest.Model
+	v2r    *v2rtest.Replier
+}
+
+// Rules are ngv2r's defaults: the fake's dialogues pass them.
+var Rules = v2r.Rules{MinTurns: 5, MaxTurns: 15, MinLangShare: 1}
+
+// New loads the release fixtures of the stages' fakes.
+func New() (*Model, error) {
+	pool, err := seedtest.Load("")
+	if err != nil {
+		return nil, err
+	}
+	recs, err := v2rtest.Release(v2rtest.ReleaseFiles())
+	if err != nil {
+		return nil, err
+	}
+	check := func(turns []record.Turn, narration []string, typ, lang string) error {
+		_, err := Rules.Check(&v2r.Dialogue{Turns: turns, Narration: narration}, typ, lang)
+		return err
+	}
+	rep, err := v2rtest.NewReplier(recs, check, "american", "chinese", "korean")
+	if err != nil {
+		return nil, err
+	}
+	return &Model{seed: &seedtest.Replier{Pool: pool}, refine: refinetest.New(), v2r: rep}, nil
+}
+
+// Reply is an llmtest.Options.Reply.
+func (m *Model) Reply(req *llmtest.ChatRequest) string {
+	name := seedtest.SchemaName(req)
+	switch {
+	case strings.HasPrefix(name, "seed_"):
+		return m.seed.Reply(req)
+	case strings.HasPrefix(name, "refine_"):
+		return m.refine.Reply(req)
+	case strings.HasPrefix(name, "v2r_dialogue_"):
+		return m.v2r.Reply(req)
+	case strings.HasPrefix(name, "label_"):
+		return labeltest.Answer(req)
+	}
+	return fmt.Sprintf("no fake reply for schema %q", name)
+}
