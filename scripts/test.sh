@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, vet, staticcheck, unit tests with the
-# race detector, a short run of every fuzz target, and the interop checks
-# (our Parquet read by DuckDB, our Arrow IPC read by apache-arrow JS).
+# race detector, a short run of every fuzz target, the shell test of the
+# whole pipeline (scripts/e2e.sh), and the interop checks (our Parquet
+# read by DuckDB, our Arrow IPC read by apache-arrow JS).
 # Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
 # Env: FUZZTIME (default 10s per target).
 set -euo pipefail
@@ -33,6 +34,9 @@ for f in $(grep -rl --include='*_test.go' '^func Fuzz' .); do
     go test -run='^$' -fuzz="^$t\$" -fuzztime="$fuzztime" "$pkg"
   done
 done
+
+step "e2e: the whole pipeline on the fake model (needs jq)"
+bash scripts/e2e.sh
 
 step "interop: DuckDB and apache-arrow read our files"
 bash scripts/interop.sh
