@@ -1,6 +1,6 @@
 // Command fakeng serves the fake model of every pipeline stage
 // (internal/fakeng) on an OpenAI-compatible endpoint (pkg/llm/llmtest),
-// for shell tests (scripts/e2e.sh, testdata/label/chain.sh):
+// for shell tests (scripts/e2e.sh):
 //
 //	go build -o fakeng ./internal/fakeng/cmd/fakeng
 //	./fakeng --url-file url &
