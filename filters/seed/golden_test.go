@@ -54,20 +54,3 @@ func TestGoldenPrompts(t *testing.T) {
 		golden.Check(t, filepath.Join("..", "..", "testdata", "prompts", "seed", culture+".golden"), b.String())
 	}
 }
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, x, y)
-		}
-	}
-	return ""
-}
