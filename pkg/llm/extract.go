@@ -157,6 +157,19 @@ func dropTrailingCommas(s string) string {
 // Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking in.
 var reasoningTags = []string{"think", "thinking", "reasoning"}
 
+// asciiLower lower-cases ASCII letters only, so that byte offsets found in
+// its result are offsets in s (strings.ToLower changes the length of
+// invalid UTF-8 and of some letters).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // stripReasoning removes a closed reasoning block that opens the reply
 // (or a lone closing tag, when the chat template opened it), which is how
 // reasoning models answer by design. It reports leaked=true when reasoning
@@ -164,7 +177,7 @@ var reasoningTags = []string{"think", "thinking", "reasoning"}
 // when nothing but reasoning was sent: those replies are failures.
 func stripReasoning(content string) (answer string, leaked bool) {
 	s := strings.TrimSpace(content)
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	for _, tag := range reasoningTags {
 		open, close := "<"+tag+">", "</"+tag+">"
 		if !strings.Contains(lower, open) && !strings.Contains(lower, close) {
@@ -176,7 +189,7 @@ func stripReasoning(content string) (answer string, leaked bool) {
 			return s, true // unclosed, or not at the start
 		}
 		s = strings.TrimSpace(s[c+len(close):])
-		lower = strings.ToLower(s)
+		lower = asciiLower(s)
 		if strings.Contains(lower, "<"+tag) || strings.Contains(lower, close) || s == "" {
 			return s, true
 		}
