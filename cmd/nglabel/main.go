@@ -1,0 +1,11 @@
+// Command nglabel labels dialogue turns (norm, intent, emotion, stage, safety) and judges dialogue quality with an LLM. See `nglabel --help`.
+package main
+
+import (
+	"os"
+
+	"github.com/ngkit/ngkit/cmd/internal/cli"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+)
+
+func main() { os.Exit(cli.Nglabel(pipeline.OSEnv())) }
