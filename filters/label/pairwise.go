@@ -67,7 +67,7 @@ func LoadBaseline(path, match string) (*Baseline, error) {
 		return nil, fmt.Errorf("--pairwise: %w", err)
 	}
 	defer r.Close()
-	b := &Baseline{match: match, byID: map[string]*record.Record{}, byNorm: map[string][]*record.Record{}}
+	b := NewBaseline(match)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
