@@ -12,9 +12,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
 
-// Updating reports whether the test run rewrites golden files.
-func Updating() bool { return *update }
-
 // Check compares got with the file at path, or writes it there with
 // -update. On a difference it fails the test and keeps got in a temporary
 // file to diff against.
