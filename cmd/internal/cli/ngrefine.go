@@ -89,12 +89,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 			}
 			cultures[cu.Name] = cu
 		}
-		opt.Profile = func(name string) (*normbank.Culture, error) {
-			if cu := cultures[strings.ToLower(strings.TrimSpace(name))]; cu != nil {
-				return cu, nil
-			}
-			return normbank.Profile(name)
-		}
+		opt.Profile = func(name string) (*normbank.Culture, error) { return lookupCulture(cultures, name) }
 		pack, err := prompt.Open(*prompts)
 		if err != nil {
 			return nil, err

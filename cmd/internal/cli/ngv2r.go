@@ -88,12 +88,7 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 			Rules:    v2r.Rules{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 			TextMode: *textMode,
 			Pack:     pack,
-			Profile: func(name string) (*normbank.Culture, error) {
-				if cu := given[name]; cu != nil {
-					return cu, nil
-				}
-				return normbank.Profile(name)
-			},
+			Profile:  func(name string) (*normbank.Culture, error) { return lookupCulture(given, name) },
 		})
 	})
 }
