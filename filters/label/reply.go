@@ -6,6 +6,7 @@ import (
 	"github.com/ngkit/ngkit/filters/label/agree"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 )
@@ -138,13 +139,15 @@ func nonEmpty(l []string) []string {
 // ever loaded for this check.
 var scriptLangs = []string{"en", "ko", "zh", "ja"}
 
-var scriptDetector = func() *lang.Detector {
+// scriptDetector is built on first use, not when every program of the
+// multi-call binary starts.
+var scriptDetector = sync.OnceValue(func() *lang.Detector {
 	d, err := lang.New(scriptLangs...)
 	if err != nil {
 		panic(err)
 	}
 	return d
-}()
+})
 
 // languageProblems checks that the explanations and rules-of-thumb are
 // mostly in the languages asked for.
@@ -154,7 +157,7 @@ func languageProblems(turns []turnLabels, spec turnsSpec) []string {
 		if !slices.Contains(scriptLangs, want) || len(texts) == 0 {
 			return
 		}
-		share, langs := scriptDetector.Check(texts, want)
+		share, langs := scriptDetector().Check(texts, want)
 		confident := 0
 		for _, l := range langs {
 			if l != "" {
