@@ -13,13 +13,13 @@ import (
 const (
 	// DefectViolationInAdherence: an adherence dialogue with a turn
 	// labelled violated.
-	DefectViolationInAdherence = "label_violation_in_adherence"
+	DefectViolationInAdherence = record.DefectLabelViolationInAdherence
 	// DefectNoViolation: a violation or V2R dialogue with no turn
 	// labelled violated.
-	DefectNoViolation = "label_no_violation"
+	DefectNoViolation = record.DefectLabelNoViolation
 	// DefectUnresolved: a V2R dialogue whose violated turn is not followed
 	// by a recognition turn and, after it, a repair turn labelled adhered.
-	DefectUnresolved = "label_v2r_unresolved"
+	DefectUnresolved = record.DefectLabelUnresolved
 )
 
 // Defects lists the consistency defects, for documentation.

@@ -53,9 +53,9 @@ var defectInfos = map[string]defectInfo{
 	DefectDuplicateScenario:       {"duplicate", "the same scenario as an earlier record of the same culture and dialogue type"},
 	DefectNearDupScenario:         {"duplicate", "the same scenario as an earlier record of the same culture and type once case, spaces and punctuation are ignored"},
 	// Written by nglabel (filters/label): the norm labels contradict the dialogue type.
-	"label_violation_in_adherence": {"label", "an adherence dialogue has a turn labelled violated (nglabel)"},
-	"label_no_violation":           {"label", "a violation or V2R dialogue has no turn labelled violated (nglabel)"},
-	"label_v2r_unresolved":         {"label", "a V2R dialogue's violated turn is not followed by a recognition turn and then a repair turn labelled adhered (nglabel)"},
+	record.DefectLabelViolationInAdherence: {"label", "an adherence dialogue has a turn labelled violated (nglabel)"},
+	record.DefectLabelNoViolation:          {"label", "a violation or V2R dialogue has no turn labelled violated (nglabel)"},
+	record.DefectLabelUnresolved:           {"label", "a V2R dialogue's violated turn is not followed by a recognition turn and then a repair turn labelled adhered (nglabel)"},
 }
 
 // textDefects finds format markers left in one turn's text (records that

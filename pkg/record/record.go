@@ -159,6 +159,11 @@ const (
 	DefectMultiDialogue    = "multiple_dialogues"
 	DefectUnplaced         = "unplaced_lines" // lines the parser could not place
 	DefectSingleLine       = "single_line"    // whole dialogue on one line
+
+	// Written by nglabel: the norm labels contradict the dialogue type.
+	DefectLabelViolationInAdherence = "label_violation_in_adherence" // an adherence dialogue with a turn labelled violated
+	DefectLabelNoViolation          = "label_no_violation"           // a violation or V2R dialogue with no turn labelled violated
+	DefectLabelUnresolved           = "label_v2r_unresolved"         // a V2R violation not followed by recognition and an adhered repair
 )
 
 // AddDefect appends d to the record's defects once.
