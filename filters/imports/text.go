@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -172,7 +173,7 @@ func (s *textSplitter) Next() ([]byte, int64, error) {
 		ln, err := s.readLine()
 		if errors.Is(err, io.EOF) {
 			if start > 0 {
-				return bytes.TrimRight(s.buf, " \t\r\n"), start, nil
+				return bytes.TrimRightFunc(s.buf, unicode.IsSpace), start, nil
 			}
 			return nil, s.line, io.EOF
 		}
@@ -187,7 +188,7 @@ func (s *textSplitter) Next() ([]byte, int64, error) {
 		switch {
 		case s.sep == SeparatorBlank && blank, s.sep != SeparatorBlank && s.sep != SeparatorNone && string(trimmed) == s.sep:
 			if start > 0 {
-				return bytes.TrimRight(s.buf, " \t\r\n"), start, nil
+				return bytes.TrimRightFunc(s.buf, unicode.IsSpace), start, nil
 			}
 			continue
 		case start == 0 && blank:
