@@ -1,21 +1,15 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
 // hfIDs reads the ids of every file of an export, by split.
@@ -146,30 +140,7 @@ func TestNgcatHFUsage(t *testing.T) {
 // then the folder holds what was read, whole (the -o rule), exit 130.
 func TestNgcatHFInterrupt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ds")
-	cmd := exec.Command(os.Args[0], "--hf", dir)
-	cmd.Env = append(os.Environ(), "NGKIT_TEST_NGCAT=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 50; i++ {
-		fmt.Fprintf(stdin, "{\"id\":\"r%d\",\"culture\":\"korean\"}\n", i)
-	}
-	time.Sleep(time.Second) // stdin stays open: ngcat is waiting for more
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Fatal("folder visible before the end")
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
-	stdin.Close()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
-		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
-	}
+	interruptNgcat(t, dir, 50, "--hf", dir)
 	if ids := hfIDs(t, dir); len(ids["train"]) != 50 {
 		t.Errorf("%d rows after Ctrl-C, want 50", len(ids["train"]))
 	}

@@ -7,26 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/export"
+
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 const prosocialSample = "../../../testdata/prosocial/sample.jsonl"
-
-// hubRow is a ProsocialDialog row with the Hub's column types.
-type hubRow struct {
-	Context                 string   `json:"context" parquet:"context,optional"`
-	Response                string   `json:"response" parquet:"response,optional"`
-	Rots                    []string `json:"rots" parquet:"rots,optional,list"`
-	SafetyLabel             string   `json:"safety_label" parquet:"safety_label,optional"`
-	SafetyAnnotations       []string `json:"safety_annotations" parquet:"safety_annotations,optional,list"`
-	SafetyAnnotationReasons []string `json:"safety_annotation_reasons" parquet:"safety_annotation_reasons,optional,list"`
-	Source                  string   `json:"source" parquet:"source,optional"`
-	Etc                     *string  `json:"etc" parquet:"etc,optional"`
-	DialogueID              int64    `json:"dialogue_id" parquet:"dialogue_id"`
-	ResponseID              int64    `json:"response_id" parquet:"response_id"`
-	EpisodeDone             bool     `json:"episode_done" parquet:"episode_done"`
-}
 
 // sampleParquet writes the JSONL sample as the Hub's Parquet.
 func sampleParquet(t *testing.T, path string) {
@@ -40,12 +27,12 @@ func sampleParquet(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w, err := recio.NewParquetWriter[hubRow](f, recio.WriteOptions{})
+	w, err := recio.NewParquetWriter[export.ProsocialRow](f, recio.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r hubRow
+		var r export.ProsocialRow
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,23 @@ func TestMain(m *testing.M) {
 // file is committed whole, and the exit status is 130.
 func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.parquet")
-	cmd := exec.Command(os.Args[0], "-o", out)
+	stderr := interruptNgcat(t, out, 100, "-o", out)
+	if !strings.Contains(stderr, "interrupted: 100 records written") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	code, got, errs := run(t, Ngcat, "", out)
+	if code != 0 || strings.Count(got, "\n") != 100 || !strings.Contains(got, `"id":"r99"`) {
+		t.Errorf("committed output: exit %d, %d lines, %s", code, strings.Count(got, "\n"), errs)
+	}
+}
+
+// interruptNgcat runs ngcat with args in a child process, writes n records
+// to its stdin and, with stdin still open, checks that nothing is visible
+// at path yet, then sends SIGINT and checks the exit status is 130. It
+// returns the child's stderr.
+func interruptNgcat(t *testing.T, path string, n int, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "NGKIT_TEST_NGCAT=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -37,12 +53,13 @@ func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 100; i++ {
+	for i := 0; i < n; i++ {
 		fmt.Fprintf(stdin, "{\"id\":\"r%d\",\"culture\":\"korean\"}\n", i)
 	}
 	time.Sleep(time.Second) // stdin stays open: ngcat is waiting for more
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatal("output visible before the end")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		cmd.Process.Kill()
+		t.Fatalf("%s visible before the end", path)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
@@ -50,11 +67,5 @@ func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
 		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "interrupted: 100 records written") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
-	code, got, errs := run(t, Ngcat, "", out)
-	if code != 0 || strings.Count(got, "\n") != 100 || !strings.Contains(got, `"id":"r99"`) {
-		t.Errorf("committed output: exit %d, %d lines, %s", code, strings.Count(got, "\n"), errs)
-	}
+	return stderr.String()
 }
