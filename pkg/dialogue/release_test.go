@@ -89,14 +89,19 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 		}
 	}
 	for _, u := range res.Unplaced {
+		// unplaced lines are kept verbatim, end markers included; the
+		// markers are taken from the input lines below
+		for _, mk := range endMarkers {
+			u = strings.ReplaceAll(u, mk, " ")
+		}
 		letters(u, pool, 1)
 	}
 	for _, r := range tr.removed {
-		if r != "END" { // end markers are taken from the lines below
+		if r != endMarkerTrace { // end markers are taken from the lines below
 			letters(r, pool, 1)
 		}
 	}
-	norm := unescapeAll(text)
+	norm := unescapeAll(normalize(text))
 	for line := range strings.SplitSeq(norm, "\n") {
 		rest := line
 		for _, mk := range endMarkers {
@@ -136,7 +141,7 @@ func TestRelease(t *testing.T) {
 	var unplacedLines []string
 	for _, r := range recs {
 		tr := &trace{}
-		res := parse(r.text, tr)
+		res := parse(r.text, "", tr)
 		for _, d := range res.Defects {
 			defects[d]++
 		}
@@ -233,7 +238,7 @@ func BenchmarkParseRelease(b *testing.B) {
 func TestCheckAccounted(t *testing.T) {
 	text := "Mike: (smiling) Hi\\n(They sit.)\\nSarah: Hello\\n[END]"
 	tr := &trace{}
-	res := parse(text, tr)
+	res := parse(text, "", tr)
 	if lost := checkAccounted(text, res, tr); lost != nil {
 		t.Fatalf("good parse reported lost lines %q", lost)
 	}
