@@ -48,8 +48,8 @@ type parser struct {
 	// weak speaker lines (see resolveWeak) and what each line is if not a turn
 	weak   []weakLine
 	noWeak bool
-	hint   string // text that names the speakers (the situation), or ""
-	names       []string // scratch: speaker names
+	hint   string   // text that names the speakers (the situation), or ""
+	names  []string // scratch: speaker names
 	// ends: the kinds of end marker the text holds; lines are checked
 	// for those only
 	ends uint8
