@@ -819,6 +819,7 @@ func plainStable(t string) bool {
 	q.ends = endKinds(t)
 	q.line(t, false)
 	q.closeOpen()
+	q.resolveWeak() // a weak speaker line alone is no turn
 	if len(q.items) != 1 || q.items[0].k != kPlain || q.items[0].text != t {
 		return false
 	}

@@ -28,8 +28,9 @@ func (p *parser) addWeak(sp spk, line, raw string, blank, narr bool) {
 // weak line is a turn when its name recurs at the start of another line,
 // when the context (the situation) names it, or:
 //   - "Family member: ..." (lower-case words): when a turn of another
-//     speaker stands right before or after it and the name holds no word
-//     of prose ("The answer is: ...");
+//     speaker stands right before or after it (narration between allowed),
+//     or the line is all the text holds, and the name holds no word of
+//     prose ("The answer is: ...");
 //   - "[Sarah] ..." and "Sarah — ...": when at least two lines of the text
 //     have that form, with two names or more, and either a name recurs or
 //     the text has no other turns.
@@ -82,11 +83,19 @@ func (p *parser) resolveWeak() {
 			case kNarr, kMark:
 				continue
 			case kTurn:
-				return p.items[i].sp.name != name
+				sp := &p.items[i].sp
+				return sp.name != name && sp.weak <= wLoose
 			}
 			return false
 		}
 		return false
+	}
+	// a text that is one weak "Name: text" line and nothing else is a turn
+	lone := len(p.weak) == 1 && sure == 0
+	for i := range p.items {
+		if k := p.items[i].k; k != kMark && k != kNarr && k != kTurn {
+			lone = false
+		}
 	}
 	keep := make([]bool, len(p.weak))
 	rejected := 0
@@ -96,7 +105,7 @@ func (p *parser) resolveWeak() {
 		if !ok {
 			switch sp.weak {
 			case wLoose:
-				ok = (turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
+				ok = (lone || turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
 			default:
 				f := forms[sp.weak]
 				ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0)
