@@ -64,7 +64,7 @@ func TestReleaseKeys(t *testing.T) {
 	if err != nil || c != "american" || ty != "violation" {
 		t.Errorf("%s %s %v", c, ty, err)
 	}
-	c, ty, err = releaseKeys("-", NormGenesisOptions{Culture: "thai", Type: "v2r"})
+	c, ty, err = releaseKeys("-", NormGenesisOptions{Fields: Fields{Culture: "thai", Type: "v2r"}})
 	if err != nil || c != "thai" || ty != "v2r" {
 		t.Errorf("%s %s %v", c, ty, err)
 	}
