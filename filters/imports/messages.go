@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -76,6 +77,11 @@ func (m *Messages) Next() (pipeline.Item, error) {
 			m.cur = newValueScanner(r, 64<<20)
 		}
 		raw, line, err := m.cur.Next()
+		if err == nil && !utf8.Valid(raw) {
+			// JSON decoders would put U+FFFD in silently
+			at := invalidAt(raw) - 1
+			return pipeline.Item{}, fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", m.display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
+		}
 		if err == nil {
 			idx, name, file, fields := m.index, m.display, m.file, m.opt.Fields
 			m.index++

@@ -38,6 +38,10 @@ func TestMessagesSource(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	bad := writeFile(t, dir, "latin1.jsonl", "{\"messages\":[]}\n{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}\n")
+	if _, err := drain(NewMessages([]string{bad}, MessagesOptions{})); err == nil || !strings.Contains(err.Error(), "latin1.jsonl:2: not UTF-8 text") {
+		t.Errorf("latin-1: %v", err)
+	}
 	for _, c := range []struct{ body, want string }{
 		{`{"turns":[]}`, `want an object with "messages"`},
 		{`{"messages":[{"content":"x"}]}`, `messages[0]: want a "role" string`},
