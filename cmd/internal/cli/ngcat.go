@@ -240,7 +240,9 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	}
 	var warnOnce sync.Once
 	templateFailed := func(rec *record.Record, err error) {
-		warnOnce.Do(func() { fmt.Fprintf(env.Stderr, "ngcat: %s: %v (no example written; further failures not shown)\n", rec.ID, err) })
+		warnOnce.Do(func() {
+			fmt.Fprintf(env.Stderr, "ngcat: %s: %v (no example written; further failures not shown)\n", rec.ID, err)
+		})
 	}
 
 	// One output file (or stdout) as records or exploded turns.
