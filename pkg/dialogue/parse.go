@@ -214,7 +214,7 @@ func (p *parser) prepare(text string) []string {
 	if text == "" {
 		return []string{""}
 	}
-	text = p.normalize(text)
+	text = trim(strings.TrimPrefix(p.normalize(text), bom))
 	text = p.stripReasoning(text)
 	if texts, ok := p.envelope(text); ok {
 		return texts
@@ -442,6 +442,9 @@ func (p *parser) run0(text string) {
 			line, text = text, ""
 		}
 		line = trim(line)
+		for strings.HasPrefix(line, bom) {
+			line = trim(line[len(bom):])
+		}
 		if line == "" {
 			blank = true
 			p.closeOpen()

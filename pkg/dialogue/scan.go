@@ -622,6 +622,29 @@ var HeaderWords = []string{"dialogue", "dialog", "conversation", "transcript", "
 var HeaderLeads = []string{"a ", "an ", "the ", "sample ", "example ", "new ", "full ", "final ", "revised ",
 	"refined ", "generated ", "here is the ", "here's the ", "here is a ", "here's a ", "our ", "my ", "示例", "예시 "}
 
+// headerLeadsBy and headerWordsBy index HeaderLeads and HeaderWords by
+// their first byte, in lower case.
+var headerLeadsBy, headerWordsBy = func() (l, w [256][]string) {
+	for _, x := range HeaderLeads {
+		l[x[0]|0x20] = append(l[x[0]|0x20], x)
+	}
+	for _, x := range HeaderWords {
+		w[x[0]|0x20] = append(w[x[0]|0x20], x)
+	}
+	return l, w
+}()
+
+// hasPrefixFold is strings.HasPrefix, in any case for a Latin prefix.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	if prefix[0] >= 0x80 {
+		return s[:len(prefix)] == prefix
+	}
+	return strings.EqualFold(s[:len(prefix)], prefix)
+}
+
 // parseHeader reports whether s is a header such as "Dialogue:",
 // "Dialogue 2:", "对话一：", "대화 1:" and returns the dialogue number (0 if
 // none) and what follows the header's colon on the same line.
@@ -630,21 +653,23 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 		return 0, "", false
 	}
 	lead := 0
-	switch s[0] | 0x20 {
-	case 'd', 'c', 't', 's', 0xE5 | 0x20, 0xEB | 0x20:
-	case 'a', 'n', 'f', 'r', 'g', 'h', 'o', 'm', 'e', 0xE7 | 0x20, 0xEC | 0x20:
-	default:
+	c0 := s[0] | 0x20
+	if len(headerLeadsBy[c0]) == 0 && len(headerWordsBy[c0]) == 0 {
 		return 0, "", false
 	}
-	for _, l := range HeaderLeads {
-		if len(s) > len(l) && strings.EqualFold(s[:len(l)], l) {
+	for _, l := range headerLeadsBy[c0] {
+		// cheap tests first: parseHeader runs on every line
+		if len(s) > len(l) && s[len(l)-1] == l[len(l)-1] && hasPrefixFold(s, l) {
 			lead = len(l)
 			break
 		}
 	}
+	if lead == 0 && len(headerWordsBy[c0]) == 0 {
+		return 0, "", false
+	}
 	var hw string
-	for _, w := range HeaderWords {
-		if len(s)-lead >= len(w) && strings.EqualFold(s[lead:lead+len(w)], w) {
+	for _, w := range headerWordsBy[s[lead]|0x20] {
+		if len(s)-lead >= len(w) && hasPrefixFold(s[lead:], w) {
 			hw = w
 			break
 		}
@@ -737,17 +762,31 @@ var NarrationLabels = []string{"Scene", "Setting", "Narration", "Narrator", "Sta
 	"人物", "角色", "文化", "类别", "场合",
 	"장면", "상황", "배경", "해설", "지문", "규범", "사회 규범", "설명", "참고", "장소", "시간", "제목", "등장인물", "메모", "문화"}
 
-func isNarrLabel(name string) bool {
+// narrLatinByLen and narrOther index NarrationLabels (Latin ones by length
+// in bytes, matched in any case; the others whole): isNarrLabel runs on
+// every speaker line.
+var narrLatinByLen, narrOther = func() ([25][]string, map[string]bool) {
+	var byLen [25][]string
+	other := map[string]bool{}
 	for _, l := range NarrationLabels {
-		if len(name) != len(l) {
-			continue
+		switch {
+		case l[0] >= 0x80:
+			other[l] = true
+		case len(l) < len(byLen):
+			byLen[len(l)] = append(byLen[len(l)], l)
 		}
-		if l[0] >= 0x80 {
-			if name == l {
-				return true
-			}
-			continue
-		}
+	}
+	return byLen, other
+}()
+
+func isNarrLabel(name string) bool {
+	if name == "" || len(name) >= len(narrLatinByLen) {
+		return false
+	}
+	if name[0] >= 0x80 {
+		return narrOther[name]
+	}
+	for _, l := range narrLatinByLen[len(name)] {
 		if name[0]|0x20 == l[0]|0x20 && strings.EqualFold(name, l) {
 			return true
 		}
