@@ -128,3 +128,32 @@ func TestEmptyDialogueBetweenSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldsOnEveryImport: the fields of --culture and the others reach the
+// records of --from prosocial and --from normgenesis too.
+func TestFieldsOnEveryImport(t *testing.T) {
+	f := Fields{Culture: "american", Type: "v2r", Category: "apology", Norm: "Say sorry."}
+	recs, err := drain(NewProsocial([]string{prosocialSample}, ProsocialOptions{Fields: f}))
+	if err != nil || len(recs) == 0 {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Culture != "american" || r.Lang != "en" || r.DialogueType != "v2r" || r.Category != "apology" || r.NormID == "" {
+			t.Errorf("prosocial: %+v", r)
+		}
+	}
+	g, err := NewNormGenesis([]string{"../../testdata/normgenesis/korean_violation.json"}, NormGenesisOptions{Fields: Fields{Lang: "ko-KR", Category: "greeting"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err = drain(g)
+	if err != nil || len(recs) == 0 {
+		t.Fatal(err)
+	}
+	if r := recs[0]; r.Culture != "korean" || r.Lang != "ko-KR" || r.Category != "greeting" || r.DialogueType != "violation" {
+		t.Errorf("normgenesis: %+v", r)
+	}
+	if err := (Fields{Type: "chat"}).Check(); err == nil {
+		t.Error("an unknown type accepted")
+	}
+}
