@@ -590,7 +590,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		if p.header(num, line[:len(line)-len(rest)], blank); rest == "" {
 			return
 		}
-		line = rest
+		line, raw = rest, rest // the header is removed (and counted) already
 	}
 	if inner, ok := wholeBracket(line); ok {
 		if endWord(inner) {

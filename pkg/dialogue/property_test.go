@@ -49,6 +49,10 @@ type style struct {
 	header   string
 	end      string // "[END]", "---", ""
 	narrate  bool   // narration lines between turns
+	wide     bool   // full-width brackets around directions
+	blanks   bool   // a blank line between turns
+	alone    bool   // the name alone on its line, the text on the next
+	trailing bool   // spaces and tabs at line ends
 }
 
 const nForms = 13
@@ -88,6 +92,13 @@ func genDialogue(r *rand.Rand) ([]genTurn, style) {
 		header:   [...]string{"", "", "", "Dialogue:", "Dialogues:", "A Dialogue:", "对话：", "대화:", "## Dialogue"}[r.IntN(9)],
 		end:      [...]string{"", "", "[END]", "---", "[끝]"}[r.IntN(5)],
 		narrate:  r.IntN(5) == 0,
+		wide:     r.IntN(4) == 0,
+		blanks:   r.IntN(5) == 0,
+		alone:    r.IntN(8) == 0,
+		trailing: r.IntN(6) == 0,
+	}
+	if st.alone && (st.form >= 10 || st.dirPos == 1) {
+		st.alone = false // a quoted line, a dash or a bracket without colon has its text on the line
 	}
 	if r.IntN(4) == 0 {
 		st.bom = 1 + r.IntN(n)
@@ -113,6 +124,12 @@ func renderGen(turns []genTurn, st style) string {
 		if st.bom == i+1 {
 			line = "\ufeff" + line
 		}
+		if st.trailing {
+			line += " \t "
+		}
+		if st.blanks && i > 0 {
+			lines = append(lines, "")
+		}
 		lines = append(lines, line)
 		if st.narrate && i == 0 {
 			lines = append(lines, "(A moment passes.)")
@@ -132,16 +149,20 @@ func renderTurn(name, act, text string, st style, i int) string {
 	colon := st.colon
 	dir := ""
 	before := ""
+	open, cls := "(", ")"
+	if st.wide {
+		open, cls = "（", "）"
+	}
 	if act != "" {
 		switch st.dirPos {
 		case 0:
-			dir = "(" + act + ") "
+			dir = open + act + cls + " "
 		case 1:
-			before = " (" + act + ")"
+			before = " " + open + act + cls
 		case 2:
 			dir = "*" + act + "* "
 		case 3:
-			text = text + " (" + act + ")"
+			text = text + " " + open + act + cls
 		}
 	}
 	if before != "" && (st.form == 3 || st.form == 4 || st.form >= 11) {
@@ -150,6 +171,9 @@ func renderTurn(name, act, text string, st style, i int) string {
 		before = ""
 	}
 	body := dir + text
+	if st.alone {
+		colon = strings.TrimRight(colon, " ") + "\n"
+	}
 	switch st.form {
 	case 0:
 		return name + before + colon + body

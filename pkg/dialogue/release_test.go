@@ -98,7 +98,9 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 	}
 	for _, r := range tr.removed {
 		if r != endMarkerTrace { // end markers are taken from the lines below
-			letters(r, pool, 1)
+			// reasoning is removed before escapes are undone: count
+			// its letters as the input's are counted
+			letters(unescapeAll(r), pool, 1)
 		}
 	}
 	norm := unescapeAll(normalize(text))

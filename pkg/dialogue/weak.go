@@ -24,16 +24,18 @@ func (p *parser) addWeak(sp spk, line, raw string, blank, narr bool) {
 	p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
 }
 
-// resolveWeak decides the weak speaker lines by the dialogue as a whole. A
-// weak line is a turn when its name recurs at the start of another line,
-// when the context (the situation) names it, or:
-//   - "Family member: ..." (lower-case words): when a turn of another
-//     speaker stands right before or after it (narration between allowed),
+// resolveWeak decides the weak speaker lines by the dialogue as a whole.
+// A weak line is a turn:
+//   - "Family member: ..." (lower-case words): when its name recurs at the
+//     start of another line, when the context (the situation) names it,
+//     or when a turn of another
+//     speaker stands before or after it (up to four lines away),
 //     or the line is all the text holds, and the name holds no word of
 //     prose ("The answer is: ...");
 //   - "[Sarah] ..." and "Sarah — ...": when at least two lines of the text
 //     have that form, with two names or more, and either a name recurs or
-//     the text has no other turns.
+//     the text has no other turns (or the context names the speaker); never
+//     right after a speaker alone on a line (that is the speaker's text).
 //
 // The others are filed as they would be without weak forms (continuation,
 // narration, unplaced).
@@ -75,25 +77,25 @@ func (p *parser) resolveWeak() {
 			f.recurs = true
 		}
 	}
-	// turnNear: the nearest line before (step -1) or after (+1), narration
-	// and markers skipped, is a turn of another speaker
+	// turnNear: the nearest turn before (step -1) or after (+1), at most
+	// four lines away (narration, markers and the lines of a turn's text
+	// between), is another speaker's
 	turnNear := func(i, step int, name string) bool {
-		for i += step; i >= 0 && i < len(p.items); i += step {
-			switch p.items[i].k {
-			case kNarr, kMark:
-				continue
-			case kTurn:
-				sp := &p.items[i].sp
-				return sp.name != name && sp.weak <= wLoose
+		for n := 0; n < 4; n++ {
+			if i += step; i < 0 || i >= len(p.items) {
+				return false
 			}
-			return false
+			if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.weak <= wLoose {
+				return sp.name != name
+			}
 		}
 		return false
 	}
-	// a text that is one weak "Name: text" line and nothing else is a turn
+	// a text that is one weak "Name: text" turn (its text on the lines
+	// after it included) and nothing else is a turn
 	lone := len(p.weak) == 1 && sure == 0
-	for i := range p.items {
-		if k := p.items[i].k; k != kMark && k != kNarr && k != kTurn {
+	for i := range p.items[:min(p.weak[0].item, len(p.items))] {
+		if k := p.items[i].k; k != kMark && k != kNarr {
 			lone = false
 		}
 	}
@@ -101,15 +103,18 @@ func (p *parser) resolveWeak() {
 	rejected := 0
 	for k, w := range p.weak {
 		sp := &p.items[w.item].sp
-		ok := count(sp.name) >= 2 || p.named(sp.name)
-		if !ok {
-			switch sp.weak {
-			case wLoose:
-				ok = (lone || turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
-			default:
-				f := forms[sp.weak]
-				ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0)
-			}
+		var ok bool
+		switch {
+		case sp.weak != wLoose && w.item > 0 && p.items[w.item-1].k == kTurn && p.items[w.item-1].sp.rest == "" && !p.items[w.item].blank:
+			// "[Smiling] ..." or "Sure — ..." after a speaker alone on a
+			// line is that speaker's text
+		case sp.weak == wLoose:
+			ok = count(sp.name) >= 2 || p.named(sp.name) ||
+				(lone || turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
+		default:
+			// "[Sarah] ..." and "Sarah — ...": a form the text keeps to
+			f := forms[sp.weak]
+			ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0) || p.named(sp.name) && f.lines >= 2
 		}
 		keep[k] = ok
 		if !ok {
