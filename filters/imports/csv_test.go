@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,4 +157,32 @@ func TestFieldsOnEveryImport(t *testing.T) {
 	if err := (Fields{Type: "chat"}).Check(); err == nil {
 		t.Error("an unknown type accepted")
 	}
+}
+
+// FuzzCSV: a CSV either stops with an error naming the file, or gives one
+// record per data row, each with its text in extra "dialogue".
+func FuzzCSV(f *testing.F) {
+	f.Add("d,x\n\"A: hi\nB: yo\",1\n")
+	f.Add("\ufeffd\nA: hi\n\"\"\n")
+	f.Add("d,x\n1,2,3\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		dir := t.TempDir()
+		p := writeFile(t, dir, "f.csv", body)
+		src, _ := NewCSV([]string{p}, CSVOptions{TextColumn: "d"})
+		recs, err := drain(src)
+		if err != nil {
+			if !strings.Contains(err.Error(), "f.csv") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		for i, r := range recs {
+			if string(r.Extra["source_index"]) != strconv.Itoa(i) {
+				t.Fatalf("record %d: source_index %s", i, r.Extra["source_index"])
+			}
+			if _, ok := r.Extra["dialogue"]; !ok {
+				t.Fatalf("record %d: no dialogue", i)
+			}
+		}
+	})
 }

@@ -59,3 +59,26 @@ func TestMessagesSource(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeMessages: any object either fails with an error or gives a
+// valid record whose turns are numbered 0..n-1, one per message that is
+// not a system message.
+func FuzzDecodeMessages(f *testing.F) {
+	f.Add([]byte(`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"}]}`))
+	f.Add([]byte(`{"conversations":[{"from":"human","value":"x"},{"from":"gpt","value":[{"type":"text","text":"y"}]}]}`))
+	f.Add([]byte(`{"messages":[{"role":"user","content":null}],"id":3}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		rec, err := decodeMessages(raw, "f.jsonl", 0)
+		if err != nil {
+			return
+		}
+		for i, tn := range rec.Turns {
+			if tn.Index != i || tn.Speaker == "" {
+				t.Fatalf("turn %d: %+v", i, tn)
+			}
+		}
+		if err := rec.Validate(); err != nil {
+			t.Fatalf("%s: invalid record: %v", raw, err)
+		}
+	})
+}

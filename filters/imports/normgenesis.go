@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -108,6 +109,11 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 			g.index = 0
 		}
 		raw, line, err := g.cur.Next()
+		if err == nil && !utf8.Valid(raw) {
+			// JSON decoders would put U+FFFD in silently
+			at := invalidAt(raw) - 1
+			return pipeline.Item{}, fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", g.display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
+		}
 		if err == nil {
 			idx := g.index
 			g.index++

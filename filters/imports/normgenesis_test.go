@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/pkg/record"
@@ -82,4 +83,15 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestNormGenesisNotUTF8(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "korean_v2r.json", "[\n{\"dialogue\": \"A: hi\"},\n{\"dialogue\":\n \"B: caf\xe9\"}]")
+	src, err := NewNormGenesis([]string{p}, NormGenesisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(src); err == nil || !strings.Contains(err.Error(), "korean_v2r.json:4: not UTF-8 text") {
+		t.Errorf("%v", err)
+	}
 }
