@@ -55,7 +55,7 @@ type style struct {
 	trailing bool   // spaces and tabs at line ends
 }
 
-const nForms = 13
+const nForms = 14
 
 func genDialogue(r *rand.Rand) ([]genTurn, style) {
 	lang := r.IntN(3)
@@ -97,7 +97,7 @@ func genDialogue(r *rand.Rand) ([]genTurn, style) {
 		alone:    r.IntN(8) == 0,
 		trailing: r.IntN(6) == 0,
 	}
-	if st.alone && (st.form >= 10 || st.dirPos == 1) {
+	if st.alone && (st.form >= 10 && st.form <= 12 || st.dirPos == 1) {
 		st.alone = false // a quoted line, a dash or a bracket without colon has its text on the line
 	}
 	if r.IntN(4) == 0 {
@@ -165,7 +165,7 @@ func renderTurn(name, act, text string, st style, i int) string {
 			text = text + " " + open + act + cls
 		}
 	}
-	if before != "" && (st.form == 3 || st.form == 4 || st.form >= 11) {
+	if before != "" && (st.form == 3 || st.form == 4 || st.form == 11 || st.form == 12) {
 		// bracketed names and the colon-less forms put the direction after
 		dir = "(" + act + ") "
 		before = ""
@@ -199,6 +199,8 @@ func renderTurn(name, act, text string, st style, i int) string {
 		return "\"" + name + before + colon + body + "\""
 	case 11:
 		return name + " — " + body
+	case 13:
+		return fmt.Sprintf("[00:%02d:%02d] %s%s%s%s", i/60, i%60, name, before, colon, body)
 	default:
 		return "[" + name + "] " + body
 	}

@@ -425,8 +425,8 @@ func removeEndMarkersK(s string, kinds uint8, bits *uint32, tr *trace) string {
 			s = strings.ReplaceAll(s, m, " ")
 		}
 	}
-	if s == "[END" {
-		s = ""
+	if trim(s) == "[END" {
+		s = "" // cut short, or left by removing a whole one ("[END[END]")
 	}
 	if s != orig {
 		*bits |= dEndMarker
@@ -1097,6 +1097,13 @@ func parseSpeaker(line string) (sp spk, ok bool) {
 		}
 		break
 	}
+	if i < len(line) && line[i] == '[' && sp.lead == "" {
+		// "[00:01:23] Sarah: hi" — a timestamp, not part of the name
+		if e := strings.IndexByte(line[i:], ']'); e > 0 && isTimestamp(line[i+1:i+e]) {
+			sp.lead = line[:i+e+1]
+			i = trimSpaceFwd(line, i+e+1)
+		}
+	}
 	start := i
 	if i < len(line) && (line[i] == '[' || strings.HasPrefix(line[i:], "【")) {
 		return bracketSpeaker(line, i, sp)
@@ -1570,4 +1577,17 @@ func hasProseWord(name string) bool {
 		}
 	}
 	return false
+}
+
+// isTimestamp reports whether s is a time such as "00:01:23" or "1:02.5".
+func isTimestamp(s string) bool {
+	if len(s) < 3 || len(s) > 12 || strings.IndexByte(s, ':') < 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ':' && c != '.' && c != ',' {
+			return false
+		}
+	}
+	return true
 }

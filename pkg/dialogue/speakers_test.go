@@ -34,6 +34,7 @@ func TestSpeakerForms(t *testing.T) {
 			[]string{"Sarah||Hi.\n[Smiling] Nice to see you."}, nil, nil},
 		{"CJK brackets", "【小美】：你好。\n【小王】：你好呀。", "", []string{"小美||你好。", "小王||你好呀。"}, nil, nil},
 		{"list numbers", "1. Sarah: Hi.\n2. Tom: Hello.", "", []string{"Sarah||Hi.", "Tom||Hello."}, nil, nil},
+		{"timestamps", "[00:01:23] Sarah: Hi.\n[00:01:25] Tom: Hello.", "", []string{"Sarah||Hi.", "Tom||Hello."}, nil, nil},
 		{"list numbers in brackets", "1) Sarah: Hi.\n2) Tom: Hello.", "", []string{"Sarah||Hi.", "Tom||Hello."}, nil, nil},
 		{"bullets", "- Sarah: Hi.\n* **Tom:** Hello.\n• Sarah: Bye.", "", []string{"Sarah||Hi.", "Tom||Hello.", "Sarah||Bye."}, nil, nil},
 		{"emoji before the name", "😀 Sarah: Hi.\n🙂 Tom: Hello.", "", []string{"Sarah||Hi.", "Tom||Hello."}, nil, nil},
