@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,15 +142,9 @@ func (c *CSV) Next() (pipeline.Item, error) {
 func (c *CSV) open() error {
 	name := c.names[0]
 	c.names = c.names[1:]
-	display, br, f, err := openInput(name, c.opt.Stdin)
+	display, br, f, err := openText(name, c.opt.Stdin)
 	if err != nil {
 		return err
-	}
-	if err := notText(br); err != nil {
-		if f != nil {
-			f.Close()
-		}
-		return fmt.Errorf("%s: %w", display, err)
 	}
 	r := csv.NewReader(br)
 	if c.opt.TSV || strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".zst"), ".tsv") {
@@ -205,10 +198,7 @@ func (c *CSV) open() error {
 			}
 		}
 	}
-	file := display
-	if file != "stdin" {
-		file = filepath.ToSlash(filepath.Clean(file))
-	}
+	file := sourceName(display)
 	c.r, c.f, c.display, c.file, c.header, c.text, c.cols, c.row = r, f, display, file, header, text, cols, 0
 	return nil
 }

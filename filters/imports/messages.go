@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -59,28 +58,16 @@ func (m *Messages) Next() (pipeline.Item, error) {
 			}
 			name := m.names[0]
 			m.names = m.names[1:]
-			display, r, f, err := openInput(name, m.opt.Stdin)
+			display, r, f, err := openText(name, m.opt.Stdin)
 			if err != nil {
 				return pipeline.Item{}, err
 			}
-			if err := notText(r); err != nil {
-				if f != nil {
-					f.Close()
-				}
-				return pipeline.Item{}, fmt.Errorf("%s: %w", display, err)
-			}
-			m.display, m.f, m.index = display, f, 0
-			m.file = display
-			if display != "stdin" {
-				m.file = filepath.ToSlash(filepath.Clean(display))
-			}
+			m.display, m.f, m.index, m.file = display, f, 0, sourceName(display)
 			m.cur = newValueScanner(r, 64<<20)
 		}
 		raw, line, err := m.cur.Next()
 		if err == nil && !utf8.Valid(raw) {
-			// JSON decoders would put U+FFFD in silently
-			at := invalidAt(raw) - 1
-			return pipeline.Item{}, fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", m.display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
+			return pipeline.Item{}, notUTF8(m.display, line, raw)
 		}
 		if err == nil {
 			idx, name, file, fields := m.index, m.display, m.file, m.opt.Fields

@@ -110,9 +110,7 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 		}
 		raw, line, err := g.cur.Next()
 		if err == nil && !utf8.Valid(raw) {
-			// JSON decoders would put U+FFFD in silently
-			at := invalidAt(raw) - 1
-			return pipeline.Item{}, fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", g.display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
+			return pipeline.Item{}, notUTF8(g.display, line, raw)
 		}
 		if err == nil {
 			idx := g.index

@@ -74,15 +74,9 @@ func (t *Text) Next() (pipeline.Item, error) {
 			}
 			name := t.names[0]
 			t.names = t.names[1:]
-			display, r, f, err := openInput(name, t.opt.Stdin)
+			display, r, f, err := openText(name, t.opt.Stdin)
 			if err != nil {
 				return pipeline.Item{}, err
-			}
-			if err := notText(r); err != nil {
-				if f != nil {
-					f.Close()
-				}
-				return pipeline.Item{}, fmt.Errorf("%s: %w", display, err)
 			}
 			t.display, t.f, t.index = display, f, 0
 			t.sp = newTextSplitter(r, t.opt.Separator, maxDialogueBytes)
@@ -91,12 +85,7 @@ func (t *Text) Next() (pipeline.Item, error) {
 		if err == nil {
 			idx := t.index
 			t.index++
-			// The id hashes the name as given (cleaned): a base name alone
-			// would collide across folders of transcripts.
-			file := t.display
-			if file != "stdin" {
-				file = filepath.ToSlash(filepath.Clean(file))
-			}
+			file := sourceName(t.display)
 			fields := t.opt.Fields
 			return pipeline.Item{
 				Raw:  append([]byte(nil), text...),
@@ -127,6 +116,37 @@ func (t *Text) Close() error {
 		return err
 	}
 	return nil
+}
+
+// openText opens a text input (openInput) and refuses the binary formats.
+func openText(name string, stdin io.Reader) (display string, r *bufio.Reader, c io.Closer, err error) {
+	display, r, c, err = openInput(name, stdin)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if err := notText(r); err != nil {
+		if c != nil {
+			c.Close()
+		}
+		return "", nil, nil, fmt.Errorf("%s: %w", display, err)
+	}
+	return display, r, c, nil
+}
+
+// sourceName is an input's name in ids and extra source_file: the name as
+// given, cleaned (a base name alone would collide across folders).
+func sourceName(display string) string {
+	if display == "stdin" {
+		return display
+	}
+	return filepath.ToSlash(filepath.Clean(display))
+}
+
+// notUTF8 is the error for a value that is not UTF-8, at the line of its
+// first invalid byte: JSON decoders would put U+FFFD in silently.
+func notUTF8(display string, line int64, raw []byte) error {
+	at := invalidAt(raw) - 1
+	return fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
 }
 
 // notText refuses the binary formats ngcat reads without --from, so that
