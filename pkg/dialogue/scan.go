@@ -754,7 +754,8 @@ func isLetterByte(c byte) bool {
 // NarrationLabels are the labels of prose lines ("Scene: ...", "Note:
 // ...", "规范：...", "상황: ...") in English, Chinese and Korean: what
 // follows such a label is narration, never a turn, and the label is
-// removed. Matched whole and, for Latin ones, in any case.
+// removed. Matched whole and, for Latin ones, in any case. Read once, when
+// the package is initialised (as are HeaderWords and HeaderLeads).
 var NarrationLabels = []string{"Scene", "Setting", "Narration", "Narrator", "Stage directions", "Stage direction",
 	"Note", "Notes", "Context", "Situation", "Scenario", "Norm", "Social norm", "Background", "Location", "Place",
 	"Time", "Title", "Summary", "Description", "Characters", "Participants", "Cast", "Culture", "Category", "Setup",
