@@ -15,8 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -27,9 +27,11 @@ var CultureLang = map[string]string{"american": "en", "chinese": "zh", "korean":
 
 // NormGenesisOptions override what the file name says.
 type NormGenesisOptions struct {
-	Culture string // american, chinese, korean, or any other
-	Type    string // adherence, violation, v2r
-	Stdin   io.Reader
+	// Fields set on every record; Culture (american, chinese, korean, or
+	// any other) and Type (adherence, violation, v2r) also stand for what
+	// the file name says.
+	Fields
+	Stdin io.Reader
 }
 
 // NormGenesis reads release files (<culture>_<type>.json: a JSON array of
@@ -107,6 +109,9 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 			g.index = 0
 		}
 		raw, line, err := g.cur.Next()
+		if err == nil && !utf8.Valid(raw) {
+			return pipeline.Item{}, notUTF8(g.display, line, raw)
+		}
 		if err == nil {
 			idx := g.index
 			g.index++
@@ -120,6 +125,7 @@ func (g *NormGenesis) Next() (pipeline.Item, error) {
 					if err != nil {
 						return nil, fmt.Errorf("%s:%d: element %d: %w", name, line, idx, err)
 					}
+					g.opt.Fields.apply(rec)
 					return rec, nil
 				},
 			}, nil
@@ -245,35 +251,6 @@ func openInput(name string, stdin io.Reader) (display string, r *bufio.Reader, c
 		}
 	}
 	return display, r, c, nil
-}
-
-// setDialogue parses dialogue text into rec's turns and narration and
-// notes what the parser found in rec.Checks: its defects, several
-// dialogues in one text (only the first becomes the turns), no turns at
-// all, lines it could not place (kept verbatim). Every importer of
-// dialogue text goes through here, so that they report alike.
-func setDialogue(rec *record.Record, text string) {
-	res := dialogue.Parse(text)
-	for _, d := range res.Defects {
-		rec.AddDefect(d)
-	}
-	if len(res.Dialogues) > 0 {
-		rec.Turns = res.Dialogues[0].Turns
-		rec.Narration = res.Dialogues[0].Narration
-	}
-	if len(res.Dialogues) > 1 {
-		rec.AddDefect(record.DefectMultiDialogue)
-	}
-	if len(rec.Turns) == 0 {
-		rec.AddDefect(record.DefectEmptyDialogue)
-	}
-	if len(res.Unplaced) > 0 {
-		if rec.Checks == nil {
-			rec.Checks = &record.Checks{}
-		}
-		rec.Checks.Unplaced = res.Unplaced
-		rec.AddDefect(record.DefectUnplaced)
-	}
 }
 
 // looksLikeReasoning spots a model's chain of thought leaked into a field

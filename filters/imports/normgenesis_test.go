@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/pkg/record"
@@ -64,7 +65,7 @@ func TestReleaseKeys(t *testing.T) {
 	if err != nil || c != "american" || ty != "violation" {
 		t.Errorf("%s %s %v", c, ty, err)
 	}
-	c, ty, err = releaseKeys("-", NormGenesisOptions{Culture: "thai", Type: "v2r"})
+	c, ty, err = releaseKeys("-", NormGenesisOptions{Fields: Fields{Culture: "thai", Type: "v2r"}})
 	if err != nil || c != "thai" || ty != "v2r" {
 		t.Errorf("%s %s %v", c, ty, err)
 	}
@@ -82,4 +83,15 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestNormGenesisNotUTF8(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "korean_v2r.json", "[\n{\"dialogue\": \"A: hi\"},\n{\"dialogue\":\n \"B: caf\xe9\"}]")
+	src, err := NewNormGenesis([]string{p}, NormGenesisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(src); err == nil || !strings.Contains(err.Error(), "korean_v2r.json:4: not UTF-8 text") {
+		t.Errorf("%v", err)
+	}
 }

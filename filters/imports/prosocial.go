@@ -42,7 +42,8 @@ const (
 
 // ProsocialOptions tune the ProsocialDialog import.
 type ProsocialOptions struct {
-	Stdin io.Reader
+	Fields // set on every record (Lang stays "en" unless given)
+	Stdin  io.Reader
 }
 
 // Prosocial reads ProsocialDialog rows as published on the Hugging Face Hub
@@ -160,7 +161,11 @@ func (s *Prosocial) flush() pipeline.Item {
 		Raw:  raw,
 		Name: g.at[0].name, Line: g.at[0].n,
 		Decode: func(b []byte) (*record.Record, error) {
-			return decodeProsocial(bytes.Split(b, []byte{'\n'}), g.at, g.key, g.base)
+			rec, err := decodeProsocial(bytes.Split(b, []byte{'\n'}), g.at, g.key, g.base)
+			if err == nil {
+				s.opt.Fields.apply(rec)
+			}
+			return rec, err
 		},
 	}
 }

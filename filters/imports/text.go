@@ -34,6 +34,7 @@ type TextOptions struct {
 	// ("" too), SeparatorNone, or any other text: a line that is exactly
 	// that text (surrounding spaces ignored), such as "---" or "===".
 	Separator string
+	Fields    // set on every record
 	Stdin     io.Reader
 }
 
@@ -73,15 +74,9 @@ func (t *Text) Next() (pipeline.Item, error) {
 			}
 			name := t.names[0]
 			t.names = t.names[1:]
-			display, r, f, err := openInput(name, t.opt.Stdin)
+			display, r, f, err := openText(name, t.opt.Stdin)
 			if err != nil {
 				return pipeline.Item{}, err
-			}
-			if err := notText(r); err != nil {
-				if f != nil {
-					f.Close()
-				}
-				return pipeline.Item{}, fmt.Errorf("%s: %w", display, err)
 			}
 			t.display, t.f, t.index = display, f, 0
 			t.sp = newTextSplitter(r, t.opt.Separator, maxDialogueBytes)
@@ -90,17 +85,15 @@ func (t *Text) Next() (pipeline.Item, error) {
 		if err == nil {
 			idx := t.index
 			t.index++
-			// The id hashes the name as given (cleaned): a base name alone
-			// would collide across folders of transcripts.
-			file := t.display
-			if file != "stdin" {
-				file = filepath.ToSlash(filepath.Clean(file))
-			}
+			file := sourceName(t.display)
+			fields := t.opt.Fields
 			return pipeline.Item{
 				Raw:  append([]byte(nil), text...),
 				Name: t.display, Line: line,
 				Decode: func(b []byte) (*record.Record, error) {
-					return decodeTranscript(string(b), file, idx), nil
+					rec := decodeTranscript(string(b), file, idx)
+					fields.apply(rec)
+					return rec, nil
 				},
 			}, nil
 		}
@@ -123,6 +116,37 @@ func (t *Text) Close() error {
 		return err
 	}
 	return nil
+}
+
+// openText opens a text input (openInput) and refuses the binary formats.
+func openText(name string, stdin io.Reader) (display string, r *bufio.Reader, c io.Closer, err error) {
+	display, r, c, err = openInput(name, stdin)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if err := notText(r); err != nil {
+		if c != nil {
+			c.Close()
+		}
+		return "", nil, nil, fmt.Errorf("%s: %w", display, err)
+	}
+	return display, r, c, nil
+}
+
+// sourceName is an input's name in ids and extra source_file: the name as
+// given, cleaned (a base name alone would collide across folders).
+func sourceName(display string) string {
+	if display == "stdin" {
+		return display
+	}
+	return filepath.ToSlash(filepath.Clean(display))
+}
+
+// notUTF8 is the error for a value that is not UTF-8, at the line of its
+// first invalid byte: JSON decoders would put U+FFFD in silently.
+func notUTF8(display string, line int64, raw []byte) error {
+	at := invalidAt(raw) - 1
+	return fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", display, line+int64(bytes.Count(raw[:at], []byte{'\n'})))
 }
 
 // notText refuses the binary formats ngcat reads without --from, so that
@@ -150,12 +174,13 @@ func decodeTranscript(text, file string, idx int64) *record.Record {
 // textSplitter cuts a transcript into the texts of its dialogues, line by
 // line, holding one dialogue at a time.
 type textSplitter struct {
-	r    *bufio.Reader
-	sep  string // SeparatorBlank, SeparatorNone or a separator line
-	max  int
-	line int64  // lines read so far
-	lb   []byte // the line being read
-	buf  []byte // the dialogue being gathered
+	r      *bufio.Reader
+	sep    string // SeparatorBlank, SeparatorNone or a separator line
+	max    int
+	line   int64  // lines read so far
+	lb     []byte // the line being read
+	buf    []byte // the dialogue being gathered
+	sawSep bool   // a separator line came after the last dialogue
 }
 
 func newTextSplitter(r *bufio.Reader, sep string, max int) *textSplitter {
@@ -164,8 +189,11 @@ func newTextSplitter(r *bufio.Reader, sep string, max int) *textSplitter {
 
 // Next returns the text of the next dialogue (lines joined by "\n", blank
 // lines around it removed; valid until the next call) and the line it
-// starts on; io.EOF at the end. Text that is not UTF-8 is an error at its
-// line: a transcript in another encoding must be converted first.
+// starts on; io.EOF at the end. Two separator lines with nothing but blank
+// lines between are an empty dialogue (an empty text, at the second
+// separator's line), so that dialogues are counted as the source counts
+// them. Text that is not UTF-8 is an error at its line: a transcript in
+// another encoding must be converted first.
 func (s *textSplitter) Next() ([]byte, int64, error) {
 	s.buf = s.buf[:0]
 	var start int64
@@ -186,10 +214,20 @@ func (s *textSplitter) Next() ([]byte, int64, error) {
 		trimmed := bytes.TrimSpace(ln)
 		blank := len(trimmed) == 0
 		switch {
-		case s.sep == SeparatorBlank && blank, s.sep != SeparatorBlank && s.sep != SeparatorNone && string(trimmed) == s.sep:
+		case s.sep == SeparatorBlank && blank:
 			if start > 0 {
 				return bytes.TrimRightFunc(s.buf, unicode.IsSpace), start, nil
 			}
+			continue
+		case s.sep != SeparatorBlank && s.sep != SeparatorNone && string(trimmed) == s.sep:
+			if start > 0 {
+				s.sawSep = true
+				return bytes.TrimRightFunc(s.buf, unicode.IsSpace), start, nil
+			}
+			if s.sawSep {
+				return s.buf[:0], s.line, nil // an empty dialogue
+			}
+			s.sawSep = true
 			continue
 		case start == 0 && blank:
 			continue // blank lines before a dialogue are not part of it

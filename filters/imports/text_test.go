@@ -147,7 +147,8 @@ func mustText(t *testing.T, names []string, opt TextOptions) *Text {
 
 // FuzzTextSplitter: every non-blank, non-separator line of valid UTF-8
 // input lands in exactly one dialogue, in order, and no dialogue holds a
-// separator or starts or ends blank.
+// separator or starts or ends blank (but for the empty dialogue between two
+// separator lines).
 func FuzzTextSplitter(f *testing.F) {
 	f.Add([]byte("A: hi\nB: yo\n\nC: x\n"), "")
 	f.Add([]byte("\ufeffA: hi\r\n---\r\nB: yo"), "---")
@@ -180,6 +181,30 @@ func FuzzTextSplitter(f *testing.F) {
 				want = append(want, l)
 			}
 		}
+		// two separator lines with only blank lines between: an empty dialogue
+		wantEmpty, prevSep := 0, false
+		if sep != SeparatorBlank && sep != SeparatorNone {
+			for _, l := range strings.Split(body, "\n") {
+				switch {
+				case isSep(l):
+					if prevSep {
+						wantEmpty++
+					}
+					prevSep = true
+				case strings.TrimSpace(l) != "":
+					prevSep = false
+				}
+			}
+		}
+		empty := 0
+		for _, text := range texts {
+			if text == "" {
+				empty++
+			}
+		}
+		if empty != wantEmpty {
+			t.Fatalf("%d empty dialogues, want %d", empty, wantEmpty)
+		}
 		var got []string
 		last := int64(0)
 		for i, text := range texts {
@@ -187,6 +212,9 @@ func FuzzTextSplitter(f *testing.F) {
 				t.Fatalf("dialogue %d starts at line %d, after %d", i, lines[i], last)
 			}
 			last = lines[i]
+			if text == "" && sep != SeparatorBlank && sep != SeparatorNone {
+				continue // an empty dialogue between two separators
+			}
 			ls := strings.Split(text, "\n")
 			if strings.TrimSpace(ls[0]) == "" || strings.TrimSpace(ls[len(ls)-1]) == "" && len(ls) > 1 {
 				t.Fatalf("dialogue %d starts or ends blank: %q", i, text)

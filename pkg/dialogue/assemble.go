@@ -10,6 +10,7 @@ import (
 
 // finish turns the filed lines into dialogues.
 func (p *parser) finish() Result {
+	p.resolveWeak()
 	p.splitMerged()
 	return p.assemble()
 }
@@ -818,6 +819,7 @@ func plainStable(t string) bool {
 	q.ends = endKinds(t)
 	q.line(t, false)
 	q.closeOpen()
+	q.resolveWeak() // a weak speaker line alone is no turn
 	if len(q.items) != 1 || q.items[0].k != kPlain || q.items[0].text != t {
 		return false
 	}
@@ -914,7 +916,10 @@ func (a *assembler) cuts() []int {
 		if maxLast >= k || k-lo < 3 || n-k < 3 || (!a.gap[k] && (k-lo < 4 || n-k < 4)) {
 			continue
 		}
-		if distinct(a.names[lo:k]) < 2 || distinct(a.names[k:]) < 2 {
+		if distinct(a.names[lo:k]) < 2 || distinct(a.names[k:]) < 2 || !repeats(a.names[lo:k]) || !repeats(a.names[k:]) {
+			// a dialogue is a conversation: someone on each side speaks
+			// twice; a scene whose speakers rotate (远亲1 ... 远亲22, each
+			// once or so) is one dialogue
 			continue
 		}
 		dis = append(dis, k)
@@ -957,4 +962,16 @@ func distinct(names []string) int {
 		}
 	}
 	return n
+}
+
+// repeats reports whether some name occurs twice.
+func repeats(names []string) bool {
+	for i, x := range names {
+		for _, y := range names[:i] {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -11,14 +11,26 @@
 //   - speaker names with spaces, dots, commas, '#' and roles
 //     ("Mrs. Thompson", "Customer #2", "Ben’s Sister, Rachel",
 //     "Sarah (VP of Operations)"), decorated or not ("**Mike:**",
-//     "\"Ms. Chen:\"");
+//     "\"Ms. Chen:\"", "- Mike:", "😀 Mike:"), bracketed ("[Sarah]: hi",
+//     "【小美】：你好", "[Sarah] hi"), numbered ("1. Sarah:", "2) Tom:", the
+//     number removed), or with a dash ("Sarah — hi");
+//   - names in any case and with numbers ("Family member", "Team member
+//     2", "C senior", "高管1"); where such a line could be prose ("The
+//     thing is: ..."), the dialogue as a whole decides (see resolveWeak):
+//     a name that recurs, stands next to another speaker's turn, or is
+//     named by the context (ParseContext: the situation) is a speaker;
+//   - zero-width spaces, BOMs at line starts, HTML entities (&amp;, &#39;,
+//     &nbsp;) and a whole line in quotes ("\"Sarah: Hi.\"");
+//   - prose labels in English, Chinese and Korean ("Note: ...", "规范：...",
+//     "상황: ...", NarrationLabels), read as narration;
 //   - narrative lines in (...), （...）, [...], 【...】, *...* or between
 //     dashes ("——第二天早上——") that belong to no speaker, also over
 //     several lines or without the closing bracket; "Scene:" lines;
 //   - a speaker alone on a line with the text on the next lines, and lines
 //     that continue the previous turn (letters, paragraphs);
 //   - end markers ([END], 【END】, (END), [끝], [结束], ...), separators (---,
-//     ——, ***), headers ("Dialogue:", "Dialogue 2:", "对话：", "대화:");
+//     ——, ***), headers ("Dialogue:", "Dialogue 2:", "Dialogues:", "A
+//     Dialogue:", "对话：", "대화:"; HeaderWords, HeaderLeads);
 //   - literal backslash-n instead of newlines and the other JSON-string
 //     escapes, the quotes of a JSON string around the whole text, a stray
 //     quote or brace after the end marker, a JSON object {"dialogue": ...}
@@ -59,9 +71,15 @@
 //     turns before Narration[i]; Render puts it back there.
 //   - A text holds several dialogues when a header names a new one
 //     ("Dialogue 2:") or where the turns can be cut into runs that share no
-//     speaker, each of at least three turns and two speakers, with a blank
-//     line, narration or a marker between them (four turns each when
-//     nothing stands between).
+//     speaker, each of at least three turns and two speakers, one of whom
+//     speaks twice, with a blank line, narration or a marker between them
+//     (four turns each when nothing stands between). A scene whose speakers
+//     rotate, each speaking once or so, stays one dialogue.
+//   - Every letter of every line ends in a turn, narration, Unplaced, or a
+//     piece removed on purpose (a marker, header, separator, list number,
+//     prose label, reasoning); the tests check it on the release, on
+//     generated dialogues and under fuzzing. Text must be UTF-8: importers
+//     refuse other text before it gets here.
 //   - On a line that holds several turns, a turn starts at a speaker name
 //     known from the line starts when it follows a sentence end (". ", "。",
 //     "? ", two spaces) and precedes a colon. When the whole dialogue is on

@@ -2,19 +2,29 @@ package dialogue
 
 import (
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse: Parse never panics, numbers turns 0..n-1, never returns an
-// empty speaker, keeps narration positions in range, and gives back the
-// first dialogue from its rendering.
+// empty speaker, keeps narration positions in range, accounts for every
+// line (each letter of the input is in a turn, narration, an unplaced line
+// or a piece removed on purpose: a marker, header, list number, reasoning),
+// and gives back the first dialogue from its rendering.
 func FuzzParse(f *testing.F) {
 	for _, c := range loadCases(f) {
 		f.Add(c.Input)
 	}
 	f.Add("A: hi B: hello")
+	f.Add("Family member: hi\nSecurity guard: yes\n[Sarah] ok\n[Tom] no\n1. Ann — x\n&amp; \ufeff\u200b")
 	f.Add("Mike (smiling): Hi\n(Later)\nSarah (VP): (quietly) ok\\n[END]")
 	f.Fuzz(func(t *testing.T, text string) {
-		res := Parse(text)
+		tr := &trace{}
+		res := parse(text, "", tr)
+		// letters are counted on valid UTF-8 only: taking a direction out
+		// from between the bytes of a broken rune can make a letter
+		if lost := checkAccounted(text, res, tr); lost != nil && utf8.ValidString(text) {
+			t.Fatalf("%q: lines not accounted for: %q", text, lost)
+		}
 		for _, d := range res.Dialogues {
 			for i, tn := range d.Turns {
 				if tn.Index != i {

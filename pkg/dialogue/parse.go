@@ -45,7 +45,11 @@ type parser struct {
 	openBlank bool
 
 	hadTurnLine bool
-	names       []string // scratch: speaker names
+	// weak speaker lines (see resolveWeak) and what each line is if not a turn
+	weak   []weakLine
+	noWeak bool
+	hint   string   // text that names the speakers (the situation), or ""
+	names  []string // scratch: speaker names
 	// ends: the kinds of end marker the text holds; lines are checked
 	// for those only
 	ends uint8
@@ -59,9 +63,9 @@ var parsers = sync.Pool{New: func() any { return new(parser) }}
 
 func getParser(tr *trace) *parser {
 	p := parsers.Get().(*parser)
-	items, names := p.items[:0], p.names[:0]
+	items, names, weak := p.items[:0], p.names[:0], p.weak[:0]
 	asm := p.asm
-	*p = parser{tr: tr, items: items, names: names, asm: asm}
+	*p = parser{tr: tr, items: items, names: names, asm: asm, weak: weak}
 	return p
 }
 
@@ -81,6 +85,8 @@ func putParser(p *parser) {
 	clear(p.asm.names[:cap(p.asm.names)])
 	clear(p.asm.tparen[:cap(p.asm.tparen)])
 	clear(p.names[:cap(p.names)])
+	clear(p.weak[:cap(p.weak)])
+	p.hint = ""
 	p.asm.p = nil
 	p.asm.turns = nil
 	p.asm.unpl = nil
@@ -91,11 +97,19 @@ func putParser(p *parser) {
 // Parse parses one text field into dialogues. It never fails: what it
 // cannot place is in Result.Unplaced.
 func Parse(text string) Result {
-	return parse(text, nil)
+	return parse(text, "", nil)
 }
 
-func parse(text string, tr *trace) Result {
-	res := parse1(text, tr)
+// ParseContext is Parse with context: text about the dialogue (its
+// situation or scenario) that may name its speakers. A line that could be a
+// speaker's or prose ("Security guard: ...") is a turn when the context
+// names that speaker.
+func ParseContext(text, context string) Result {
+	return parse(text, context, nil)
+}
+
+func parse(text, hint string, tr *trace) Result {
+	res := parse1(text, hint, tr)
 	for i := range res.Dialogues {
 		res.Dialogues[i] = stabilize(res.Dialogues[i])
 	}
@@ -119,7 +133,7 @@ func stabilize(d Dialogue) Dialogue {
 		return d
 	}
 	for range 4 {
-		q := parse1(Render(d), nil)
+		q := parse1(Render(d), "", nil)
 		if len(q.Dialogues) != 1 || len(q.Unplaced) != 0 {
 			return d
 		}
@@ -156,8 +170,9 @@ func narrAt(d Dialogue, i int) int {
 	return len(d.Turns)
 }
 
-func parse1(text string, tr *trace) Result {
+func parse1(text, hint string, tr *trace) Result {
 	p := getParser(tr)
+	p.hint = hint
 	defer putParser(p)
 	texts := p.prepare(text)
 	if len(texts) == 1 {
@@ -169,6 +184,7 @@ func parse1(text string, tr *trace) Result {
 	for _, t := range texts {
 		q := getParser(tr)
 		q.bits = bits
+		q.hint = hint
 		r := q.run(t)
 		res.Dialogues = append(res.Dialogues, r.Dialogues...)
 		res.Unplaced = append(res.Unplaced, r.Unplaced...)
@@ -198,6 +214,7 @@ func (p *parser) prepare(text string) []string {
 	if text == "" {
 		return []string{""}
 	}
+	text = trim(strings.TrimPrefix(p.normalize(text), bom))
 	text = p.stripReasoning(text)
 	if texts, ok := p.envelope(text); ok {
 		return texts
@@ -425,6 +442,9 @@ func (p *parser) run0(text string) {
 			line, text = text, ""
 		}
 		line = trim(line)
+		for strings.HasPrefix(line, bom) {
+			line = trim(line[len(bom):])
+		}
 		if line == "" {
 			blank = true
 			p.closeOpen()
@@ -570,7 +590,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		if p.header(num, line[:len(line)-len(rest)], blank); rest == "" {
 			return
 		}
-		line = rest
+		line, raw = rest, rest // the header is removed (and counted) already
 	}
 	if inner, ok := wholeBracket(line); ok {
 		if endWord(inner) {
@@ -597,7 +617,12 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		p.openBlank = blank
 		return
 	}
-	if sp, ok := parseSpeaker(line); ok {
+	if inner, ok := quotedLine(line); ok {
+		// "\"Sarah: Hi.\"" — a whole line in quotes
+		p.bits |= dJSON
+		line = inner
+	}
+	if sp, ok := parseSpeaker(line); ok && (sp.weak == 0 || !p.noWeak) {
 		if num, _, hdr := parseHeader(sp.name); hdr {
 			// "**Dialogue 2**:" — a header in markdown
 			p.bits |= sp.deco
@@ -616,7 +641,14 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 			}
 			return
 		}
+		if sp.weak != 0 {
+			p.addWeak(sp, line, raw, blank, narr)
+			return
+		}
 		p.bits |= sp.deco
+		if sp.lead != "" {
+			p.removed(sp.lead)
+		}
 		p.hadTurnLine = true
 		p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
 		return
@@ -636,3 +668,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 	}
 	p.add(item{k: kPlain, blank: blank, text: line, raw: raw})
 }
+
+// endMarkerTrace stands in the trace for the end markers removed from a
+// line (the test takes them from the input lines itself).
+const endMarkerTrace = "\x00end marker"

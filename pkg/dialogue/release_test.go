@@ -89,14 +89,21 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 		}
 	}
 	for _, u := range res.Unplaced {
+		// unplaced lines are kept verbatim, end markers included; the
+		// markers are taken from the input lines below
+		for _, mk := range endMarkers {
+			u = strings.ReplaceAll(u, mk, " ")
+		}
 		letters(u, pool, 1)
 	}
 	for _, r := range tr.removed {
-		if r != "END" { // end markers are taken from the lines below
-			letters(r, pool, 1)
+		if r != endMarkerTrace { // end markers are taken from the lines below
+			// reasoning is removed before escapes are undone: count
+			// its letters as the input's are counted
+			letters(unescapeAll(r), pool, 1)
 		}
 	}
-	norm := unescapeAll(text)
+	norm := unescapeAll(normalize(text))
 	for line := range strings.SplitSeq(norm, "\n") {
 		rest := line
 		for _, mk := range endMarkers {
@@ -136,7 +143,7 @@ func TestRelease(t *testing.T) {
 	var unplacedLines []string
 	for _, r := range recs {
 		tr := &trace{}
-		res := parse(r.text, tr)
+		res := parse(r.text, "", tr)
 		for _, d := range res.Defects {
 			defects[d]++
 		}
@@ -174,7 +181,7 @@ func TestRelease(t *testing.T) {
 		t.Logf("unplaced: %s", u)
 	}
 	// a handful at most: each one is a line a human could not place either
-	if unplaced > 40 {
+	if unplaced > 5 { // the figure before issue 13; keep it at least as good
 		t.Errorf("%d unplaced lines", unplaced)
 	}
 }
@@ -233,7 +240,7 @@ func BenchmarkParseRelease(b *testing.B) {
 func TestCheckAccounted(t *testing.T) {
 	text := "Mike: (smiling) Hi\\n(They sit.)\\nSarah: Hello\\n[END]"
 	tr := &trace{}
-	res := parse(text, tr)
+	res := parse(text, "", tr)
 	if lost := checkAccounted(text, res, tr); lost != nil {
 		t.Fatalf("good parse reported lost lines %q", lost)
 	}

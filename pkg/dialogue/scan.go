@@ -425,13 +425,13 @@ func removeEndMarkersK(s string, kinds uint8, bits *uint32, tr *trace) string {
 			s = strings.ReplaceAll(s, m, " ")
 		}
 	}
-	if s == "[END" {
-		s = ""
+	if trim(s) == "[END" {
+		s = "" // cut short, or left by removing a whole one ("[END[END]")
 	}
 	if s != orig {
 		*bits |= dEndMarker
 		if tr != nil {
-			tr.removed = append(tr.removed, "END")
+			tr.removed = append(tr.removed, endMarkerTrace)
 		}
 		s = trim(s)
 		if strings.Contains(s, "   ") {
@@ -611,9 +611,39 @@ func dashWrap(s string) (string, bool) {
 	return trim(s[i:j]), true
 }
 
-// headerWords name a dialogue in a header line ("Dialogue 2:").
-var headerWords = [...]string{"dialogue", "dialog", "conversation", "transcript", "script",
-	"对话", "對話", "对白", "對白", "대화", "대화문"}
+// HeaderWords name a dialogue in a header line ("Dialogue 2:",
+// "Dialogues:", "对话一：", "대화 1:"); matched in any case, and in the
+// plural for the Latin ones.
+var HeaderWords = []string{"dialogue", "dialog", "conversation", "transcript", "script",
+	"对话", "對話", "对白", "對白", "대화문", "대화"}
+
+// HeaderLeads may come before a header word ("A Dialogue:", "The
+// conversation:", "Sample dialogue:"); a header with one needs its colon.
+var HeaderLeads = []string{"a ", "an ", "the ", "sample ", "example ", "new ", "full ", "final ", "revised ",
+	"refined ", "generated ", "here is the ", "here's the ", "here is a ", "here's a ", "our ", "my ", "示例", "예시 "}
+
+// headerLeadsBy and headerWordsBy index HeaderLeads and HeaderWords by
+// their first byte, in lower case.
+var headerLeadsBy, headerWordsBy = func() (l, w [256][]string) {
+	for _, x := range HeaderLeads {
+		l[x[0]|0x20] = append(l[x[0]|0x20], x)
+	}
+	for _, x := range HeaderWords {
+		w[x[0]|0x20] = append(w[x[0]|0x20], x)
+	}
+	return l, w
+}()
+
+// hasPrefixFold is strings.HasPrefix, in any case for a Latin prefix.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	if prefix[0] >= 0x80 {
+		return s[:len(prefix)] == prefix
+	}
+	return strings.EqualFold(s[:len(prefix)], prefix)
+}
 
 // parseHeader reports whether s is a header such as "Dialogue:",
 // "Dialogue 2:", "对话一：", "대화 1:" and returns the dialogue number (0 if
@@ -622,14 +652,24 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 	if s == "" {
 		return 0, "", false
 	}
-	switch s[0] | 0x20 {
-	case 'd', 'c', 't', 's', 0xE5 | 0x20, 0xEB | 0x20:
-	default:
+	lead := 0
+	c0 := s[0] | 0x20
+	if len(headerLeadsBy[c0]) == 0 && len(headerWordsBy[c0]) == 0 {
+		return 0, "", false
+	}
+	for _, l := range headerLeadsBy[c0] {
+		// cheap tests first: parseHeader runs on every line
+		if len(s) > len(l) && s[len(l)-1] == l[len(l)-1] && hasPrefixFold(s, l) {
+			lead = len(l)
+			break
+		}
+	}
+	if lead == 0 && len(headerWordsBy[c0]) == 0 {
 		return 0, "", false
 	}
 	var hw string
-	for _, w := range headerWords {
-		if len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) {
+	for _, w := range headerWordsBy[s[lead]|0x20] {
+		if len(s)-lead >= len(w) && hasPrefixFold(s[lead:], w) {
 			hw = w
 			break
 		}
@@ -637,11 +677,14 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 	if hw == "" {
 		return 0, "", false
 	}
-	i := len(hw)
-	if hw[0] < 0x80 && i < len(s) && isLetterByte(s[i]) {
-		return 0, "", false // "Dialogues", "dialogue is"
+	i := lead + len(hw)
+	if hw[0] < 0x80 && i < len(s) && (s[i] == 's' || s[i] == 'S') && (i+1 == len(s) || !isLetterByte(s[i+1])) {
+		i++ // "Dialogues:"
 	}
-	for _, suf := range [...]string{"内容", "내용", " content", " text"} {
+	if hw[0] < 0x80 && i < len(s) && isLetterByte(s[i]) {
+		return 0, "", false // "dialogue is", "Scripture"
+	}
+	for _, suf := range [...]string{"内容", "내용", "如下", " content", " text"} {
 		if strings.HasPrefix(s[i:], suf) {
 			i += len(suf)
 		}
@@ -671,7 +714,7 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 		i++
 	} else if strings.HasPrefix(s[i:], "：") {
 		i += len("：")
-	} else if i < len(s) {
+	} else if i < len(s) || lead > 0 {
 		return 0, "", false
 	}
 	for i < len(s) && (s[i] == '*' || s[i] == '_') {
@@ -708,21 +751,43 @@ func isLetterByte(c byte) bool {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// narrLabels are "labels" whose lines are narration, not a speaker.
-var narrLabels = [...]string{"Scene", "Setting", "Narration", "Narrator", "Stage directions", "Stage direction",
-	"场景", "旁白", "背景", "장면", "상황", "배경", "해설", "지문"}
+// NarrationLabels are the labels of prose lines ("Scene: ...", "Note:
+// ...", "规范：...", "상황: ...") in English, Chinese and Korean: what
+// follows such a label is narration, never a turn, and the label is
+// removed. Matched whole and, for Latin ones, in any case. Read once, when
+// the package is initialised (as are HeaderWords and HeaderLeads).
+var NarrationLabels = []string{"Scene", "Setting", "Narration", "Narrator", "Stage directions", "Stage direction",
+	"Note", "Notes", "Context", "Situation", "Scenario", "Norm", "Social norm", "Background", "Location", "Place",
+	"Time", "Title", "Summary", "Description", "Characters", "Participants", "Cast", "Culture", "Category", "Setup",
+	"场景", "旁白", "背景", "规范", "社会规范", "情境", "情景", "注", "注意", "备注", "说明", "地点", "时间", "标题",
+	"人物", "角色", "文化", "类别", "场合",
+	"장면", "상황", "배경", "해설", "지문", "규범", "사회 규범", "설명", "참고", "장소", "시간", "제목", "등장인물", "메모", "문화"}
+
+// narrLatinByLen and narrOther index NarrationLabels (Latin ones by length
+// in bytes, matched in any case; the others whole): isNarrLabel runs on
+// every speaker line.
+var narrLatinByLen, narrOther = func() ([25][]string, map[string]bool) {
+	var byLen [25][]string
+	other := map[string]bool{}
+	for _, l := range NarrationLabels {
+		switch {
+		case l[0] >= 0x80:
+			other[l] = true
+		case len(l) < len(byLen):
+			byLen[len(l)] = append(byLen[len(l)], l)
+		}
+	}
+	return byLen, other
+}()
 
 func isNarrLabel(name string) bool {
-	for _, l := range narrLabels {
-		if len(name) != len(l) {
-			continue
-		}
-		if l[0] >= 0x80 {
-			if name == l {
-				return true
-			}
-			continue
-		}
+	if name == "" || len(name) >= len(narrLatinByLen) {
+		return false
+	}
+	if name[0] >= 0x80 {
+		return narrOther[name]
+	}
+	for _, l := range narrLatinByLen[len(name)] {
 		if name[0]|0x20 == l[0]|0x20 && strings.EqualFold(name, l) {
 			return true
 		}
@@ -964,7 +1029,17 @@ type spk struct {
 	hasParen bool
 	rest     string // after the colon, trimmed
 	deco     uint32 // markdown / quote decoration bits seen around the name
+	lead     string // a list number taken off before the name ("1. ", "2) ")
+	weak     uint8  // 0: a sure speaker; else the weak form, decided by the whole dialogue
 }
+
+// Weak speaker forms: lines that are a turn only when the dialogue as a
+// whole says so (see resolveWeak).
+const (
+	wLoose   uint8 = 1 + iota // "Family member: ...": lower-case words in the name
+	wBracket                  // "[Sarah] ...": a bracketed name and no colon
+	wDash                     // "Sarah — ...": a name and a dash
+)
 
 const maxNameBytes = 160
 
@@ -972,11 +1047,32 @@ const maxNameBytes = 160
 // "**Name:**" / "\"Name:\"" and splits it.
 func parseSpeaker(line string) (sp spk, ok bool) {
 	i := 0
+	marks := 0 // emphasis marks opened before the name and not closed before the colon
 	// leading decorations
 	for i < len(line) {
 		c := line[i]
+		if (c == '-' || c == '+' || c == '*') && i+1 < len(line) && line[i+1] == ' ' && i == 0 {
+			sp.deco |= dMarkdown
+			i += 2
+			continue
+		}
+		if c >= '0' && c <= '9' && sp.lead == "" {
+			// "1. Sarah:", "2) 小王：" — a list number, not part of the name
+			if n := listNumber(line[i:]); n > 0 {
+				sp.lead = line[i : i+n]
+				i += n
+				continue
+			}
+		}
+		if c >= 0xE2 {
+			if n := emojiRun(line[i:]); n > 0 {
+				i = trimSpaceFwd(line, i+n)
+				continue
+			}
+		}
 		if c == '*' || c == '_' {
 			sp.deco |= dMarkdown
+			marks++
 			i++
 			continue
 		}
@@ -986,11 +1082,6 @@ func parseSpeaker(line string) (sp spk, ok bool) {
 			continue
 		}
 		if c == '>' && i+1 < len(line) && line[i+1] == ' ' {
-			sp.deco |= dMarkdown
-			i += 2
-			continue
-		}
-		if (c == '-' || c == '+') && i+1 < len(line) && line[i+1] == ' ' && i == 0 {
 			sp.deco |= dMarkdown
 			i += 2
 			continue
@@ -1007,7 +1098,17 @@ func parseSpeaker(line string) (sp spk, ok bool) {
 		}
 		break
 	}
+	if i < len(line) && line[i] == '[' && sp.lead == "" {
+		// "[00:01:23] Sarah: hi" — a timestamp, not part of the name
+		if e := strings.IndexByte(line[i:], ']'); e > 0 && isTimestamp(line[i+1:i+e]) {
+			sp.lead = line[:i+e+1]
+			i = trimSpaceFwd(line, i+e+1)
+		}
+	}
 	start := i
+	if i < len(line) && (line[i] == '[' || strings.HasPrefix(line[i:], "【")) {
+		return bracketSpeaker(line, i, sp)
+	}
 	colon, cw := -1, 0
 scan:
 	for j := i; j < len(line) && j-start < maxNameBytes; {
@@ -1019,12 +1120,12 @@ scan:
 		case c == '(':
 			e := matchParen(line, j)
 			if e < 0 {
-				return sp, false
+				return dashSpeaker(line, start, j, sp)
 			}
 			j = e
 			continue
 		case c == '!' || c == '?' || c == ';' || c == '"' || c == '[' || c == ']' || c == '\\':
-			return sp, false
+			return dashSpeaker(line, start, j, sp)
 		case c == 0xEF && j+2 < len(line) && line[j+1] == 0xBC:
 			switch line[j+2] {
 			case 0x9A: // ：
@@ -1033,28 +1134,28 @@ scan:
 			case 0x88: // （
 				e := matchParen(line, j)
 				if e < 0 {
-					return sp, false
+					return dashSpeaker(line, start, j, sp)
 				}
 				j = e
 				continue
 			case 0x8C, 0x81, 0x9F, 0x9B: // ， ！ ？ ；
-				return sp, false
+				return dashSpeaker(line, start, j, sp)
 			}
 			j += 3
 			continue
 		case c == 0xE3 && j+2 < len(line) && line[j+1] == 0x80 && (line[j+2] == 0x82 || line[j+2] == 0x8C || line[j+2] == 0x90): // 。「【
-			return sp, false
+			return dashSpeaker(line, start, j, sp)
 		case c == 0xE2 && j+2 < len(line) && line[j+1] == 0x80 && (line[j+2] == 0xA6 || line[j+2] == 0x9D): // … ”
 			if line[j+2] == 0x9D && j+3 < len(line) && (line[j+3] == ':' || strings.HasPrefix(line[j+3:], "：")) {
 				j += 3 // “Name”:
 				continue
 			}
-			return sp, false
+			return dashSpeaker(line, start, j, sp)
 		}
 		j++
 	}
 	if colon < 0 {
-		return sp, false
+		return dashSpeaker(line, start, len(line), sp)
 	}
 	after := colon + cw
 	if cw == 1 && after < len(line) {
@@ -1069,6 +1170,7 @@ scan:
 		c := line[e-1]
 		if c == '*' || c == '_' {
 			sp.deco |= dMarkdown
+			marks--
 			e--
 			continue
 		}
@@ -1097,7 +1199,17 @@ scan:
 		}
 		ow := openAt(line, o)
 		paren := trim(line[o+ow : e-w])
-		base := line[start:max(start, trimSpaceBack(line, o))]
+		be := trimSpaceBack(line, o)
+		stars := false
+		for be > start && (line[be-1] == '*' || line[be-1] == '_') {
+			be-- // "**Sarah** (smiling):"
+			marks--
+			stars = true
+		}
+		base := line[start:max(start, be)]
+		if stars {
+			full = base + " " + line[o:e]
+		}
 		if base == "" {
 			// "（同学们一起）: 刘老师好" — the bracket is all there is
 			full, name = paren, paren
@@ -1111,14 +1223,18 @@ scan:
 		}
 	}
 	if !validName(name, false) {
-		return sp, false
+		if !looseName(name) {
+			return sp, false
+		}
+		sp.weak = wLoose
 	}
 	sp.full, sp.name = full, name
 	// decorations right after the colon: "**Mike:** hi", "\"Ms. Chen:\" 小钱"
 	for after < len(line) {
 		c := line[after]
-		if c == '*' || c == '_' {
+		if (c == '*' || c == '_') && marks > 0 {
 			sp.deco |= dMarkdown
+			marks--
 			after++
 			continue
 		}
@@ -1292,4 +1408,187 @@ func narrativeLine(s string) bool {
 		}
 	}
 	return false
+}
+
+// listNumber reports the width of a list number at the start of s ("1. ",
+// "12) ", "3、"), spaces after it included, or 0.
+func listNumber(s string) int {
+	i := 0
+	for i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i >= len(s) {
+		return 0
+	}
+	switch {
+	case s[i] == '.' || s[i] == ')':
+		i++
+	case strings.HasPrefix(s[i:], "、"):
+		i += len("、")
+	default:
+		return 0
+	}
+	j := trimSpaceFwd(s, i)
+	if j == i && s[i-1] != 0x81 || j == len(s) || s[j] >= '0' && s[j] <= '9' {
+		return 0 // "1.5", "3.14: ..." are no list numbers
+	}
+	return j
+}
+
+// emojiRun reports the width of the emoji (and their joiners and variation
+// selectors) at the start of s, or 0.
+func emojiRun(s string) int {
+	i := 0
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !(r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF || r == 0xFE0F || r == 0x200D || r >= 0x1F3FB && r <= 0x1F3FF) {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+// bracketSpeaker reads "[Sarah]: text", "【小美】：text" (a sure speaker) and
+// "[Sarah] text" (wBracket: a turn only if the dialogue says so); line[i]
+// opens the bracket.
+func bracketSpeaker(line string, i int, sp spk) (spk, bool) {
+	cls, ow := "]", 1
+	if line[i] != '[' {
+		cls, ow = "】", len("【")
+	}
+	e := strings.Index(line[i+ow:], cls)
+	if e < 0 {
+		return sp, false
+	}
+	e += i + ow
+	name := trim(line[i+ow : e])
+	after := trimSpaceFwd(line, e+len(cls))
+	if m := after + len(line[after:]) - len(strings.TrimLeft(line[after:], "*_")); m > after && colonAt(line, m) {
+		sp.deco |= dMarkdown // "[Sarah]**:**"
+		after = m
+	}
+	colon := colonAt(line, after) && !(line[after] == ':' && after+1 < len(line) && (line[after+1] >= '0' && line[after+1] <= '9' || line[after+1] == '/'))
+	if colon {
+		if line[after] == ':' {
+			after++
+		} else {
+			after += len("：")
+		}
+		if !validName(name, false) {
+			if !looseName(name) {
+				return sp, false
+			}
+			sp.weak = wLoose
+		}
+	} else {
+		if !validName(name, true) && !looseName(name) {
+			return sp, false
+		}
+		sp.weak = wBracket
+	}
+	if endWord(name) || isNarrLabel(name) {
+		return sp, false
+	}
+	sp.rest = trim(line[after:])
+	if sp.weak == wBracket && sp.rest == "" {
+		return sp, false
+	}
+	sp.full, sp.name = name, name
+	return sp, true
+}
+
+// dashes that may stand between a name and its text ("Sarah — Hi").
+var nameDashes = [...]string{" — ", " – ", " -- ", " - ", "——", " —", "—"}
+
+// dashSpeaker reads "Sarah — text" (wDash: a turn only if the dialogue says
+// so), the name starting at line[start] and the dash before line[lim].
+func dashSpeaker(line string, start, lim int, sp spk) (spk, bool) {
+	lim = min(lim, start+maxNameBytes/2)
+	best, bw := -1, 0
+	for _, d := range nameDashes {
+		if k := strings.Index(line[start:lim], d); k > 0 && (best < 0 || start+k < best) {
+			best, bw = start+k, len(d)
+		}
+	}
+	if best < 0 {
+		return sp, false
+	}
+	name := trim(line[start:best])
+	for len(name) > 0 && (name[len(name)-1] == '*' || name[len(name)-1] == '_') {
+		name = trim(name[:len(name)-1])
+		sp.deco |= dMarkdown
+	}
+	rest := trim(line[best+bw:])
+	if rest == "" || name == "" || isDashRune(firstRune(rest)) || !validName(name, true) && !looseName(name) {
+		return sp, false
+	}
+	sp.full, sp.name, sp.rest, sp.weak = name, name, rest, wDash
+	return sp, true
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// looseName reports whether name can be a speaker whose words are not all
+// capitalised ("Family member", "Team member 2", "C senior", "security
+// guard"): up to four words of letters and digits. Such a name is a weak
+// speaker: prose before a colon looks the same.
+func looseName(name string) bool {
+	if name == "" || len(name) > 60 || strings.ContainsAny(name, ",'’") {
+		return false
+	}
+	words, letters := 0, 0
+	for w := range strings.FieldsSeq(name) {
+		words++
+		for _, r := range w {
+			switch {
+			case unicode.IsLetter(r):
+				letters++
+			case unicode.IsDigit(r), r == '#', r == '.', r == '-':
+			default:
+				return false
+			}
+		}
+	}
+	first, _ := utf8.DecodeRuneInString(name)
+	return words >= 1 && words <= 4 && letters > 0 && (unicode.IsLetter(first) || unicode.IsDigit(first))
+}
+
+// proseWords start or fill sentences, not names: a weak name that holds
+// one is a speaker only when it recurs or the situation names it.
+var proseWords = [...]string{"the", "this", "that", "these", "those", "it", "is", "are", "was", "were", "be",
+	"i", "you", "he", "she", "we", "they", "me", "him", "us", "them", "my", "your", "our", "his", "their", "its",
+	"here", "there", "what", "why", "how", "when", "where", "who", "which", "so", "but", "and", "or", "if",
+	"then", "also", "just", "well", "now", "to", "in", "on", "at", "for", "with", "as", "by", "from", "not",
+	"no", "yes", "do", "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "let",
+	"note", "remember", "please", "said", "says", "asked", "replied", "answer", "example", "question", "reason", "point"}
+
+func hasProseWord(name string) bool {
+	for w := range strings.FieldsSeq(name) {
+		if len(w) > 8 {
+			continue
+		}
+		for _, p := range proseWords {
+			if len(w) == len(p) && strings.EqualFold(w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isTimestamp reports whether s is a time such as "00:01:23" or "1:02.5".
+func isTimestamp(s string) bool {
+	if len(s) < 3 || len(s) > 12 || strings.IndexByte(s, ':') < 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ':' && c != '.' && c != ',' {
+			return false
+		}
+	}
+	return true
 }

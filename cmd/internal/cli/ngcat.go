@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/export"
@@ -39,7 +43,27 @@ the ids.
 
 --from text imports plain "Name: text" transcripts: dialogues separated by blank
 lines (--separator blank, the default), by a line of exactly SEP (--separator SEP),
-or one per file (--separator none); each is parsed as for --from normgenesis.
+or one per file (--separator none); each is parsed as for --from normgenesis. Two
+separator lines with nothing between are an empty dialogue (empty_dialogue), so
+that source_index counts the file's dialogues.
+
+--from csv (and tsv, or a .tsv file) reads one dialogue per row: the transcript in
+the column --text-column COLUMN, parsed as for --from text; --column FIELD=COLUMN
+fills culture, lang, category, norm, norm_id, dialogue_type, scenario or situation
+from a column; every other column goes to extra under its header name.
+
+--from messages reads chat datasets: JSONL (or a JSON array) of {"messages":
+[{role, content}]} (OpenAI fine-tuning files, Hugging Face chat sets) or ShareGPT's
+{"conversations": [{from, value}]}, one dialogue per object, the roles as speakers,
+the system message in extra "system".
+
+Lines a parser cannot place are never dropped: they are kept verbatim in
+checks.unplaced with the defect unplaced_lines. A text that holds several dialogues
+keeps all their turns, in order, with the defect multiple_dialogues;
+--split-dialogues writes each as its own record instead (ids from the source id
+and the block index, extra "source_block"). --culture, --type, --lang, --category
+and --norm set those fields on every imported record (lang defaults to the
+culture's language for american, chinese and korean), so ngstats can check them.
 
 --to prosocial writes the dialogues as ProsocialDialog rows (context, response, rots,
 safety_label, safety_annotations, safety_annotation_reasons, source, etc, dialogue_id,
@@ -47,6 +71,16 @@ response_id, episode_done), one per pair of turns (0-1, 2-3, ...; a last turn wi
 a reply gets an empty response), labelled by the context turn's safety label, rules-
 of-thumb, votes and explanation (nglabel --tasks safety), so they can be mixed with
 ProsocialDialog for training. It is the inverse of --from prosocial.
+
+--to messages writes OpenAI chat fine-tuning examples ({"messages": [{role,
+content}]}): one per dialogue, or one per assistant turn with --per-turn (the
+dialogue up to that turn). --assistant says who is the assistant: first (the first
+turn's speaker), second (the first other speaker), a speaker's NAME, or auto (the
+default: a speaker named "assistant", else second); everyone else is the user. A
+system message comes from --system-template FILE (Go text/template over the record:
+{{.Norm}}, {{.Situation}}, {{.Culture}}, ...) or, without it, from a messages
+import's own system message. A dialogue where the assistant never speaks makes no
+example. It is the inverse of --from messages.
 
 --sample N keeps N records picked by a seeded hash of their ids (the same records
 whatever the input order), --split assigns each id to a split deterministically:
@@ -68,6 +102,9 @@ ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parque
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
 ngcat --from prosocial train-00000-of-00001.parquet validation-00000-of-00001.parquet -o prosocial.parquet
 ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
+ngcat --from csv --text-column Dialogue --culture american --type violation data.csv | ngstats
+ngcat --from messages chat.jsonl --culture korean -o chat.parquet
+ngcat corpus.jsonl --to messages --assistant second --system-template system.tmpl -o train.jsonl
 ngcat labelled.jsonl --to prosocial -o prosocial-rows.parquet
 ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
@@ -78,16 +115,25 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT)")
 	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
-	culture := fs.String("culture", "", "with --from normgenesis: the `CULTURE` of the input (default: from the file name)")
-	typ := fs.String("type", "", "with --from normgenesis: the dialogue `TYPE`, adherence, violation or v2r (default: from the file name)")
+	culture := fs.String("culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
+	typ := fs.String("type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
+	lang := fs.String("lang", "", "with --from: the `LANG` (BCP-47) of every record (default: the culture's language when known)")
+	category := fs.String("category", "", "with --from: the norm `CATEGORY` of every record")
+	norm := fs.String("norm", "", "with --from: the `NORM` of every record")
+	textColumn := fs.String("text-column", "", "with --from csv or tsv: the `COLUMN` that holds the dialogue text")
+	columns := fs.StringArray("column", nil, "with --from csv or tsv: fill a record field from a column, `FIELD=COLUMN` (culture, lang, category, norm, norm_id, dialogue_type, scenario, situation; repeatable)")
+	splitDialogues := fs.Bool("split-dialogues", false, "with --from text, csv, tsv or normgenesis: write each dialogue of a text that holds several as its own record")
+	perTurn := fs.Bool("per-turn", false, "with --to messages: one example per assistant turn instead of one per dialogue")
+	assistant := fs.String("assistant", export.AssistantAuto, "with --to messages: who is the assistant: first, second, auto or a speaker's `NAME`")
+	systemTemplate := fs.String("system-template", "", "with --to messages: make the system message from `FILE`, a Go template over the record ({{.Norm}}, {{.Situation}}, ...)")
 	head := fs.Int("head", 0, "stop after `N` records")
 	sample := fs.Int("sample", 0, "keep `N` records chosen by a seeded hash of their ids, in input order")
 	seed := fs.Int64("seed", 1, "`SEED` of --sample")
 	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
-	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns)")
+	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
 	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
@@ -104,12 +150,18 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
 		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
-	case *to != "" && *to != "prosocial":
-		return p.Usagef(env, "--to %q: want prosocial", *to)
+	case *to != "" && *to != "prosocial" && *to != "messages":
+		return p.Usagef(env, "--to %q: want prosocial or messages", *to)
+	case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
+		return p.Usagef(env, "--per-turn, --assistant and --system-template go with --to messages")
 	case *to != "" && (*explode != "" || *hfDir != ""):
 		return p.Usagef(env, "--to goes with neither --explode nor --hf")
-	case (*culture != "" || *typ != "") && *from != "normgenesis":
-		return p.Usagef(env, "--culture and --type go with --from normgenesis")
+	case (*culture != "" || *typ != "" || *lang != "" || *category != "" || *norm != "") && *from == "":
+		return p.Usagef(env, "--culture, --type, --lang, --category and --norm go with --from")
+	case (*textColumn != "" || len(*columns) > 0) && *from != "csv" && *from != "tsv":
+		return p.Usagef(env, "--text-column and --column go with --from csv or tsv")
+	case *splitDialogues && *from != "text" && *from != "csv" && *from != "tsv" && *from != "normgenesis":
+		return p.Usagef(env, "--split-dialogues goes with --from text, csv, tsv or normgenesis")
 	case fs.Changed("separator") && *from != "text":
 		return p.Usagef(env, "--separator goes with --from text")
 	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
@@ -130,25 +182,67 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	if err != nil {
 		return p.Usagef(env, "%v", err)
 	}
+	fields := imports.Fields{Culture: *culture, Type: *typ, Lang: *lang, Category: *category, Norm: *norm}
+	if err := fields.Check(); err != nil {
+		return p.Usagef(env, "%v", err)
+	}
 	spec := pipeline.RunSpec{Inputs: args}
 	switch *from {
 	case "":
 	case "normgenesis":
-		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Culture: *culture, Type: *typ, Stdin: env.Stdin})
+		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Fields: fields, Stdin: env.Stdin})
 		if err != nil {
 			return p.Usagef(env, "%v", err)
 		}
 		spec.Source = src
 	case "prosocial":
-		spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Stdin: env.Stdin})
+		spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Fields: fields, Stdin: env.Stdin})
 	case "text":
-		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Stdin: env.Stdin})
+		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Fields: fields, Stdin: env.Stdin})
 		if err != nil {
 			return p.Usagef(env, "%v", err)
 		}
 		spec.Source = src
+	case "csv", "tsv":
+		opt := imports.CSVOptions{TextColumn: *textColumn, Columns: map[string]string{}, TSV: *from == "tsv", Fields: fields, Stdin: env.Stdin}
+		for _, c := range *columns {
+			f, col, ok := strings.Cut(c, "=")
+			if !ok || f == "" || col == "" {
+				return p.Usagef(env, "--column %q: want FIELD=COLUMN", c)
+			}
+			opt.Columns[strings.TrimSpace(f)] = col
+		}
+		src, err := imports.NewCSV(args, opt)
+		if err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+		spec.Source = src
+	case "messages":
+		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
 	default:
-		return p.Usagef(env, "--from %q: want normgenesis, prosocial or text", *from)
+		return p.Usagef(env, "--from %q: want normgenesis, prosocial, text, csv, tsv or messages", *from)
+	}
+	if *splitDialogues {
+		spec.Stage = imports.SplitDialogues
+	}
+	var msgOpt export.MessagesOptions
+	if *to == "messages" {
+		msgOpt = export.MessagesOptions{PerTurn: *perTurn, Assistant: *assistant}
+		if *systemTemplate != "" {
+			b, err := os.ReadFile(*systemTemplate)
+			if err != nil {
+				return p.Usagef(env, "--system-template: %v", err)
+			}
+			if msgOpt.System, err = export.ParseSystemTemplate(*systemTemplate, string(b)); err != nil {
+				return p.Usagef(env, "%v", err)
+			}
+		}
+	}
+	var warnOnce sync.Once
+	templateFailed := func(rec *record.Record, err error) {
+		warnOnce.Do(func() {
+			fmt.Fprintf(env.Stderr, "ngcat: %s: %v (no example written; further failures not shown)\n", rec.ID, err)
+		})
 	}
 
 	// One output file (or stdout) as records or exploded turns.
@@ -163,6 +257,9 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		if *to == "prosocial" {
 			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
 		}
+		if *to == "messages" {
+			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Messages(msgOpt, templateFailed))
+		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
 	// The card's statistics: records are audited on the workers, except
@@ -170,7 +267,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	// copies left by the stage would pile up).
 	summary := stats.NewCardSummary()
 	if *hfDir != "" && *sample == 0 {
-		spec.Stage = summary.Stage()
+		spec.Stage = chain(spec.Stage, summary.Stage())
 	}
 	spec.Sink = func() (pipeline.Sink, error) {
 		var sink pipeline.Sink
@@ -219,4 +316,26 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "-o %q has {split} but no --split was given", iof.Output)
 	}
 	return iof.Execute(env, p.Name, spec)
+}
+
+// chain runs stage a, then b on each of its records (a nil stage is none).
+func chain(a, b pipeline.Stage) pipeline.Stage {
+	if a == nil {
+		return b
+	}
+	return pipeline.StageFunc{StageName: a.Name() + "+" + b.Name(), Fn: func(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+		recs, err := a.Process(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		var out []*record.Record
+		for _, r := range recs {
+			more, err := b.Process(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+		return out, nil
+	}}
 }

@@ -157,9 +157,17 @@ func TestNgcatImportsUsage(t *testing.T) {
 	}{
 		{[]string{"--separator", "---", "x.jsonl"}, "--separator goes with --from text"},
 		{[]string{"--from", "prosocial", "--separator", "---"}, "--separator goes with --from text"},
-		{[]string{"--from", "text", "--culture", "korean"}, "--culture and --type go with --from normgenesis"},
+		{[]string{"--culture", "korean", "x.jsonl"}, "--culture, --type, --lang, --category and --norm go with --from"},
+		{[]string{"--from", "text", "--type", "chat"}, `--type "chat": want adherence, violation or v2r`},
 		{[]string{"--from", "text", "--separator", "a\nb"}, "cannot hold a line break"},
-		{[]string{"--from", "csv"}, "want normgenesis, prosocial or text"},
+		{[]string{"--from", "xml"}, "want normgenesis, prosocial, text, csv, tsv or messages"},
+		{[]string{"--from", "csv"}, "--from csv needs --text-column COLUMN"},
+		{[]string{"--from", "csv", "--text-column", "d", "--column", "speaker=x"}, "speaker is no field a column can fill"},
+		{[]string{"--from", "csv", "--text-column", "d", "--column", "culture"}, `--column "culture": want FIELD=COLUMN`},
+		{[]string{"--from", "text", "--text-column", "d"}, "--text-column and --column go with --from csv or tsv"},
+		{[]string{"--from", "prosocial", "--split-dialogues"}, "--split-dialogues goes with --from text"},
+		{[]string{"--per-turn", "x.jsonl"}, "--per-turn, --assistant and --system-template go with --to messages"},
+		{[]string{"--to", "messages", "--system-template", "/nonexistent/t.tmpl", "x.jsonl"}, "--system-template: open /nonexistent/t.tmpl"},
 	} {
 		code, _, stderr := run(t, Ngcat, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -1,0 +1,184 @@
+package dialogue
+
+import "strings"
+
+// weakLine is a line that reads as a turn in a weak form (wLoose, wBracket,
+// wDash) and the items it files as when it is not a turn.
+type weakLine struct {
+	item int    // index of its kTurn item
+	alt  []item // the line filed without weak forms
+	bits uint32 // defect bits of alt
+}
+
+// addWeak files a weak speaker line: a kTurn item for now, and what the
+// line would be otherwise, for resolveWeak to choose from.
+func (p *parser) addWeak(sp spk, line, raw string, blank, narr bool) {
+	n, bits, had := len(p.items), p.bits, p.hadTurnLine
+	p.noWeak = true
+	p.classify(line, raw, blank, narr)
+	p.noWeak = false
+	alt := append([]item(nil), p.items[n:]...)
+	w := weakLine{item: n, alt: alt, bits: p.bits &^ bits}
+	p.items, p.bits, p.hadTurnLine = p.items[:n], bits, had
+	p.weak = append(p.weak, w)
+	p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
+}
+
+// resolveWeak decides the weak speaker lines by the dialogue as a whole.
+// A weak line is a turn:
+//   - "Family member: ..." (lower-case words): when its name recurs at the
+//     start of another line, when the context (the situation) names it,
+//     or when a turn of another
+//     speaker stands before or after it (up to four lines away),
+//     or the line is all the text holds, and the name holds no word of
+//     prose ("The answer is: ...");
+//   - "[Sarah] ..." and "Sarah — ...": when at least two lines of the text
+//     have that form, with two names or more, and either a name recurs or
+//     the text has no other turns (or the context names the speaker); never
+//     right after a speaker alone on a line (that is the speaker's text).
+//
+// The others are filed as they would be without weak forms (continuation,
+// narration, unplaced).
+func (p *parser) resolveWeak() {
+	if len(p.weak) == 0 {
+		return
+	}
+	count := func(name string) int {
+		n := 0
+		for i := range p.items {
+			if p.items[i].k == kTurn && p.items[i].sp.name == name {
+				n++
+			}
+		}
+		return n
+	}
+	sure := 0
+	for i := range p.items {
+		if p.items[i].k == kTurn && p.items[i].sp.weak == 0 {
+			sure++
+		}
+	}
+	type form struct {
+		lines, names int
+		recurs       bool
+		first        string
+	}
+	var forms [wDash + 1]form
+	for _, w := range p.weak {
+		sp := &p.items[w.item].sp
+		f := &forms[sp.weak]
+		f.lines++
+		if f.first == "" {
+			f.first, f.names = sp.name, 1
+		} else if f.names == 1 && sp.name != f.first {
+			f.names = 2
+		}
+		if count(sp.name) >= 2 {
+			f.recurs = true
+		}
+	}
+	// turnNear: the nearest turn before (step -1) or after (+1), at most
+	// four lines away (narration, markers and the lines of a turn's text
+	// between), is another speaker's
+	turnNear := func(i, step int, name string) bool {
+		for n := 0; n < 4; n++ {
+			if i += step; i < 0 || i >= len(p.items) {
+				return false
+			}
+			if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.weak <= wLoose {
+				return sp.name != name
+			}
+		}
+		return false
+	}
+	// a text that is one weak "Name: text" turn (its text on the lines
+	// after it included) and nothing else is a turn
+	lone := len(p.weak) == 1 && sure == 0
+	for i := range p.items[:min(p.weak[0].item, len(p.items))] {
+		if k := p.items[i].k; k != kMark && k != kNarr {
+			lone = false
+		}
+	}
+	keep := make([]bool, len(p.weak))
+	rejected := 0
+	for k, w := range p.weak {
+		sp := &p.items[w.item].sp
+		var ok bool
+		switch {
+		case sp.weak != wLoose && w.item > 0 && p.items[w.item-1].k == kTurn && p.items[w.item-1].sp.rest == "" && !p.items[w.item].blank:
+			// "[Smiling] ..." or "Sure — ..." after a speaker alone on a
+			// line is that speaker's text
+		case sp.weak == wLoose:
+			ok = count(sp.name) >= 2 || p.named(sp.name) ||
+				(lone || turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
+		default:
+			// "[Sarah] ..." and "Sarah — ...": a form the text keeps to
+			f := forms[sp.weak]
+			ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0) || p.named(sp.name) && f.lines >= 2
+		}
+		keep[k] = ok
+		if !ok {
+			rejected++
+		}
+	}
+	for k, w := range p.weak {
+		if keep[k] {
+			it := &p.items[w.item]
+			p.bits |= it.sp.deco
+			if it.sp.lead != "" {
+				p.removed(it.sp.lead)
+			}
+			p.hadTurnLine = true
+		}
+	}
+	if rejected == 0 {
+		return
+	}
+	out := make([]item, 0, len(p.items)+rejected)
+	next := 0
+	for k, w := range p.weak {
+		out = append(out, p.items[next:w.item]...)
+		next = w.item + 1
+		if keep[k] {
+			out = append(out, p.items[w.item])
+			continue
+		}
+		p.bits |= w.bits
+		out = append(out, w.alt...)
+	}
+	p.items = append(out, p.items[next:]...)
+}
+
+// named reports whether the context names a speaker (as a word or words
+// of its own, any case).
+func (p *parser) named(name string) bool {
+	if p.hint == "" || len(name) < 2 {
+		return false
+	}
+	h := p.hint
+	if !isASCII(name) {
+		return strings.Contains(h, name)
+	}
+	lh, ln := strings.ToLower(h), strings.ToLower(name)
+	for from := 0; ; {
+		i := strings.Index(lh[from:], ln)
+		if i < 0 {
+			return false
+		}
+		i += from
+		e := i + len(ln)
+		if (i == 0 || !isASCIIWord(lh[i-1])) && (e == len(lh) || !isASCIIWord(lh[e])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
