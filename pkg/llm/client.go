@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -499,14 +498,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// redact removes the API key from a message (a server may echo it).
-func (c *Client) redact(s string) string {
-	if k := c.cfg.APIKey.reveal(); len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[redacted]")
-	}
-	return s
 }
 
 // redactURL drops the user info and query of a URL, where keys hide.

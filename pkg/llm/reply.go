@@ -79,7 +79,7 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
 		}
 		if status == 0 {
-			return nil, &failure{kind: "connection", reason: "connection failed: " + c.redact(err.Error()), retry: true}
+			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
 		}
 		return nil, c.httpFailure(status, msg, header)
 	}
@@ -99,10 +99,7 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 func (c *Client) httpFailure(status int, msg string, h http.Header) *failure {
 	reason := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	if msg = strings.TrimSpace(msg); msg != "" {
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		reason += ": " + c.redact(msg)
+		reason += ": " + cut(c.cfg.APIKey.redact(msg), 300)
 	}
 	f := &failure{kind: strconv.Itoa(status), reason: reason, after: retryAfter(h)}
 	switch {

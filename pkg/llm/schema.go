@@ -82,9 +82,7 @@ func (s *schema) validate(b []byte) error {
 				msg = strings.Join(causes, "; ")
 			}
 		}
-		if len(msg) > 500 {
-			msg = msg[:500] + "..."
-		}
+		msg = cut(msg, 500)
 		return fmt.Errorf("does not match schema %s: %s", s.name, msg)
 	}
 	return nil
