@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sync"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -78,8 +78,10 @@ type Client struct {
 	usage    usage
 	start    time.Time
 	deadline time.Time
+	// format is the rung of the response-format ladder in use (auto
+	// steps down from json_schema to json_object to prompt), for every
+	// call of the run.
 	format   atomic.Int32
-	fellBack sync.Once
 	deferred atomic.Int64
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
@@ -339,6 +341,10 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				gen.Retries = retries + reasks
 				return resp, nil
 			}
+			if f.notJSON && mode == formatJSONObject && c.auto() {
+				// llama-server takes json_object and does not enforce it.
+				c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
+			}
 			if f.reask && reasks < c.cfg.MaxReasks {
 				reasks++
 				st.fault(f.kind)
@@ -350,26 +356,29 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 					User("Your reply was not valid: "+f.reason+". "+again))
 				continue
 			}
-			if f.reask && !f.retry {
-				st.fault(f.kind)
-				return nil, fmt.Errorf("invalid reply after %d re-asks: %s", reasks, f.reason)
-			}
 		} else {
 			c.tpm.adjust(-est) // not served: nothing was spent
 		}
-		if f.rejectedFormat && mode == formatJSONSchema && (c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto") {
-			c.fallBack()
+		if f.badFormat && c.auto() && mode < formatPrompt {
+			st.fault(f.kind)
+			c.stepDown(mode, f.reason)
 			continue
 		}
 		st.fault(f.kind)
+		if f.badFormat {
+			return nil, fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
+		}
 		if !f.retry {
 			return nil, errors.New(f.reason)
 		}
 		if retries >= c.cfg.MaxRetries {
-			return nil, fmt.Errorf("gave up after %d attempts: %s", retries+reasks+1, f.reason)
+			return nil, fmt.Errorf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason)
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
+		if f.reask {
+			continue // a bad reply, not a busy server: no need to wait
+		}
 		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
 			return nil, stopped()
 		}
@@ -386,15 +395,24 @@ func (s *CallStats) fault(kind string) {
 // mode is the response format in use.
 func (c *Client) mode() int { return int(c.format.Load()) }
 
-// fallBack switches auto mode to asking for JSON in the prompt, once,
-// after the server rejected response_format json_schema.
-func (c *Client) fallBack() {
-	c.fellBack.Do(func() {
-		c.format.Store(formatPrompt)
-		if c.cfg.Stderr != nil {
-			fmt.Fprintf(c.cfg.Stderr, "%s: the server rejected response_format json_schema; asking for JSON in the prompt instead (--response-format prompt)\n", c.cfg.Stage)
-		}
-	})
+var formatNames = [...]string{formatJSONSchema: "json_schema", formatJSONObject: "json_object", formatPrompt: "prompt"}
+
+// auto reports whether the response format is chosen by the ladder.
+func (c *Client) auto() bool { return c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto" }
+
+// stepDown moves auto mode from rung mode to the next one, for the rest
+// of the run, and says so on stderr once per step: of the calls that
+// failed at the same rung at once, only one moves it.
+func (c *Client) stepDown(mode int, why string) {
+	if !c.format.CompareAndSwap(int32(mode), int32(mode+1)) || c.cfg.Stderr == nil {
+		return
+	}
+	next := "response_format json_object, with the schema in the prompt"
+	if mode+1 == formatPrompt {
+		next = "no response_format: the schema is in the prompt and replies are validated"
+	}
+	fmt.Fprintf(c.cfg.Stderr, "%s: %s cannot use response_format %s (%s); from now on: %s (choose with --response-format)\n",
+		c.cfg.Stage, redactURL(c.cfg.BaseURL), formatNames[mode], cut(why, 200), next)
 }
 
 // withFormat adds the JSON instruction to the system message when the
@@ -508,4 +526,12 @@ func redactURL(s string) string {
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
+}
+
+// plural is "1 attempt", "2 attempts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -86,8 +86,14 @@ type Rule struct {
 	// Content is the reply; FinishReason defaults to "stop".
 	Content      string `json:"content"`
 	FinishReason string `json:"finish_reason,omitempty"`
-	// Status, when not 0 or 200, answers with that HTTP error instead.
-	Status int `json:"status,omitempty"`
+	// Status, when not 0 or 200, answers with that HTTP error instead,
+	// with Message as the error message (default "scripted error").
+	Status  int    `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Format, when set, limits the rule to requests whose response_format
+	// type is Format (json_schema, json_object; "none" for no
+	// response_format), to script what a server does with each.
+	Format string `json:"format,omitempty"`
 }
 
 // Message is a chat message as received.
@@ -377,7 +383,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	}
 	content, finish, status := s.reply(req)
 	if status != 0 && status != http.StatusOK {
-		writeError(w, status, "scripted error", nil)
+		if content == "" {
+			content = "scripted error"
+		}
+		writeError(w, status, content, nil)
 		return status
 	}
 	switch fault {
@@ -401,11 +410,18 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 // reply is the scripted or default reply.
 func (s *Server) reply(req *ChatRequest) (content, finish string, status int) {
 	last := req.LastUser()
+	format := "none"
+	if req.ResponseFormat != nil {
+		format = req.ResponseFormat.Type
+	}
 	for _, rule := range s.opt.Rules {
-		if strings.Contains(last, rule.Contains) {
+		if strings.Contains(last, rule.Contains) && (rule.Format == "" || rule.Format == format) {
 			finish = rule.FinishReason
 			if finish == "" {
 				finish = "stop"
+			}
+			if rule.Status != 0 && rule.Status != http.StatusOK {
+				return rule.Message, finish, rule.Status
 			}
 			return rule.Content, finish, rule.Status
 		}
