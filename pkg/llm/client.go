@@ -293,8 +293,8 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		defer cancel()
 	}
 	stopped := func() error {
-		if err := parent.Err(); err != nil {
-			return fmt.Errorf("not answered: %w", err)
+		if parent.Err() != nil {
+			return fmt.Errorf("not answered: %w", context.Cause(parent))
 		}
 		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
 	}
