@@ -53,12 +53,12 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 		return p.Usagef(env, "%v", err)
 	}
 	cfg.Stage, cfg.Stderr, cfg.Quiet = p.Name, env.Stderr, p.IO.Quiet
-	if !p.Flags.Changed("workers") {
-		p.IO.Workers = cfg.Workers()
-	}
 	client, err := New(cfg)
 	if err != nil {
 		return p.Usagef(env, "%v", err)
+	}
+	if !p.Flags.Changed("workers") {
+		p.IO.Workers = client.Workers()
 	}
 	stage, err := build(client)
 	if err != nil {

@@ -72,10 +72,10 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			return nil, &failure{kind: "timeout", reason: fmt.Sprintf("no reply within --timeout %s", c.cfg.Timeout), retry: true}
 		}
 		var apiErr *openai.Error
-		status, msg := 0, ""
+		status, msg, raw := 0, "", ""
 		var header http.Header
 		if errors.As(err, &apiErr) {
-			status, msg = apiErr.StatusCode, apiErr.Message
+			status, msg, raw = apiErr.StatusCode, apiErr.Message, apiErr.RawJSON()
 			if apiErr.Response != nil {
 				header = apiErr.Response.Header
 			}
@@ -85,7 +85,11 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 		if status == 0 {
 			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
 		}
-		return nil, c.httpFailure(status, msg, header)
+		f := c.httpFailure(status, msg, header)
+		if status == http.StatusBadRequest {
+			c.overContext(f, raw)
+		}
+		return nil, f
 	}
 	comp, derr := decodeCompletion(raw)
 	if derr != nil {
@@ -118,6 +122,24 @@ func (c *Client) httpFailure(status int, msg string, h http.Header) *failure {
 		f.kind = "5xx"
 	}
 	return f
+}
+
+// overContext explains llama-server's 400 for a prompt longer than a
+// slot's context ({"type": "exceed_context_size_error", "n_prompt_tokens":
+// N, "n_ctx": M}), and remembers the context for truncated.
+func (c *Client) overContext(f *failure, raw string) {
+	var e struct {
+		Type    string `json:"type"`
+		NPrompt int    `json:"n_prompt_tokens"`
+		NCtx    int    `json:"n_ctx"`
+	}
+	if json.Unmarshal([]byte(raw), &e) != nil || e.NCtx <= 0 {
+		return
+	}
+	c.ctxSize.Store(int64(e.NCtx))
+	f.kind = "context"
+	f.reason = fmt.Sprintf("the prompt (%d tokens) is longer than the server's context of %d tokens (llama-server: each slot gets -c divided by --parallel): %s",
+		e.NPrompt, e.NCtx, f.reason)
 }
 
 // formatFailure tells the errors that say the server cannot use the

@@ -77,6 +77,16 @@ type Options struct {
 	RejectJSONSchema bool
 	// NoRecord keeps no requests (long benchmarks).
 	NoRecord bool
+	// Model, when set, is the model name the replies carry (default: the
+	// one requested), as a server that serves one model under any name.
+	Model string
+	// Slots, when set, is served at GET /props as llama-server does
+	// ({"total_slots": Slots, "default_generation_settings": {"n_ctx":
+	// Context}}).
+	Slots int
+	// Context, when set, cuts every prompt to Context tokens without a
+	// word, as Ollama does: prompt_tokens is then Context.
+	Context int
 }
 
 // Rule is a scripted reply.
@@ -246,6 +256,11 @@ func (s *Server) Count() int {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/props" && s.opt.Slots > 0 {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.opt.Slots, s.opt.Context)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 		return
@@ -403,7 +418,14 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	case Reasoning:
 		content = "<think>The user wants a reply. Let me think about what to write first, then"
 	}
-	writeCompletion(w, req.Model, content, finish, len(body)/4)
+	model, prompt := req.Model, len(body)/4
+	if s.opt.Model != "" {
+		model = s.opt.Model
+	}
+	if s.opt.Context > 0 && prompt > s.opt.Context {
+		prompt = s.opt.Context
+	}
+	writeCompletion(w, model, content, finish, prompt)
 	return http.StatusOK
 }
 
