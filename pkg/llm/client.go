@@ -28,7 +28,7 @@ type Config struct {
 	// with ConcurrencyAuto, New sets it to the server's slots.
 	Concurrency     int
 	ConcurrencyAuto bool
-	RPM, TPM    int
+	RPM, TPM        int
 	// Timeout bounds one request; Deadline (0: none) the whole run,
 	// counted from New.
 	Timeout, Deadline time.Duration
