@@ -25,8 +25,10 @@ func realServer(t *testing.T) string {
 	return u
 }
 
+// realConfig is a client of it, with the key it was started with
+// (NGKIT_REALSERVER_KEY), if any.
 func realConfig(u string) Config {
-	return Config{BaseURL: u, Model: "babel-tiny", Stage: "realserver", Concurrency: 4, MaxRetries: 2,
+	return Config{BaseURL: u, Model: "babel-tiny", APIKey: NewSecret(os.Getenv("NGKIT_REALSERVER_KEY")), Stage: "realserver", Concurrency: 4, MaxRetries: 2,
 		Timeout: 5 * time.Minute, Backoff: 10 * time.Millisecond, Sampling: Sampling{MaxTokens: 1500}}
 }
 
