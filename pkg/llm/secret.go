@@ -45,25 +45,40 @@ func (s Secret) redact(text string) string {
 	if len(k) < 4 {
 		return text
 	}
-	text = strings.ReplaceAll(text, k, "[redacted]")
+	text = redactAll(text, k, k, 0)
 	for j := 0; j+keyPiece <= len(k); j++ {
-		for {
-			i := strings.Index(text, k[j:j+keyPiece])
-			if i < 0 {
-				break
-			}
-			// Widen the match as far as text and key agree on both sides.
-			st, en, ks, ke := i, i+keyPiece, j, j+keyPiece
-			for st > 0 && ks > 0 && text[st-1] == k[ks-1] {
-				st, ks = st-1, ks-1
-			}
-			for en < len(text) && ke < len(k) && text[en] == k[ke] {
-				en, ke = en+1, ke+1
-			}
-			text = text[:st] + "[redacted]" + text[en:] // shorter by 2 bytes at least: ends
-		}
+		text = redactAll(text, k[j:j+keyPiece], k, j)
 	}
 	return text
+}
+
+// redactAll replaces every occurrence of piece, which is k[at:], widened
+// as far as text and k agree on both sides and then to whole runes (a key
+// is bytes: a piece may end inside a rune of the text), by [redacted]. It
+// scans forward only, so a marker it wrote is never matched again.
+func redactAll(text, piece, k string, at int) string {
+	const mark = "[redacted]"
+	for from := 0; ; {
+		i := strings.Index(text[from:], piece)
+		if i < 0 {
+			return text
+		}
+		st, en, ks, ke := from+i, from+i+len(piece), at, at+len(piece)
+		for st > from && ks > 0 && text[st-1] == k[ks-1] {
+			st, ks = st-1, ks-1
+		}
+		for en < len(text) && ke < len(k) && text[en] == k[ke] {
+			en, ke = en+1, ke+1
+		}
+		for st > from && !utf8.RuneStart(text[st]) {
+			st--
+		}
+		for en < len(text) && !utf8.RuneStart(text[en]) {
+			en++
+		}
+		text = text[:st] + mark + text[en:]
+		from = st + len(mark)
+	}
 }
 
 // cut shortens s to at most n bytes on a rune boundary, marking the cut.

@@ -129,3 +129,26 @@ func TestHTTPFailureRedactsThenCuts(t *testing.T) {
 		t.Errorf("not cut: %d bytes", len(f.reason))
 	}
 }
+
+// FuzzRedact: whatever a server writes around or inside the key, the
+// message redacted then cut holds no keyPiece-byte piece of the key, and
+// valid UTF-8 stays valid.
+func FuzzRedact(f *testing.F) {
+	f.Add(testKey, "Incorrect API key provided: "+testKey)
+	f.Add("[redacted][redacted]", "[redacted][redacted][redacted]")
+	f.Add("sk-한국어키-0123456789", "키: sk-한국어키-01234567")
+	f.Fuzz(func(t *testing.T, key, msg string) {
+		if len(key) < 4 {
+			return
+		}
+		got := cut(NewSecret(key).redact(msg), 300)
+		for i := 0; i+keyPiece <= len(key); i++ {
+			if strings.Contains(got, key[i:i+keyPiece]) && !strings.Contains(strings.Repeat("[redacted]", 3), key[i:i+keyPiece]) {
+				t.Fatalf("key %q: %q shows %q", key, got, key[i:i+keyPiece])
+			}
+		}
+		if utf8.ValidString(msg) && !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8 from %q: %q", msg, got)
+		}
+	})
+}
