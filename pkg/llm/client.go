@@ -344,7 +344,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
 		estPrompt := estimatePrompt(send)
-		est := estPrompt + replyEstimate(samp.MaxTokens)
+		est := estPrompt + replyEstimate(samp.MaxTokens) // for the tpm bucket
 		slot, err := c.win.acquire(ctx)
 		if err != nil {
 			return nil, stopped()
@@ -515,12 +515,6 @@ func (c *Client) params(msgs []Message, sch *schema, s Sampling, mode int) opena
 		}
 	}
 	return p
-}
-
-// estimateTokens guesses a request's tokens before it is sent, for the
-// tpm bucket: the prompt and the reply.
-func estimateTokens(msgs []Message, maxTokens int) float64 {
-	return estimatePrompt(msgs) + replyEstimate(maxTokens)
 }
 
 // replyEstimate is max tokens, or a typical 500.
