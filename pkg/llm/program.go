@@ -74,8 +74,13 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 	}
 	// The summary comes before the line that ends the run (a fatal input
 	// error, the failed count), never after it.
-	spec.Finish = client.Close
-	return p.IO.Execute(env, p.Name, spec)
+	finished := false
+	spec.Finish = func() error { finished = true; return client.Close() }
+	code = p.IO.Execute(env, p.Name, spec)
+	if !finished { // a usage error before the run: nothing to commit
+		client.Abort()
+	}
+	return code
 }
 
 // Stage wraps a stage that calls the LLM: with --emit-requests, a record
