@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, vet, staticcheck, unit tests with the
 # race detector, a short run of every fuzz target, the shell test of the
-# whole pipeline (scripts/e2e.sh), and the interop checks (our Parquet
-# read by DuckDB, our Arrow IPC read by apache-arrow JS).
+# whole pipeline (scripts/e2e.sh), the LLM programs against a real
+# llama-server when ../shared/llm has one (scripts/realserver.sh), and the
+# interop checks (our Parquet read by DuckDB, our Arrow IPC read by
+# apache-arrow JS).
 # Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
 # Env: FUZZTIME (default 10s per target).
 set -euo pipefail
@@ -37,6 +39,9 @@ done
 
 step "e2e: the whole pipeline on the fake model (needs jq)"
 bash scripts/e2e.sh
+
+step "real server: the LLM programs against llama-server from ../shared/llm (skipped without it)"
+bash scripts/realserver.sh
 
 step "interop: DuckDB and apache-arrow read our files"
 bash scripts/interop.sh

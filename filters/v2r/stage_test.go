@@ -343,8 +343,9 @@ func TestTextModeReask(t *testing.T) {
 	}
 }
 
-// A server without structured output: the runtime falls back to the
-// schema in the prompt (not text mode), and the dialogues still come.
+// A server without json_schema support: the runtime falls back to
+// json_object with the schema in the prompt (not text mode), and the
+// dialogues still come.
 func TestJSONInPromptFallback(t *testing.T) {
 	ps := releasePairs(t, "chinese", record.TypeV2R)[:3]
 	model := newFakeModel()
@@ -361,7 +362,7 @@ func TestJSONInPromptFallback(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1].Request
-	if reqs[0].Status != 400 || last.ResponseFormat != nil || !strings.Contains(last.Messages[0].Text(), `JSON Schema:`) || !strings.Contains(last.Messages[0].Text(), `"recognition"`) {
+	if reqs[0].Status != 400 || last.ResponseFormat == nil || last.ResponseFormat.Type != "json_object" || !strings.Contains(last.Messages[0].Text(), `JSON Schema:`) || !strings.Contains(last.Messages[0].Text(), `"recognition"`) {
 		t.Errorf("fallback request: %+v", last)
 	}
 }

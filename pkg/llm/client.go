@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
-	"sync"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -25,9 +24,11 @@ type Config struct {
 	// Stage names the program, in gen and the usage summary.
 	Stage    string
 	Sampling Sampling
-	// Concurrency is the most calls in flight (the AIMD window's ceiling).
-	Concurrency int
-	RPM, TPM    int
+	// Concurrency is the most calls in flight (the AIMD window's ceiling);
+	// with ConcurrencyAuto, New sets it to the server's slots.
+	Concurrency     int
+	ConcurrencyAuto bool
+	RPM, TPM        int
 	// Timeout bounds one request; Deadline (0: none) the whole run,
 	// counted from New.
 	Timeout, Deadline time.Duration
@@ -79,9 +80,14 @@ type Client struct {
 	usage    usage
 	start    time.Time
 	deadline time.Time
+	// format is the rung of the response-format ladder in use (auto
+	// steps down from json_schema to json_object to prompt), for every
+	// call of the run.
 	format   atomic.Int32
-	fellBack sync.Once
 	deferred atomic.Int64
+	// ctxSize is a slot's context in tokens, as the server reported it
+	// (/props, or a request over it); 0: not known.
+	ctxSize atomic.Int64
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
 	maxCompletion bool
@@ -89,6 +95,10 @@ type Client struct {
 
 // New makes a client; errors are usage errors (a bad file or directory).
 func New(cfg Config) (*Client, error) {
+	var props *serverProps
+	if cfg.ConcurrencyAuto {
+		cfg.Concurrency, props = autoConcurrency(cfg)
+	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
 	}
@@ -105,6 +115,9 @@ func New(cfg Config) (*Client, error) {
 		cfg.Stage = "llm"
 	}
 	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
+	if props != nil {
+		c.ctxSize.Store(int64(props.Defaults.NCtx))
+	}
 	if cfg.Deadline > 0 {
 		c.deadline = c.start.Add(cfg.Deadline)
 	}
@@ -122,8 +135,10 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--base-url %q: want an http(s) URL such as http://localhost:11434/v1", redactURL(cfg.BaseURL))
 	}
-	c.maxCompletion = u.Host == "api.openai.com"
-	if c.prices, err = loadPrices(cfg.Prices); err != nil {
+	c.maxCompletion = u.Host == openAIHost
+	// The built-in prices are OpenAI's: a local server answering under an
+	// OpenAI model name is priced only if --prices names the model.
+	if c.prices, err = loadPrices(cfg.Prices, u.Host == openAIHost); err != nil {
 		return nil, err
 	}
 	if cfg.CacheDir != "" {
@@ -165,6 +180,36 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// Workers is the number of runner workers for this client (see
+// Config.Workers), once --concurrency auto is resolved.
+func (c *Client) Workers() int { return c.cfg.Workers() }
+
+// autoConcurrency is --concurrency auto: llama-server's slots (/props
+// total_slots), which serve that many requests at once and queue the
+// rest; other servers do not say, and get the default of 16, with a note.
+func autoConcurrency(cfg Config) (int, *serverProps) {
+	if cfg.EmitRequests != "" || cfg.Responses != "" {
+		return 16, nil
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	p, err := fetchProps(context.Background(), hc, cfg.BaseURL, cfg.APIKey)
+	if err != nil {
+		if cfg.Stderr != nil {
+			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (Ollama: its OLLAMA_NUM_PARALLEL; vLLM: 32-64 is a fair start)\n",
+				cfg.Stage, redactURL(cfg.BaseURL), err)
+		}
+		return 16, nil
+	}
+	if cfg.Stderr != nil && !cfg.Quiet {
+		fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s has %d slots (%d tokens of context each); %d calls in flight\n",
+			cfg.Stage, redactURL(cfg.BaseURL), p.TotalSlots, p.Defaults.NCtx, p.TotalSlots)
+	}
+	return p.TotalSlots, p
+}
+
 // Call answers one request: from the cache, from the --responses file,
 // by writing it to the --emit-requests file (ErrDeferred), or by calling
 // the model, with retries. The error says why the call failed for good;
@@ -190,9 +235,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 			if resp, f := accept(e.Content, e.FinishReason, sch, req.Check); f == nil {
 				st.Calls, st.CacheHits = 1, 1
 				gen.CacheHit, gen.TokensIn, gen.TokensOut, gen.Seconds = true, e.TokensIn, e.TokensOut, e.Seconds
-				if e.Model != "" {
-					gen.Model = e.Model
-				}
+				gen.ModelAnswered = e.Model
 				resp.Gen = gen
 				return resp, nil
 			}
@@ -247,7 +290,7 @@ func (c *Client) store(key string, resp *Response, gen *record.Gen) {
 	if c.cache == nil || key == "" {
 		return
 	}
-	c.cache.put(key, &cacheEntry{Model: gen.Model, Content: resp.raw, FinishReason: resp.FinishReason,
+	c.cache.put(key, &cacheEntry{Model: gen.ModelAnswered, Content: resp.raw, FinishReason: resp.FinishReason,
 		TokensIn: gen.TokensIn, TokensOut: gen.TokensOut, Seconds: gen.Seconds})
 }
 
@@ -271,9 +314,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		content, finish = comp.Choices[0].Message.Content, comp.Choices[0].FinishReason
 		gen.TokensIn, gen.TokensOut = comp.Usage.PromptTokens, comp.Usage.CompletionTokens
 		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
-		if comp.Model != "" {
-			gen.Model = comp.Model
-		}
+		gen.ModelAnswered = comp.Model
 	}
 	resp, f := accept(content, finish, sch, req.Check)
 	if f != nil {
@@ -292,8 +333,8 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		defer cancel()
 	}
 	stopped := func() error {
-		if err := parent.Err(); err != nil {
-			return fmt.Errorf("not answered: %w", err)
+		if parent.Err() != nil {
+			return fmt.Errorf("not answered: %w", context.Cause(parent))
 		}
 		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
 	}
@@ -302,7 +343,8 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 	for {
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
-		est := estimateTokens(send, samp.MaxTokens)
+		estPrompt := estimatePrompt(send)
+		est := estPrompt + replyEstimate(samp.MaxTokens) // for the tpm bucket
 		slot, err := c.win.acquire(ctx)
 		if err != nil {
 			return nil, stopped()
@@ -317,7 +359,11 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, stopped()
 		}
 		comp, f := c.send(ctx, c.params(send, sch, samp, mode))
-		c.win.release(slot, f != nil && f.throttled, f == nil)
+		// Local servers queue what their slots cannot take instead of
+		// answering 429: a timeout, or a reply that took more than half
+		// the timeout, says the window is too wide as a 429 does.
+		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
+		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		st.Requests++
 		if ctx.Err() != nil {
 			return nil, stopped()
@@ -330,15 +376,19 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			st.TokensIn += int64(in)
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
-			if comp.Model != "" {
-				gen.Model = comp.Model
-			}
+			gen.ModelAnswered = comp.Model
 			choice := comp.Choices[0]
-			resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.Check)
+			if f = c.truncated(in, estPrompt); f == nil {
+				resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.Check)
+			}
 			if f == nil {
 				st.Retries, st.Reasks = int64(retries), int64(reasks)
 				gen.Retries = retries + reasks
 				return resp, nil
+			}
+			if f.notJSON && mode == formatJSONObject && c.auto() {
+				// llama-server takes json_object and does not enforce it.
+				c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
 			}
 			if f.reask && reasks < c.cfg.MaxReasks {
 				reasks++
@@ -351,26 +401,29 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 					User("Your reply was not valid: "+f.reason+". "+again))
 				continue
 			}
-			if f.reask && !f.retry {
-				st.fault(f.kind)
-				return nil, fmt.Errorf("invalid reply after %d re-asks: %s", reasks, f.reason)
-			}
 		} else {
 			c.tpm.adjust(-est) // not served: nothing was spent
 		}
-		if f.rejectedFormat && mode == formatJSONSchema && (c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto") {
-			c.fallBack()
+		if f.badFormat && c.auto() && mode < formatPrompt {
+			st.fault(f.kind)
+			c.stepDown(mode, f.reason)
 			continue
 		}
 		st.fault(f.kind)
+		if f.badFormat {
+			return nil, fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
+		}
 		if !f.retry {
 			return nil, errors.New(f.reason)
 		}
 		if retries >= c.cfg.MaxRetries {
-			return nil, fmt.Errorf("gave up after %d attempts: %s", retries+reasks+1, f.reason)
+			return nil, fmt.Errorf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason)
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
+		if f.reask {
+			continue // a bad reply, not a busy server: no need to wait
+		}
 		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
 			return nil, stopped()
 		}
@@ -387,15 +440,24 @@ func (s *CallStats) fault(kind string) {
 // mode is the response format in use.
 func (c *Client) mode() int { return int(c.format.Load()) }
 
-// fallBack switches auto mode to asking for JSON in the prompt, once,
-// after the server rejected response_format json_schema.
-func (c *Client) fallBack() {
-	c.fellBack.Do(func() {
-		c.format.Store(formatPrompt)
-		if c.cfg.Stderr != nil {
-			fmt.Fprintf(c.cfg.Stderr, "%s: the server rejected response_format json_schema; asking for JSON in the prompt instead (--response-format prompt)\n", c.cfg.Stage)
-		}
-	})
+var formatNames = [...]string{formatJSONSchema: "json_schema", formatJSONObject: "json_object", formatPrompt: "prompt"}
+
+// auto reports whether the response format is chosen by the ladder.
+func (c *Client) auto() bool { return c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto" }
+
+// stepDown moves auto mode from rung mode to the next one, for the rest
+// of the run, and says so on stderr once per step: of the calls that
+// failed at the same rung at once, only one moves it.
+func (c *Client) stepDown(mode int, why string) {
+	if !c.format.CompareAndSwap(int32(mode), int32(mode+1)) || c.cfg.Stderr == nil {
+		return
+	}
+	next := "response_format json_object, with the schema in the prompt"
+	if mode+1 == formatPrompt {
+		next = "no response_format: the schema is in the prompt and replies are validated"
+	}
+	fmt.Fprintf(c.cfg.Stderr, "%s: %s cannot use response_format %s (%s); from now on: %s (choose with --response-format)\n",
+		c.cfg.Stage, redactURL(c.cfg.BaseURL), formatNames[mode], cut(why, 200), next)
 }
 
 // withFormat adds the JSON instruction to the system message when the
@@ -455,10 +517,17 @@ func (c *Client) params(msgs []Message, sch *schema, s Sampling, mode int) opena
 	return p
 }
 
-// estimateTokens guesses a request's tokens before it is sent, for the
-// tpm bucket: about 4 bytes a token for Latin text, one per character for
-// CJK, plus the reply (max tokens, or a typical 500).
-func estimateTokens(msgs []Message, maxTokens int) float64 {
+// replyEstimate is max tokens, or a typical 500.
+func replyEstimate(maxTokens int) float64 {
+	if maxTokens > 0 {
+		return float64(maxTokens)
+	}
+	return 500
+}
+
+// estimatePrompt guesses a prompt's tokens: about 4 bytes a token for
+// Latin text, one per character for CJK, 4 per message.
+func estimatePrompt(msgs []Message) float64 {
 	n := 0.0
 	for _, m := range msgs {
 		for _, r := range m.Content {
@@ -470,10 +539,36 @@ func estimateTokens(msgs []Message, maxTokens int) float64 {
 		}
 		n += 4
 	}
-	if maxTokens > 0 {
-		return n + float64(maxTokens)
+	return n
+}
+
+// commonContexts are context sizes servers default to (Ollama's num_ctx
+// 2048, later 4096; llama.cpp's -c), at which a prompt cut to fit shows.
+var commonContexts = map[int]bool{2048: true, 4096: true, 8192: true, 16384: true, 32768: true, 65536: true, 131072: true}
+
+// truncated tells a reply to a prompt the server cut: Ollama cuts a
+// prompt longer than its context and answers 200 with prompt_tokens equal
+// to the context. Signs: prompt tokens equal to (or over) the context the
+// server reported, or to a common context size while the prompt looked at
+// least that long, or far fewer than estimated. Not retried: the same
+// prompt is cut the same way.
+func (c *Client) truncated(in int, est float64) *failure {
+	n := int(c.ctxSize.Load())
+	why := ""
+	switch {
+	case in <= 0:
+		return nil
+	case n > 0 && in >= n:
+		why = fmt.Sprintf("the server reported prompt_tokens %d, its whole context of %d tokens", in, n)
+	case commonContexts[in] && est >= 0.8*float64(in):
+		why = fmt.Sprintf("the server reported prompt_tokens %d, exactly a common context size, for a prompt of about %.0f tokens", in, est)
+	case est >= 1000 && float64(in)*3 < est:
+		why = fmt.Sprintf("the server reported prompt_tokens %d for a prompt of about %.0f tokens", in, est)
+	default:
+		return nil
 	}
-	return n + 500
+	return &failure{kind: "truncated", reason: "prompt cut by the server to fit its context (" + why +
+		"): the reply answers part of the prompt; give the server a larger context (Ollama: num_ctx / OLLAMA_CONTEXT_LENGTH; llama-server: -c)"}
 }
 
 // backoff is the wait before retry n: exponential with jitter (half to
@@ -501,14 +596,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redact removes the API key from a message (a server may echo it).
-func (c *Client) redact(s string) string {
-	if k := c.cfg.APIKey.reveal(); len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[redacted]")
-	}
-	return s
-}
-
 // redactURL drops the user info and query of a URL, where keys hide.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
@@ -517,4 +604,12 @@ func redactURL(s string) string {
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
+}
+
+// plural is "1 attempt", "2 attempts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

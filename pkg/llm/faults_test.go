@@ -65,7 +65,11 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &u) != nil {
 		t.Fatalf("usage json: %v %s", err, b)
 	}
-	if u.Total.Calls != int64(len(recs)) || u.Total.Requests != int64(srv.Count()) || u.Total.Retries == 0 || u.Total.Reasks == 0 || u.WindowCuts == 0 {
+	// A request that timed out or lost its connection before the server
+	// read it (a dial slow under load) is counted by the client only.
+	unseen := u.Total.Requests - int64(srv.Count())
+	if u.Total.Calls != int64(len(recs)) || unseen < 0 || unseen > u.Total.Faults["timeout"]+u.Total.Faults["connection"] ||
+		u.Total.Retries == 0 || u.Total.Reasks == 0 || u.WindowCuts == 0 {
 		t.Errorf("usage: %+v (server saw %d requests)", u.Total, srv.Count())
 	}
 	t.Logf("%d ok, %d failed; %d requests; faults %v; window cuts %d", len(recs), len(failed), srv.Count(), u.Total.Faults, u.WindowCuts)

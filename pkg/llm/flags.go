@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,7 +11,10 @@ import (
 )
 
 // OpenAIBaseURL is the endpoint used when only an OpenAI key is set.
-const OpenAIBaseURL = "https://api.openai.com/v1"
+const (
+	OpenAIBaseURL = "https://" + openAIHost + "/v1"
+	openAIHost    = "api.openai.com"
+)
 
 // Flags are the LLM options every generating and labelling program
 // shares, registered once by Register.
@@ -19,7 +23,8 @@ type Flags struct {
 	Temperature, TopP         float64
 	MaxTokens                 int
 	Seed                      int64
-	Concurrency, RPM, TPM     int
+	Concurrency               Concurrency
+	RPM, TPM                  int
 	Timeout, Deadline         time.Duration
 	MaxRetries, MaxReasks     int
 	Backoff, RetryAfterCap    time.Duration
@@ -43,16 +48,17 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.TopP, "top-p", 0, "nucleus sampling `P` (default: the server's)")
 	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "most tokens per reply, `N` (default: the server's)")
 	fs.Int64Var(&f.Seed, "seed", 0, "sampling seed `N`, for servers that honour it (default: none)")
-	fs.IntVar(&f.Concurrency, "concurrency", 16, "most calls in flight, `N`; a 429 halves it for a while (also the number of workers unless -j is given)")
+	f.Concurrency = Concurrency{N: 16}
+	fs.Var(&f.Concurrency, "concurrency", "most calls in flight, `N`, or auto: the server's slots (llama-server's /props); a 429, a timeout or a reply slower than half of --timeout halves it for a while (twice it is the number of workers unless -j is given)")
 	fs.IntVar(&f.RPM, "rpm", 0, "most requests per minute, `N` (0: no limit)")
 	fs.IntVar(&f.TPM, "tpm", 0, "most tokens per minute, `N`, estimated before each call and corrected with the usage returned (0: no limit)")
 	fs.DurationVar(&f.Timeout, "timeout", 2*time.Minute, "give up on one request after `D` (it is retried)")
 	fs.DurationVar(&f.Deadline, "deadline", 0, "stop calling after `D` for the whole run; records not done go to the errors file, for --resume (0: none)")
 	fs.IntVar(&f.MaxRetries, "max-retries", 6, "retries of one call, `N`, on 429, 5xx, timeouts, dropped connections, cut or empty replies, leaked reasoning and failed checks")
-	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid reply (schema or the stage's checks) is asked again with the reason, `N`; a reply failing the checks is then retried afresh")
+	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid reply (schema or the stage's checks) is asked again with the reason, `N` in all; a reply still invalid is then tried afresh, within --max-retries")
 	fs.DurationVar(&f.Backoff, "backoff", time.Second, "wait `D` before the first retry, doubled at each one, with jitter")
 	fs.DurationVar(&f.RetryAfterCap, "retry-after-cap", time.Minute, "wait at most `D` before a retry, whatever the server's Retry-After says")
-	fs.StringVar(&f.ResponseFormat, "response-format", "auto", "structured replies: `MODE` auto (json_schema, or JSON asked in the prompt if the server rejects it), json_schema, json_object or prompt")
+	fs.StringVar(&f.ResponseFormat, "response-format", "auto", "structured replies: `MODE` auto (json_schema, stepping down to json_object, then to the schema in the prompt, when the server cannot use it), json_schema, json_object or prompt")
 	fs.StringVar(&f.Cache, "cache", "", "reply cache `DIR` (default: ngkit/llm under the user cache directory)")
 	fs.BoolVar(&f.NoCache, "no-cache", false, "neither read nor write the reply cache")
 	fs.StringVar(&f.UsageJSON, "usage-json", "", "write calls, tokens and estimated cost to `FILE` (JSON) at the end")
@@ -66,7 +72,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 // endpoint or model is an error of one line that says how to set it.
 func (f *Flags) Config(getenv func(string) string) (Config, error) {
 	cfg := Config{
-		Concurrency: f.Concurrency, RPM: f.RPM, TPM: f.TPM,
+		Concurrency: f.Concurrency.N, ConcurrencyAuto: f.Concurrency.Auto, RPM: f.RPM, TPM: f.TPM,
 		Timeout: f.Timeout, Deadline: f.Deadline,
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
 		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap,
@@ -115,8 +121,8 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 		return cfg, errors.New(strings.Join(missing, "; "))
 	}
 	switch {
-	case f.Concurrency < 1:
-		return cfg, errors.New("--concurrency must be at least 1")
+	case f.Concurrency.N < 1 && !f.Concurrency.Auto:
+		return cfg, errors.New("--concurrency must be at least 1, or auto")
 	case f.RPM < 0 || f.TPM < 0 || f.MaxRetries < 0 || f.MaxReasks < 0 || f.MaxTokens < 0:
 		return cfg, errors.New("--rpm, --tpm, --max-retries, --max-reasks and --max-tokens cannot be negative")
 	case f.Timeout <= 0:
@@ -136,6 +142,37 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// Concurrency is the value of --concurrency: a number, or auto.
+type Concurrency struct {
+	N    int
+	Auto bool
+}
+
+// String implements pflag.Value.
+func (c *Concurrency) String() string {
+	if c.Auto {
+		return "auto"
+	}
+	return strconv.Itoa(c.N)
+}
+
+// Set implements pflag.Value.
+func (c *Concurrency) Set(s string) error {
+	if s == "auto" {
+		*c = Concurrency{Auto: true}
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a number or auto")
+	}
+	*c = Concurrency{N: n}
+	return nil
+}
+
+// Type implements pflag.Value.
+func (c *Concurrency) Type() string { return "N|auto" }
 
 func first(vals ...string) string {
 	for _, v := range vals {

@@ -31,13 +31,16 @@ var builtinPrices = map[string]Price{
 	"gpt-3.5-turbo": {0.50, 1.50},
 }
 
-// loadPrices returns the built-in table with the entries of file (a JSON
-// object {"model": {"input": USD, "output": USD}} per million tokens) over
-// it; file "" is the built-in table alone.
-func loadPrices(file string) (map[string]Price, error) {
+// loadPrices returns the entries of file (a JSON object {"model":
+// {"input": USD, "output": USD}} per million tokens) over the built-in
+// table when builtin is set (the endpoint is OpenAI's), else alone; file
+// "" adds nothing.
+func loadPrices(file string, builtin bool) (map[string]Price, error) {
 	t := make(map[string]Price, len(builtinPrices))
-	for k, v := range builtinPrices {
-		t[k] = v
+	if builtin {
+		for k, v := range builtinPrices {
+			t[k] = v
+		}
 	}
 	if file == "" {
 		return t, nil

@@ -28,6 +28,7 @@ func NewProgram(name, summary, usage string) *Program {
 	p := &Program{Program: pipeline.NewProgram(name, summary, usage)}
 	p.IO.Register(p.Flags)
 	p.LLM.Register(p.Flags)
+	p.Flags.Float64Var(&p.IO.MaxErrorRate, "max-error-rate", 0.9, "stop early, as Ctrl-C does (for --resume), once more than `RATE` of the last 20 records failed; 1: never")
 	if w := p.Flags.Lookup("workers"); w != nil {
 		w.Usage = "records processed `N` at a time (default: twice --concurrency)"
 		w.DefValue = "0"
@@ -44,17 +45,20 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 	if !ok {
 		return code
 	}
+	if r := p.IO.MaxErrorRate; r < 0 || r > 1 {
+		return p.Usagef(env, "--max-error-rate %g: want a share of records from 0 to 1 (1: never stop)", r)
+	}
 	cfg, err := p.LLM.Config(env.Var)
 	if err != nil {
 		return p.Usagef(env, "%v", err)
 	}
 	cfg.Stage, cfg.Stderr, cfg.Quiet = p.Name, env.Stderr, p.IO.Quiet
-	if !p.Flags.Changed("workers") {
-		p.IO.Workers = cfg.Workers()
-	}
 	client, err := New(cfg)
 	if err != nil {
 		return p.Usagef(env, "%v", err)
+	}
+	if !p.Flags.Changed("workers") {
+		p.IO.Workers = client.Workers()
 	}
 	stage, err := build(client)
 	if err != nil {
@@ -68,12 +72,13 @@ func (p *Program) Run(env pipeline.Env, build func(*Client) (pipeline.Stage, err
 			return p.Usagef(env, "%v", err)
 		}
 	}
+	// The summary comes before the line that ends the run (a fatal input
+	// error, the failed count), never after it.
+	finished := false
+	spec.Finish = func() error { finished = true; return client.Close() }
 	code = p.IO.Execute(env, p.Name, spec)
-	if err := client.Close(); err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Name, err)
-		if code == pipeline.ExitOK {
-			code = pipeline.ExitFailed
-		}
+	if !finished { // a usage error before the run: nothing to commit
+		client.Abort()
 	}
 	return code
 }

@@ -49,8 +49,12 @@ type failure struct {
 	after  time.Duration
 	// throttled: a 429, which cuts the concurrency window.
 	throttled bool
-	// rejectedFormat: a 400 about response_format (no json_schema support).
-	rejectedFormat bool
+	// badFormat: the server could not use the request's response format
+	// (see formatFailure); auto mode steps down the ladder.
+	badFormat bool
+	// notJSON: a reply with no JSON at all, which under json_object says
+	// that the server does not enforce it.
+	notJSON bool
 }
 
 // send makes one request with the per-request timeout.
@@ -68,10 +72,10 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			return nil, &failure{kind: "timeout", reason: fmt.Sprintf("no reply within --timeout %s", c.cfg.Timeout), retry: true}
 		}
 		var apiErr *openai.Error
-		status, msg := 0, ""
+		status, msg, raw := 0, "", ""
 		var header http.Header
 		if errors.As(err, &apiErr) {
-			status, msg = apiErr.StatusCode, apiErr.Message
+			status, msg, raw = apiErr.StatusCode, apiErr.Message, apiErr.RawJSON()
 			if apiErr.Response != nil {
 				header = apiErr.Response.Header
 			}
@@ -79,9 +83,13 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
 		}
 		if status == 0 {
-			return nil, &failure{kind: "connection", reason: "connection failed: " + c.redact(err.Error()), retry: true}
+			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
 		}
-		return nil, c.httpFailure(status, msg, header)
+		f := c.httpFailure(status, msg, header)
+		if status == http.StatusBadRequest {
+			c.overContext(f, raw)
+		}
+		return nil, f
 	}
 	comp, derr := decodeCompletion(raw)
 	if derr != nil {
@@ -99,25 +107,59 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 func (c *Client) httpFailure(status int, msg string, h http.Header) *failure {
 	reason := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	if msg = strings.TrimSpace(msg); msg != "" {
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		reason += ": " + c.redact(msg)
+		reason += ": " + cut(c.cfg.APIKey.redact(msg), 300)
 	}
 	f := &failure{kind: strconv.Itoa(status), reason: reason, after: retryAfter(h)}
 	switch {
+	case formatFailure(status, msg):
+		f.kind, f.badFormat = "format", true // the same request fails the same way: no retry
 	case status == http.StatusTooManyRequests:
 		f.retry, f.throttled = true, true
 	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
 		f.retry = true
-	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
-		l := strings.ToLower(msg)
-		f.rejectedFormat = strings.Contains(l, "response_format") || strings.Contains(l, "json_schema") || strings.Contains(l, "response format")
 	}
-	if status >= 500 {
+	if status >= 500 && !f.badFormat {
 		f.kind = "5xx"
 	}
 	return f
+}
+
+// overContext explains llama-server's 400 for a prompt longer than a
+// slot's context ({"type": "exceed_context_size_error", "n_prompt_tokens":
+// N, "n_ctx": M}), and remembers the context for truncated.
+func (c *Client) overContext(f *failure, raw string) {
+	var e struct {
+		Type    string `json:"type"`
+		NPrompt int    `json:"n_prompt_tokens"`
+		NCtx    int    `json:"n_ctx"`
+	}
+	if json.Unmarshal([]byte(raw), &e) != nil || e.NCtx <= 0 {
+		return
+	}
+	c.ctxSize.Store(int64(e.NCtx))
+	f.kind = "context"
+	f.reason = fmt.Sprintf("the prompt (%d tokens) is longer than the server's context of %d tokens (llama-server: each slot gets -c divided by --parallel): %s",
+		e.NPrompt, e.NCtx, f.reason)
+}
+
+// formatFailure tells the errors that say the server cannot use the
+// response format asked for, as real servers answer them: a 400 naming
+// response_format or json_schema (no structured outputs); llama.cpp's 400
+// "Failed to initialize samplers" (the grammar could not be set up) and
+// its 500 "Failed to parse input" (it dropped a grammar it could not
+// compile, or could not parse what it generated as the JSON asked for).
+// None of them is transient: the same request fails again.
+func formatFailure(status int, msg string) bool {
+	l := strings.ToLower(msg)
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return strings.Contains(l, "response_format") || strings.Contains(l, "json_schema") ||
+			strings.Contains(l, "response format") || strings.Contains(l, "failed to initialize samplers") ||
+			strings.Contains(l, "grammar")
+	case http.StatusInternalServerError:
+		return strings.Contains(l, "failed to parse input") || strings.Contains(l, "failed to initialize samplers")
+	}
+	return false
 }
 
 // retryAfter reads Retry-After-Ms (OpenAI, Azure) or Retry-After
@@ -161,11 +203,13 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	resp := &Response{Text: text, FinishReason: finish, raw: content}
 	if sch != nil {
 		b, err := ExtractJSON(text)
-		if err == nil {
-			err = sch.validate(b)
-		}
 		if err != nil {
-			return nil, &failure{kind: "invalid", reason: err.Error(), reask: true}
+			return nil, &failure{kind: "invalid", reason: err.Error(), reask: true, retry: true, notJSON: true}
+		}
+		if err = sch.validate(b); err != nil {
+			// Asked again with the reason (--max-reasks), then tried
+			// afresh (--max-retries), as the checks below.
+			return nil, &failure{kind: "invalid", reason: err.Error(), reask: true, retry: true}
 		}
 		resp.JSON = b
 	}

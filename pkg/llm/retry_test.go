@@ -113,38 +113,94 @@ func TestReaskOnInvalidReply(t *testing.T) {
 	bad := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "I cannot do JSON, sorry."}}})
 	defer bad.Close()
 	_, err = testClient(t, quick(bad)).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
-	if err == nil || !strings.Contains(err.Error(), "invalid reply after 2 re-asks: no JSON object found") || bad.Count() != 3 {
+	// Still invalid after the 2 re-asks: tried afresh (3 retries), as
+	// --max-reasks says; 6 requests in all, then the call fails.
+	if err == nil || !strings.Contains(err.Error(), "gave up after 6 attempts: no JSON object found") || bad.Count() != 6 {
 		t.Errorf("%v after %d requests", err, bad.Count())
+	}
+	for i, r := range bad.Requests() {
+		if want := []int{1, 3, 5, 1, 1, 1}[i]; len(r.Request.Messages) != want {
+			t.Errorf("request %d has %d messages, want %d (re-asks, then fresh attempts)", i, len(r.Request.Messages), want)
+		}
 	}
 }
 
-// A server without json_schema support: the client falls back to asking
-// for JSON in the prompt, says so once, and parses chatty replies.
-func TestFallbackWithoutJSONSchema(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{RejectJSONSchema: true, Reply: func(req *llmtest.ChatRequest) string {
-		return "Here you go:\n```json\n" + koReply(req) + "\n```"
-	}})
+// The response-format ladder, on what real servers answer: a server
+// without json_schema support (400 naming it) gets json_object; llama.cpp
+// answering 500 "Failed to parse input" (a grammar it could not compile)
+// or 400 "Failed to initialize samplers" steps down too, and its silent
+// ignoring of json_object (a reply that is no JSON) steps down to the
+// schema in the prompt. Each step is taken once for the run, said once on
+// stderr, and costs no retry.
+func TestResponseFormatLadder(t *testing.T) {
+	fenced := func(req *llmtest.ChatRequest) string { return "Here you go:\n```json\n" + koReply(req) + "\n```" }
+	for _, tc := range []struct {
+		name     string
+		opt      llmtest.Options
+		statuses []int  // of the requests of the first call
+		rung     string // response_format type in use at the end ("" none)
+		notes    int
+	}{
+		{"400 json_schema not supported", llmtest.Options{RejectJSONSchema: true, Reply: fenced}, []int{400, 200}, "json_object", 1},
+		{"llama-server: 500 Failed to parse input, json_object ignored", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
+			{Format: "json_schema", Status: 500, Message: "Failed to parse input at pos 22: 억 깜서 벧"},
+			{Format: "json_object", Content: "ten he!"},
+		}}, []int{500, 200, 200}, "", 2},
+		{"400 Failed to initialize samplers", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
+			{Format: "json_schema", Status: 400, Message: "Failed to initialize samplers"},
+			{Format: "json_object", Status: 400, Message: "Failed to initialize samplers"},
+		}}, []int{400, 400, 200}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(tc.opt)
+			defer srv.Close()
+			var stderr bytes.Buffer
+			cfg := quick(srv)
+			cfg.Stderr = &stderr
+			c := testClient(t, cfg)
+			for i := 0; i < 3; i++ {
+				resp, err := c.Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{System("Be kind."), User("x")}, Check: koreanCheck})
+				if err != nil || !strings.Contains(string(resp.JSON), "안녕하세요") {
+					t.Fatalf("call %d: %+v %v", i, resp, err)
+				}
+			}
+			reqs := srv.Requests()
+			if len(reqs) != len(tc.statuses)+2 {
+				t.Fatalf("%d requests, want %d", len(reqs), len(tc.statuses)+2)
+			}
+			for i, st := range tc.statuses {
+				if reqs[i].Status != st {
+					t.Errorf("request %d: status %d, want %d", i, reqs[i].Status, st)
+				}
+			}
+			for _, r := range reqs[len(tc.statuses):] {
+				got := ""
+				if rf := r.Request.ResponseFormat; rf != nil {
+					got = rf.Type
+				}
+				if got != tc.rung {
+					t.Errorf("later request with response_format %q, want %q", got, tc.rung)
+				}
+				sys := r.Request.Messages[0].Text()
+				if !strings.HasPrefix(sys, "Be kind.\n\nReply with only a JSON object") || !strings.Contains(sys, `"required":["text","lang"]`) {
+					t.Errorf("system message: %s", sys)
+				}
+			}
+			if n := strings.Count(stderr.String(), "cannot use response_format"); n != tc.notes {
+				t.Errorf("%d notes, want %d: %s", n, tc.notes, stderr.String())
+			}
+		})
+	}
+
+	// Chosen by hand, json_schema stays: a 500 "Failed to parse input" is
+	// not retried as if transient, and the error says what to do.
+	srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Status: 500, Message: "Failed to parse input at pos 22: 킷톳"}}})
 	defer srv.Close()
-	var stderr bytes.Buffer
 	cfg := quick(srv)
-	cfg.Stderr = &stderr
-	c := testClient(t, cfg)
-	for i := 0; i < 3; i++ {
-		resp, err := c.Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{System("Be kind."), User("x")}, Check: koreanCheck})
-		if err != nil || !strings.Contains(string(resp.JSON), "안녕하세요") {
-			t.Fatalf("%+v %v", resp, err)
-		}
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 4 || reqs[0].Status != 400 || reqs[1].Request.ResponseFormat != nil {
-		t.Fatalf("%d requests; first status %d", len(reqs), reqs[0].Status)
-	}
-	sys := reqs[1].Request.Messages[0].Text()
-	if !strings.HasPrefix(sys, "Be kind.\n\nReply with only a JSON object") || !strings.Contains(sys, `"required":["text","lang"]`) {
-		t.Errorf("system message: %s", sys)
-	}
-	if strings.Count(stderr.String(), "rejected response_format") != 1 {
-		t.Errorf("stderr: %s", stderr.String())
+	cfg.ResponseFormat = "json_schema"
+	_, err := testClient(t, cfg).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
+	if err == nil || !strings.Contains(err.Error(), "Failed to parse input") || !strings.Contains(err.Error(), "--response-format prompt") || srv.Count() != 1 {
+		t.Errorf("%v after %d requests", err, srv.Count())
 	}
 }
 

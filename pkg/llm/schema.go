@@ -18,8 +18,8 @@ import (
 // schema is a compiled reply schema from schemas/llm.
 type schema struct {
 	name string
-	doc  map[string]any // sent as response_format json_schema
-	text string         // compact JSON, for the prompt when the server has no JSON mode
+	doc  map[string]any // sent as response_format json_schema: grammarSafe
+	text string         // compact JSON of the whole file, for the prompt when the server has no JSON mode
 	hash string         // of the file, part of the cache key
 	sch  *jsonschema.Schema
 }
@@ -56,10 +56,39 @@ func loadSchema(name string) (*schema, error) {
 	}
 	delete(m, "$schema") // not every server accepts the meta-schema keyword
 	text, _ := json.Marshal(m)
+	grammarSafe(m)
 	sum := sha256.Sum256(raw)
 	s := &schema{name: name, doc: m, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}
 	schemaCache.Store(name, s)
 	return s, nil
+}
+
+// grammarRepeatLimit is llama.cpp's grammar repetition limit
+// (MAX_REPETITION_THRESHOLD, llama-grammar.cpp): json-schema-to-grammar
+// turns maxLength N into N repetitions, and at 2000 or more the grammar
+// does not compile — llama-server then drops it, generates unconstrained
+// and answers 500 "Failed to parse input"; Ollama's runner crashed on it.
+const grammarRepeatLimit = 2000
+
+// grammarSafe removes from a schema sent to the server the length and
+// count bounds that grammar engines cannot take (grammarRepeatLimit or
+// more). Our own validation keeps them: it uses the whole file.
+func grammarSafe(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
+			if n, ok := v[k].(float64); ok && n >= grammarRepeatLimit {
+				delete(v, k)
+			}
+		}
+		for _, c := range v {
+			grammarSafe(c)
+		}
+	case []any:
+		for _, c := range v {
+			grammarSafe(c)
+		}
+	}
 }
 
 // validate checks one JSON value against the schema; the error is short
@@ -82,9 +111,7 @@ func (s *schema) validate(b []byte) error {
 				msg = strings.Join(causes, "; ")
 			}
 		}
-		if len(msg) > 500 {
-			msg = msg[:500] + "..."
-		}
+		msg = cut(msg, 500)
 		return fmt.Errorf("does not match schema %s: %s", s.name, msg)
 	}
 	return nil

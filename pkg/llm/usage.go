@@ -165,7 +165,7 @@ func (s *CallStats) line(r *Usage) string {
 	if r.Priced {
 		fmt.Fprintf(&b, "; est. cost $%.4f", s.CostUSD)
 	} else {
-		fmt.Fprintf(&b, "; cost not estimated (no price for %s: see --prices)", r.Model)
+		fmt.Fprintf(&b, "; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 	}
 	return b.String()
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // The summary and --usage-json total the tokens each record's gen got,
-// priced with the built-in table or a --prices file.
+// priced with a --prices file (the built-in table is OpenAI's: it prices
+// only calls to api.openai.com, see TestBuiltinPricesOnlyAtOpenAI).
 func TestUsageAndCost(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{Reply: koReply, FaultRate: 0.2, Faults: []llmtest.Fault{llmtest.ServerError, llmtest.Empty}, RetryAfter: time.Millisecond})
 	defer srv.Close()
@@ -21,7 +22,16 @@ func TestUsageAndCost(t *testing.T) {
 	in := writeRecords(t, dir, 30)
 	out, usage := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "usage.json")
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "gpt-4o-mini-2024-07-18"}
-	code, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "-o", out, "--usage-json", usage, in)
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"gpt-4o-mini": {"input": 0.15, "output": 0.60}, "llama3.1": {"input": 1, "output": 2}}`), 0o644)
+	// A local server answering under an OpenAI model name is not priced
+	// at OpenAI's rates...
+	_, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "-o", out, in)
+	if !strings.Contains(stderr, "cost not estimated (no price for gpt-4o-mini-2024-07-18 here: the built-in prices are OpenAI's") {
+		t.Errorf("a local gpt-4o-mini priced: %s", stderr)
+	}
+	// ...unless --prices names it.
+	code, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usage, in)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -45,8 +55,6 @@ func TestUsageAndCost(t *testing.T) {
 	}
 
 	// A price file prices a local model; -q keeps the summary off stderr.
-	prices := filepath.Join(dir, "prices.json")
-	os.WriteFile(prices, []byte(`{"llama3.1": {"input": 1, "output": 2}}`), 0o644)
 	vars["NG_MODEL"] = "llama3.1"
 	code, _, stderr = run(t, vars, "--no-cache", "-q", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usage, in)
 	b, _ = os.ReadFile(usage)
@@ -62,8 +70,21 @@ func TestUsageAndCost(t *testing.T) {
 	}
 }
 
+// The built-in prices apply at api.openai.com only.
+func TestBuiltinPricesOnlyAtOpenAI(t *testing.T) {
+	for url, want := range map[string]bool{OpenAIBaseURL: true, "http://localhost:11434/v1": false, "https://api.openai.com.evil.example/v1": false} {
+		c, err := New(Config{BaseURL: url, Model: "gpt-4o-mini"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := c.Usage(); u.Priced != want {
+			t.Errorf("%s: priced %v, want %v", url, u.Priced, want)
+		}
+	}
+}
+
 func TestPriceLookup(t *testing.T) {
-	tab, _ := loadPrices("")
+	tab, _ := loadPrices("", true)
 	for model, want := range map[string]float64{"gpt-4o": 2.5, "gpt-4o-mini": 0.15, "gpt-4o-mini-2024-07-18": 0.15, "openai/gpt-4.1-nano": 0.10, "gpt-4o-2024-08-06": 2.5} {
 		if p, ok := priceFor(tab, model); !ok || p.Input != want {
 			t.Errorf("%s: %v %v", model, p, ok)
@@ -72,7 +93,7 @@ func TestPriceLookup(t *testing.T) {
 	if _, ok := priceFor(tab, "llama3.1:8b"); ok {
 		t.Error("a local model is priced")
 	}
-	if _, err := loadPrices("/nonexistent/prices.json"); err == nil {
+	if _, err := loadPrices("/nonexistent/prices.json", true); err == nil {
 		t.Error("missing price file accepted")
 	}
 }

@@ -111,6 +111,9 @@ type IOFlags struct {
 	Quiet      bool
 	RowGroupMB int
 	Resume     bool
+	// MaxErrorRate stops a run early (see Config.MaxErrorRate); 0: never.
+	// Programs that call a model register --max-error-rate for it.
+	MaxErrorRate float64
 }
 
 // Register adds the I/O flags to fs.
@@ -156,6 +159,10 @@ type RunSpec struct {
 	Inputs []string
 	// Sink, when set, replaces the default sink (records to -o or stdout).
 	Sink func() (Sink, error)
+	// Finish, when set, runs once the run is over and before the last
+	// line, so that what it prints (a usage summary) never follows the
+	// line that says how the run ended; its error fails the run (exit 1).
+	Finish func() error
 }
 
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
@@ -217,24 +224,38 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
-		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr, Done: done})
+		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr, Done: done,
+		MaxErrorRate: f.MaxErrorRate})
 	if cerr := elog.Close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	finished := true
+	if spec.Finish != nil {
+		if ferr := spec.Finish(); ferr != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", prog, ferr)
+			finished = false
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
 		return ExitUsage
 	}
+	where := "see the messages above; keep them with --errors FILE"
+	if elog != nil {
+		where = "see " + elog.Name()
+	}
 	switch {
+	case st.Stopped != "":
+		fmt.Fprintf(env.Stderr, "%s: stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume\n",
+			prog, st.Stopped, st.Out, st.Failed, where)
+		return ExitFailed
 	case st.Interrupted:
 		fmt.Fprintf(env.Stderr, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
 		return ExitInterrupted
 	case st.Failed > 0:
-		where := "see the messages above; keep them with --errors FILE"
-		if elog != nil {
-			where = "see " + elog.Name()
-		}
 		fmt.Fprintf(env.Stderr, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
+		return ExitFailed
+	case !finished:
 		return ExitFailed
 	}
 	return ExitOK

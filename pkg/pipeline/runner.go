@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -39,6 +41,12 @@ type Config struct {
 	// Done holds the ids of input records finished by an earlier run
 	// (--resume): they are skipped, counted in Stats.Resumed.
 	Done map[string]struct{}
+	// MaxErrorRate, when in (0, 1), stops the run early, the way Ctrl-C
+	// does, once more than this share of the last ErrorWindow records
+	// (default 20) failed: a broken prompt or model would otherwise burn
+	// every attempt of every record. Stats.Stopped says why.
+	MaxErrorRate float64
+	ErrorWindow  int
 }
 
 // Stats count what a run did.
@@ -46,6 +54,8 @@ type Stats struct {
 	In, Out, Failed, Skipped int64
 	Resumed                  int64 // skipped: done by an earlier run
 	Interrupted              bool
+	// Stopped, when not "", says why the run stopped early (MaxErrorRate).
+	Stopped string
 }
 
 // FatalError is an input that cannot be read (exit 2).
@@ -58,6 +68,11 @@ type job struct {
 	seq  int64
 	item Item
 	err  error // read error: fatal
+	// prev is closed once every earlier item is decoded, ready once this
+	// one is too: no record goes to the stage while an earlier line may
+	// still turn out malformed (the run then stops before any call on a
+	// later record).
+	prev, ready chan struct{}
 }
 
 type result struct {
@@ -91,7 +106,8 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 	if window <= 0 {
 		window = 16 * workers
 	}
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancelCause := context.WithCancelCause(parent)
+	cancel := func() { cancelCause(nil) }
 	defer cancel()
 
 	jobs := make(chan job, workers)
@@ -103,6 +119,8 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 	// reader is blocked in a read that never returns (a terminal on stdin).
 	var mu sync.Mutex
 	var sent int64
+	prev := make(chan struct{})
+	close(prev)
 	go func() {
 		defer close(jobs)
 		// The reader owns the source: it may still be in a read when Run
@@ -125,7 +143,9 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 			}
 			sent++
 			mu.Unlock()
-			jobs <- job{seq: seq, item: it, err: err}
+			ready := make(chan struct{})
+			jobs <- job{seq: seq, item: it, err: err, prev: prev, ready: ready}
+			prev = ready
 			if err != nil {
 				return
 			}
@@ -133,13 +153,23 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 	}()
 
 	preEncoder, _ := cfg.Sink.(PreEncoder)
+	// abandoned: the input is unreadable, the run ends with exit 2 and no
+	// output; the records it cancelled are not reported one by one.
+	var abandoned atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- process(ctx, stage, cfg.Shard, cfg.Done, preEncoder, j)
+				r := process(ctx, stage, cfg.Shard, cfg.Done, preEncoder, j)
+				if r.fatal != nil {
+					// Now, not when the result's turn comes: the records
+					// after it must not reach the stage.
+					abandoned.Store(true)
+					cancelCause(r.fatal)
+				}
+				results <- r
 			}
 		}()
 	}
@@ -151,6 +181,7 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 	stopped := false // the sink said ErrStop
 	target := int64(-1)
 	done := ctx.Done()
+	rate := newErrorRate(cfg.MaxErrorRate, cfg.ErrorWindow)
 
 	handle := func(r result) {
 		if fatal != nil || stopped {
@@ -170,8 +201,17 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 			return
 		}
 		st.In++
+		if st.Stopped == "" && ctx.Err() == nil { // not the records a stop cancelled
+			if why := rate.add(r.err); why != "" {
+				st.Stopped = why
+				cancelCause(errStoppedEarly)
+			}
+		}
 		if r.err != nil {
 			st.Failed++
+			if abandoned.Load() {
+				return
+			}
 			cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, r.err)
 			return
 		}
@@ -270,9 +310,14 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 	if rec == nil {
 		var err error
 		if rec, err = j.item.Decode(j.item.Raw); err != nil {
-			r.fatal = err
+			r.fatal = err // j.ready stays open: later records wait, then see ctx done
 			return r
 		}
+	}
+	select {
+	case <-j.prev:
+		close(j.ready)
+	case <-ctx.Done():
 	}
 	if rec.ID == "" {
 		// Foreign data (a DuckDB export, a hand-made file) may have no ids;
@@ -288,8 +333,8 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		r.resumed = true
 		return r
 	}
-	if err := ctx.Err(); err != nil {
-		r.err = fmt.Errorf("not processed: %w", err)
+	if ctx.Err() != nil {
+		r.err = fmt.Errorf("not processed: %w", context.Cause(ctx))
 		return r
 	}
 	defer func() {
@@ -334,3 +379,74 @@ func ParseShard(s string) (Shard, error) {
 
 // Keep reports whether id belongs to this shard.
 func (s Shard) Keep(id string) bool { return s.N <= 1 || record.Bucket(id, s.N) == s.K }
+
+// errStoppedEarly is the cause of the cancellation when MaxErrorRate
+// stops a run: records not processed fail with it. It is a
+// context.Canceled, as for Ctrl-C, to stages that look.
+var errStoppedEarly error = stoppedEarly{}
+
+type stoppedEarly struct{}
+
+func (stoppedEarly) Error() string {
+	return "the run stopped early: too many records failed (--max-error-rate)"
+}
+func (stoppedEarly) Unwrap() error { return context.Canceled }
+
+// errorRate watches the outcome of the last records, for MaxErrorRate.
+type errorRate struct {
+	rate    float64
+	reasons []string // ring of the last records' errors ("" for success)
+	n       int      // records seen
+	failed  int      // failures in the ring
+}
+
+func newErrorRate(rate float64, window int) *errorRate {
+	if rate <= 0 || rate >= 1 {
+		return nil
+	}
+	if window <= 0 {
+		window = 20
+	}
+	return &errorRate{rate: rate, reasons: make([]string, window)}
+}
+
+// add counts one record's outcome; once the window is full and more than
+// rate of it failed, it says so, naming the reason seen most often.
+func (e *errorRate) add(err error) string {
+	if e == nil {
+		return ""
+	}
+	i := e.n % len(e.reasons)
+	if e.reasons[i] != "" {
+		e.failed--
+	}
+	e.reasons[i] = ""
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		e.reasons[i] = msg
+		e.failed++
+	}
+	e.n++
+	w := len(e.reasons)
+	if e.n < w || float64(e.failed) <= e.rate*float64(w) {
+		return ""
+	}
+	count := map[string]int{}
+	top := e.reasons[i]
+	for _, r := range e.reasons {
+		if r != "" {
+			count[r]++
+			if count[r] > count[top] {
+				top = r
+			}
+		}
+	}
+	if len(top) > 300 {
+		n := 300
+		for n > 0 && !utf8.RuneStart(top[n]) {
+			n--
+		}
+		top = top[:n] + "..."
+	}
+	return fmt.Sprintf("%d of the last %d records failed (--max-error-rate %g); %d times: %s", e.failed, w, e.rate, count[top], top)
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -305,5 +306,73 @@ func TestRunGivesIDsToRecordsWithout(t *testing.T) {
 	a, b := ids(), ids()
 	if a[0] == "" || a[0] == a[1] || a[2] != "keep" || a[0] != b[0] || a[1] != b[1] {
 		t.Errorf("ids %v then %v", a, b)
+	}
+}
+
+// A malformed line stops the run before any record after it reaches the
+// stage, even with many workers decoding ahead in parallel.
+func TestRunMalformedLineStopsBeforeLaterRecords(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		lines := make([]string, 200)
+		for i := range lines {
+			lines[i] = fmt.Sprintf(`{"id":"%c"}`, 'A'+i%50)
+		}
+		lines[2] = `{bad`
+		var mu sync.Mutex
+		var seen []string
+		stage := StageFunc{"count", func(_ context.Context, r *record.Record) ([]*record.Record, error) {
+			mu.Lock()
+			seen = append(seen, r.ID)
+			mu.Unlock()
+			return []*record.Record{r}, nil
+		}}
+		sink := &memSink{}
+		_, err := Run(context.Background(), Config{Stage: stage, Source: &rawSource{lines: lines}, Sink: sink, Workers: 16})
+		var fe *FatalError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "line 3") {
+			t.Fatalf("err = %v", err)
+		}
+		for _, id := range seen {
+			if id != "A" && id != "B" {
+				t.Fatalf("round %d: record %s, after the malformed line 3, reached the stage (%v)", round, id, seen)
+			}
+		}
+	}
+}
+
+// --max-error-rate: a run where everything fails stops after the first
+// window of records, the way Ctrl-C does (the output is committed, the
+// rest is not read), and says what kept failing; a run where some
+// records fail goes on to the end.
+func TestRunStopsOnErrorRate(t *testing.T) {
+	var calls atomic.Int64
+	failing := func(every int) Stage {
+		return StageFunc{"gen", func(_ context.Context, r *record.Record) ([]*record.Record, error) {
+			calls.Add(1)
+			time.Sleep(time.Millisecond) // a call to a model
+			if n, _ := strconv.Atoi(r.ID); n%every == 0 {
+				return nil, fmt.Errorf("call dialogue: gave up after 3 attempts: reply failed the check (record %d)\nmore", n%2)
+			}
+			return []*record.Record{r}, nil
+		}}
+	}
+	sink := &memSink{}
+	st, err := Run(context.Background(), Config{Stage: failing(1), Source: SliceSource(recs(1000)), Sink: sink,
+		Workers: 4, MaxErrorRate: 0.9})
+	if err != nil || !sink.closed || sink.aborted || st.Interrupted {
+		t.Fatalf("err %v, closed %v, stats %+v", err, sink.closed, st)
+	}
+	if st.Stopped == "" || !strings.Contains(st.Stopped, "20 of the last 20 records failed (--max-error-rate 0.9)") ||
+		!strings.Contains(st.Stopped, "10 times: call dialogue: gave up after 3 attempts: reply failed the check (record ") || strings.Contains(st.Stopped, "more") {
+		t.Errorf("stopped: %q", st.Stopped)
+	}
+	if n := calls.Load(); n > 20+4*4 || st.In > 60 {
+		t.Errorf("%d calls, %d records read before the stop", n, st.In)
+	}
+	calls.Store(0)
+	st, err = Run(context.Background(), Config{Stage: failing(2), Source: SliceSource(recs(1000)), Sink: &memSink{},
+		Workers: 4, MaxErrorRate: 0.9})
+	if err != nil || st.Stopped != "" || st.In != 1000 || st.Failed != 500 {
+		t.Errorf("half failing: err %v, stats %+v", err, st)
 	}
 }

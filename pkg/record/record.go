@@ -135,15 +135,17 @@ type Checks struct {
 
 // Gen is the provenance of one LLM call that contributed to a record.
 type Gen struct {
-	Stage      string  `json:"stage" parquet:"stage"`
-	Call       string  `json:"call,omitempty" parquet:"call,optional"`
-	Model      string  `json:"model,omitempty" parquet:"model,optional"`
-	PromptPack string  `json:"prompt_pack,omitempty" parquet:"prompt_pack,optional"`
-	TokensIn   int     `json:"tokens_in,omitempty" parquet:"tokens_in,optional"`
-	TokensOut  int     `json:"tokens_out,omitempty" parquet:"tokens_out,optional"`
-	CacheHit   bool    `json:"cache_hit,omitempty" parquet:"cache_hit,optional"`
-	Retries    int     `json:"retries,omitempty" parquet:"retries,optional"`
-	Seconds    float64 `json:"seconds,omitempty" parquet:"seconds,optional"`
+	Stage string `json:"stage" parquet:"stage"`
+	Call  string `json:"call,omitempty" parquet:"call,optional"`
+	Model string `json:"model,omitempty" parquet:"model,optional"` // as requested
+	// ModelAnswered is the model the server said answered, when it says.
+	ModelAnswered string  `json:"model_answered,omitempty" parquet:"model_answered,optional"`
+	PromptPack    string  `json:"prompt_pack,omitempty" parquet:"prompt_pack,optional"`
+	TokensIn      int     `json:"tokens_in,omitempty" parquet:"tokens_in,optional"`
+	TokensOut     int     `json:"tokens_out,omitempty" parquet:"tokens_out,optional"`
+	CacheHit      bool    `json:"cache_hit,omitempty" parquet:"cache_hit,optional"`
+	Retries       int     `json:"retries,omitempty" parquet:"retries,optional"`
+	Seconds       float64 `json:"seconds,omitempty" parquet:"seconds,optional"`
 }
 
 // Defect names written to Checks.Defects.

@@ -77,6 +77,16 @@ type Options struct {
 	RejectJSONSchema bool
 	// NoRecord keeps no requests (long benchmarks).
 	NoRecord bool
+	// Model, when set, is the model name the replies carry (default: the
+	// one requested), as a server that serves one model under any name.
+	Model string
+	// Slots, when set, is served at GET /props as llama-server does
+	// ({"total_slots": Slots, "default_generation_settings": {"n_ctx":
+	// Context}}).
+	Slots int
+	// Context, when set, cuts every prompt to Context tokens without a
+	// word, as Ollama does: prompt_tokens is then Context.
+	Context int
 }
 
 // Rule is a scripted reply.
@@ -86,8 +96,14 @@ type Rule struct {
 	// Content is the reply; FinishReason defaults to "stop".
 	Content      string `json:"content"`
 	FinishReason string `json:"finish_reason,omitempty"`
-	// Status, when not 0 or 200, answers with that HTTP error instead.
-	Status int `json:"status,omitempty"`
+	// Status, when not 0 or 200, answers with that HTTP error instead,
+	// with Message as the error message (default "scripted error").
+	Status  int    `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Format, when set, limits the rule to requests whose response_format
+	// type is Format (json_schema, json_object; "none" for no
+	// response_format), to script what a server does with each.
+	Format string `json:"format,omitempty"`
 }
 
 // Message is a chat message as received.
@@ -240,6 +256,11 @@ func (s *Server) Count() int {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/props" && s.opt.Slots > 0 {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.opt.Slots, s.opt.Context)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 		return
@@ -377,7 +398,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	}
 	content, finish, status := s.reply(req)
 	if status != 0 && status != http.StatusOK {
-		writeError(w, status, "scripted error", nil)
+		if content == "" {
+			content = "scripted error"
+		}
+		writeError(w, status, content, nil)
 		return status
 	}
 	switch fault {
@@ -394,18 +418,32 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	case Reasoning:
 		content = "<think>The user wants a reply. Let me think about what to write first, then"
 	}
-	writeCompletion(w, req.Model, content, finish, len(body)/4)
+	model, prompt := req.Model, len(body)/4
+	if s.opt.Model != "" {
+		model = s.opt.Model
+	}
+	if s.opt.Context > 0 && prompt > s.opt.Context {
+		prompt = s.opt.Context
+	}
+	writeCompletion(w, model, content, finish, prompt)
 	return http.StatusOK
 }
 
 // reply is the scripted or default reply.
 func (s *Server) reply(req *ChatRequest) (content, finish string, status int) {
 	last := req.LastUser()
+	format := "none"
+	if req.ResponseFormat != nil {
+		format = req.ResponseFormat.Type
+	}
 	for _, rule := range s.opt.Rules {
-		if strings.Contains(last, rule.Contains) {
+		if strings.Contains(last, rule.Contains) && (rule.Format == "" || rule.Format == format) {
 			finish = rule.FinishReason
 			if finish == "" {
 				finish = "stop"
+			}
+			if rule.Status != 0 && rule.Status != http.StatusOK {
+				return rule.Message, finish, rule.Status
 			}
 			return rule.Content, finish, rule.Status
 		}

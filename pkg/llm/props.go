@@ -1,0 +1,52 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// serverProps is what llama.cpp's llama-server says about itself at
+// /props (beside /v1): its slots (--parallel) and each slot's context.
+type serverProps struct {
+	TotalSlots int `json:"total_slots"`
+	Defaults   struct {
+		NCtx int `json:"n_ctx"`
+	} `json:"default_generation_settings"`
+}
+
+// fetchProps reads /props of the server at baseURL (its /v1 suffix
+// dropped). Servers other than llama-server answer 404: an error.
+func fetchProps(ctx context.Context, hc *http.Client, baseURL string, key Secret) (*serverProps, error) {
+	u := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1") + "/props"
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if k := key.reveal(); k != "" {
+		req.Header.Set("Authorization", "Bearer "+k)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET /props: %s", key.redact(err.Error()))
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("GET /props: %v", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /props: HTTP %d", res.StatusCode)
+	}
+	var p serverProps
+	if err := json.Unmarshal(b, &p); err != nil || p.TotalSlots < 1 {
+		return nil, fmt.Errorf("GET /props: no total_slots in the reply")
+	}
+	return &p, nil
+}
