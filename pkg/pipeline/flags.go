@@ -225,6 +225,13 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
 		return ExitUsage
 	}
+	if st.Dropped > 0 && !f.Quiet {
+		where := "keep them with --errors FILE"
+		if elog != nil {
+			where = "in " + elog.Name()
+		}
+		fmt.Fprintf(env.Stderr, "%s: %d of %d records dropped (%s)\n", prog, st.Dropped, st.In, where)
+	}
 	switch {
 	case st.Interrupted:
 		fmt.Fprintf(env.Stderr, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)

@@ -62,7 +62,8 @@ Label distributions and other maps are written as lists of {key, value}: the
 datasets library cannot load Parquet maps. The folder is built beside DIR and moved
 in at the end, so DIR never holds half an export; a non-empty DIR/data or an
 existing DIR/README.md is refused unless --force, which replaces both and keeps the
-rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset`
+rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset
+` + ngcatQualityDetails
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
@@ -74,7 +75,10 @@ ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
 ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
 ngcat corpus.parquet --explode turns -o turns.parquet
 ngcat corpus.parquet --split train=0.9,test=0.1 --hf normgenesis-hf --pretty-name NormGenesis --license cc-by-sa-4.0
-ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
+ngcat corpus.parquet --shard 0/4 -o part-0.parquet
+ngcat corpus.jsonl --where 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
+ngcat corpus.jsonl --drop-defects any -o clean.jsonl`
+	var quality ngcatQuality
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
 	fs := p.Flags
@@ -93,6 +97,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
+	quality.register(fs)
 	args, code, ok := p.Parse(env)
 	if !ok {
 		return code
@@ -127,6 +132,10 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		}
 	}
 	format, err := iof.OutputFormat()
+	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	filter, err := quality.stage()
 	if err != nil {
 		return p.Usagef(env, "%v", err)
 	}
@@ -172,6 +181,7 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	if *hfDir != "" && *sample == 0 {
 		spec.Stage = summary.Stage()
 	}
+	spec.Stage = chain(filter, spec.Stage)
 	spec.Sink = func() (pipeline.Sink, error) {
 		var sink pipeline.Sink
 		switch {

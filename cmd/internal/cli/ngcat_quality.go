@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/cat"
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/spf13/pflag"
+)
+
+// ngcatQuality holds ngcat's quality-loop flags (--where, --drop-defects,
+// --dedup), kept apart from the conversion flags of ngcat.go.
+type ngcatQuality struct {
+	where, dropDefects string
+}
+
+const ngcatQualityDetails = `
+--where EXPR keeps the records for which the expr-lang expression EXPR holds
+(https://expr-lang.org: == != < <= > >= && || ! in, len(), any(), all(),
+count(), filter(), matches, contains, ...). Fields are named as in the records:
+id, culture, dialogue_type, quality.norm, checks.lang_ok, checks.defects,
+len(turns), turns[0].speaker, any(turns, .labels.norm == "violated"). It is
+type-checked before the input is read: an unknown field is an error. A field a
+record lacks reads as its zero value ("", 0, false, empty), so quality.norm >= 4
+is false for records without quality scores.
+
+--drop-defects CLASS,...|any drops the records with any of these defects, as
+ngstats finds them (its audit runs on each record, with ngstats' default
+bounds, the output is left as it was) and as earlier stages wrote them in
+checks.defects. Dropped records are counted on stderr and, with --errors FILE,
+written there with the reason; they do not make the exit status 1.`
+
+func (q *ngcatQuality) register(fs *pflag.FlagSet) {
+	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
+	fs.StringVar(&q.dropDefects, "drop-defects", "", "drop the records with any of these defects: `CLASS,...` or any (ngstats' classes; duplicates: see --dedup)")
+}
+
+// dropClasses are the classes --drop-defects accepts: every ngstats class
+// but the duplicates, which need the whole stream (--dedup).
+func dropClasses() []string {
+	var out []string
+	for _, d := range stats.DefectNames() {
+		if !strings.Contains(d, "duplicate") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// stage returns the stage that filters records, nil when none is asked for.
+func (q *ngcatQuality) stage() (pipeline.Stage, error) {
+	if q.where == "" && q.dropDefects == "" {
+		return nil, nil
+	}
+	d := &cat.Drop{}
+	if q.where != "" {
+		w, err := cat.CompileWhere(q.where)
+		if err != nil {
+			return nil, err
+		}
+		d.Where = w
+	}
+	if q.dropDefects != "" {
+		classes, err := cat.ParseDefects(q.dropDefects, dropClasses())
+		if err != nil {
+			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
+		}
+		d.Defects = classes
+		audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+		d.Find = func(rec *record.Record) []string {
+			// Audit a copy: ngcat passes records through as they came.
+			c := *rec
+			c.Turns = slices.Clone(rec.Turns)
+			if rec.Checks != nil {
+				ch := *rec.Checks
+				ch.Defects = slices.Clone(ch.Defects)
+				c.Checks = &ch
+			}
+			audit.Record(&c)
+			if c.Checks == nil {
+				return nil
+			}
+			return c.Checks.Defects
+		}
+	}
+	return d, nil
+}
+
+// chain puts the filter before a stage ngcat already has (nil: none).
+func chain(filter, next pipeline.Stage) pipeline.Stage {
+	switch {
+	case filter == nil:
+		return next
+	case next == nil:
+		return filter
+	}
+	return cat.Chain{filter, next}
+}
