@@ -34,6 +34,8 @@ type Report struct {
 	// at least one.
 	Defects            []Defect `json:"defects"`
 	RecordsWithDefects int64    `json:"records_with_defects"`
+	// NearDuplicates are the clusters behind the near_duplicate_* defects.
+	NearDuplicates *NearDuplicates `json:"near_duplicates"`
 	// Labels, when any record carries labels or quality scores.
 	Labels *Labels `json:"labels,omitempty"`
 	// FailOn holds the --fail-on thresholds and whether each was exceeded.

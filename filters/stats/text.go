@@ -140,6 +140,9 @@ func tables(r *Report, ids int) []table {
 		df.notes = append(df.notes, "no defects found")
 	}
 	ts = append(ts, df)
+	if t, ok := nearDupTable(r.NearDuplicates, ids); ok {
+		ts = append(ts, t)
+	}
 
 	if r.Labels != nil {
 		for _, task := range labelTasks {
@@ -254,6 +257,40 @@ func crossTable(cs []Count) table {
 		t.rows = append(t.rows, row)
 	}
 	return t
+}
+
+// nearDupTable lists the near-duplicate clusters, at most n of each kind
+// (0: all) with at most n members each.
+func nearDupTable(nd *NearDuplicates, n int) (table, bool) {
+	if nd == nil || nd.Dialogues.Clusters+nd.Scenarios.Clusters == 0 {
+		return table{}, false
+	}
+	t := table{title: fmt.Sprintf("Near-duplicate clusters (similarity >= %.2f; ngcat --dedup near keeps each cluster's first record)", nd.Threshold),
+		header: []string{"kind", "cluster (first record)", "records", "others (similarity)"}}
+	for _, k := range []struct {
+		name string
+		k    NearDupKind
+	}{{"dialogue", nd.Dialogues}, {"scenario", nd.Scenarios}} {
+		for i, c := range k.k.List {
+			if n > 0 && i >= n {
+				t.notes = append(t.notes, fmt.Sprintf("%s: %d more clusters", k.name, k.k.Clusters-int64(i)))
+				break
+			}
+			var ms []string
+			for j, m := range c.Members {
+				if n > 0 && j >= n {
+					break
+				}
+				ms = append(ms, fmt.Sprintf("%s (%.2f)", m.ID, m.Similarity))
+			}
+			if more := c.Size - 1 - int64(len(ms)); more > 0 {
+				ms = append(ms, fmt.Sprintf("+%d", more))
+			}
+			t.rows = append(t.rows, []string{k.name, c.ID, num(c.Size), strings.Join(ms, ", ")})
+		}
+	}
+	t.notes = append(t.notes, nd.Shingles)
+	return t, true
 }
 
 func idList(d Defect, n int) string {

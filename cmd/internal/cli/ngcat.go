@@ -77,7 +77,8 @@ ngcat corpus.parquet --explode turns -o turns.parquet
 ngcat corpus.parquet --split train=0.9,test=0.1 --hf normgenesis-hf --pretty-name NormGenesis --license cc-by-sa-4.0
 ngcat corpus.parquet --shard 0/4 -o part-0.parquet
 ngcat corpus.jsonl --where 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
-ngcat corpus.jsonl --drop-defects any -o clean.jsonl`
+ngcat corpus.jsonl --drop-defects any -o clean.jsonl
+ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var quality ngcatQuality
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
@@ -133,6 +134,9 @@ ngcat corpus.jsonl --drop-defects any -o clean.jsonl`
 	}
 	format, err := iof.OutputFormat()
 	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	if err := quality.check(fs); err != nil {
 		return p.Usagef(env, "%v", err)
 	}
 	filter, err := quality.stage()
@@ -223,7 +227,7 @@ ngcat corpus.jsonl --drop-defects any -o clean.jsonl`
 		case *head > 0:
 			sink = &cat.Head{Sink: sink, N: *head}
 		}
-		return sink, nil
+		return quality.sink(sink), nil
 	}
 	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
 		return p.Usagef(env, "-o %q has {split} but no --split was given", iof.Output)

@@ -15,7 +15,8 @@ import (
 // ngcatQuality holds ngcat's quality-loop flags (--where, --drop-defects,
 // --dedup), kept apart from the conversion flags of ngcat.go.
 type ngcatQuality struct {
-	where, dropDefects string
+	where, dropDefects, dedup string
+	dupThreshold              float64
 }
 
 const ngcatQualityDetails = `
@@ -31,11 +32,22 @@ is false for records without quality scores.
 --drop-defects CLASS,...|any drops the records with any of these defects, as
 ngstats finds them (its audit runs on each record, with ngstats' default
 bounds, the output is left as it was) and as earlier stages wrote them in
-checks.defects. Dropped records are counted on stderr and, with --errors FILE,
-written there with the reason; they do not make the exit status 1.`
+checks.defects.
+
+--dedup exact|near keeps the first record of each cluster of duplicates: dialogues
+by their turns, records without turns by their scenario. exact: the same
+speakers, directions and texts (or the same scenario, culture and type); near:
+also texts whose MinHash similarity of character shingles (5 characters, 3 for
+Han, kana and Hangul) is at least --dup-threshold, over the whole stream (scenarios
+within one dialogue type), as ngstats reports the near_duplicate_* clusters.
+
+Dropped records are counted on stderr and, with --errors FILE, written there with
+the reason; they do not make the exit status 1.`
 
 func (q *ngcatQuality) register(fs *pflag.FlagSet) {
 	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
+	fs.StringVar(&q.dedup, "dedup", "", "keep the first record of each cluster of duplicates: `MODE` exact (same turns, or same scenario) or near (as ngstats clusters them)")
+	fs.Float64Var(&q.dupThreshold, "dup-threshold", stats.DefaultDupThreshold, "with --dedup near: texts at least this `SIMILAR` (estimated Jaccard of character shingles) are near-duplicates")
 	fs.StringVar(&q.dropDefects, "drop-defects", "", "drop the records with any of these defects: `CLASS,...` or any (ngstats' classes; duplicates: see --dedup)")
 }
 
@@ -49,6 +61,31 @@ func dropClasses() []string {
 		}
 	}
 	return out
+}
+
+// check validates the flags that need no input.
+func (q *ngcatQuality) check(fs *pflag.FlagSet) error {
+	if q.dedup != "" {
+		if err := cat.ParseDedup(q.dedup); err != nil {
+			return err
+		}
+	}
+	if fs.Changed("dup-threshold") && q.dedup != cat.DedupNear {
+		return fmt.Errorf("--dup-threshold goes with --dedup near")
+	}
+	if q.dupThreshold <= 0 || q.dupThreshold > 1 {
+		return fmt.Errorf("--dup-threshold %v: want a similarity above 0 and at most 1", q.dupThreshold)
+	}
+	return nil
+}
+
+// sink wraps the output: --dedup decides on records in input order, before
+// --head or --sample count them.
+func (q *ngcatQuality) sink(s pipeline.Sink) pipeline.Sink {
+	if q.dedup == "" {
+		return s
+	}
+	return &cat.Dedup{Sink: s, Mode: q.dedup, Threshold: q.dupThreshold}
 }
 
 // stage returns the stage that filters records, nil when none is asked for.

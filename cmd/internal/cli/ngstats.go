@@ -36,7 +36,9 @@ in characters), distinct-1/2; the share of turns in each culture's expected
 language, with examples of each mismatch; defects, each counted and listed by id
 (failed or empty dialogues, leftover markers, literal \n, unplaced lines, several
 dialogues in one record, exact and near duplicates of dialogues and scenarios,
-turn counts out of range, wrong language); when records carry labels: their
+turn counts out of range, wrong language); near duplicates are clustered over the
+whole corpus by MinHash of character shingles (--dup-threshold), each record in
+the cluster of the first earlier record it is similar to; when records carry labels: their
 distributions per culture and type, intent by V2R stage, the agreement of sampled
 labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
@@ -76,6 +78,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
 	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ...; default unknown)")
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
+	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, code, ok := p.Parse(env)
 	if !ok {
@@ -105,6 +108,8 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	switch {
 	case *ids < 0 || *examples < 0 || *minTurns < 0 || *maxTurns < 0:
 		return p.Usagef(env, "--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
+	case *dupThreshold <= 0 || *dupThreshold > 1:
+		return p.Usagef(env, "--dup-threshold %v: want a similarity above 0 and at most 1", *dupThreshold)
 	case *minShare < 0 || *minShare > 1:
 		return p.Usagef(env, "--min-lang-share %v: want a share between 0 and 1", *minShare)
 	case *maxTurns > 0 && *minTurns > *maxTurns:
@@ -127,7 +132,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				return nil, err
 			}
 			c := stats.NewCollector()
-			c.IDs, c.Examples = *ids, *examples
+			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
 			rs := &reportSink{Collector: c, out: out, langs: map[string]bool{}}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)
