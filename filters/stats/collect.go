@@ -42,6 +42,7 @@ type Collector struct {
 	dlgExact    u64set
 	scenExact   u64set
 	near        *nearDups
+	review      *reviewAcc
 	labels      map[[2]string]*LabelDist
 	quality     map[string]*qualAcc
 	extras      labelExtras // intent by stage, agreement, pairwise
@@ -83,6 +84,7 @@ func NewCollector() *Collector {
 		labels:      map[[2]string]*LabelDist{},
 		quality:     map[string]*qualAcc{},
 		extras:      newLabelExtras(),
+		review:      newReviewAcc(),
 		speakerSeen: map[string]struct{}{},
 	}
 }
@@ -143,6 +145,7 @@ func (c *Collector) Add(rec *record.Record) {
 	c.scenario(rec)
 	c.addQuality(rec, group)
 	c.extras.record(rec)
+	c.review.record(rec)
 	if nt == 0 {
 		return
 	}
@@ -177,6 +180,7 @@ func (c *Collector) dialogue(rec *record.Record, group string) {
 			c.label(t.Labels, group)
 			c.extras.turn(rec, t)
 		}
+		c.review.turn(rec, t)
 	}
 	c.speakers.add(int64(len(c.speakerSeen)))
 	if pairs > 0 {
@@ -406,6 +410,7 @@ func (c *Collector) Report() *Report {
 	}
 	slices.SortFunc(r.Defects, func(a, b Defect) int { return cmp.Compare(a.Name, b.Name) })
 	r.NearDuplicates = c.nearDups().report(c.IDs)
+	r.Review = c.review.report()
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

@@ -38,6 +38,8 @@ type Report struct {
 	NearDuplicates *NearDuplicates `json:"near_duplicates"`
 	// Labels, when any record carries labels or quality scores.
 	Labels *Labels `json:"labels,omitempty"`
+	// Review, when records carry reviewers' labels or verdicts.
+	Review *Review `json:"review,omitempty"`
 	// FailOn holds the --fail-on thresholds and whether each was exceeded.
 	FailOn []Threshold `json:"fail_on,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -69,6 +70,8 @@ ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parque
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
 ngcat --from prosocial train-00000-of-00001.parquet validation-00000-of-00001.parquet -o prosocial.parquet
 ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
+ngcat labelled.jsonl --to labelstudio --review-config config.xml -o tasks.json
+ngcat --from labelstudio export.json -o reviewed.jsonl && ngstats reviewed.jsonl
 ngcat labelled.jsonl --to prosocial -o prosocial-rows.parquet
 ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
@@ -83,7 +86,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), labelstudio or argilla (review exports)")
 	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 	culture := fs.String("culture", "", "with --from normgenesis: the `CULTURE` of the input (default: from the file name)")
 	typ := fs.String("type", "", "with --from normgenesis: the dialogue `TYPE`, adherence, violation or v2r (default: from the file name)")
@@ -92,7 +95,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	seed := fs.Int64("seed", 1, "`SEED` of --sample")
 	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
-	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns)")
+	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), labelstudio or argilla (review tasks, one per dialogue)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
 	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
@@ -110,8 +113,8 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		return p.Usagef(env, "use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
 		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
-	case *to != "" && *to != "prosocial":
-		return p.Usagef(env, "--to %q: want prosocial", *to)
+	case *to != "" && *to != "prosocial" && !isReviewTool(*to):
+		return p.Usagef(env, "--to %q: want prosocial, labelstudio or argilla", *to)
 	case *to != "" && (*explode != "" || *hfDir != ""):
 		return p.Usagef(env, "--to goes with neither --explode nor --hf")
 	case (*culture != "" || *typ != "") && *from != "normgenesis":
@@ -134,6 +137,9 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	}
 	format, err := iof.OutputFormat()
 	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	if err := quality.checkReview(fs, *to, format); err != nil {
 		return p.Usagef(env, "%v", err)
 	}
 	if err := quality.check(fs); err != nil {
@@ -160,8 +166,12 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 			return p.Usagef(env, "%v", err)
 		}
 		spec.Source = src
+	case review.ToolLabelStudio:
+		spec.Source = review.NewLabelStudio(args, env.Stdin)
+	case review.ToolArgilla:
+		spec.Source = review.NewArgilla(args, env.Stdin)
 	default:
-		return p.Usagef(env, "--from %q: want normgenesis, prosocial or text", *from)
+		return p.Usagef(env, "--from %q: want normgenesis, prosocial, text, labelstudio or argilla", *from)
 	}
 
 	// One output file (or stdout) as records or exploded turns.
@@ -175,6 +185,9 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		}
 		if *to == "prosocial" {
 			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
+		}
+		if isReviewTool(*to) {
+			return quality.reviewSink(*to, out)
 		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
