@@ -27,6 +27,10 @@ type Collector struct {
 	Done func(*Report) error
 	// DupThreshold is the similarity of near-duplicates (0: the default).
 	DupThreshold float64
+	// Browse keeps Examples dialogues of each culture and type, and every
+	// record with the ShowDefect class, for the HTML report's browser.
+	Browse     bool
+	ShowDefect string
 
 	rep         Report
 	recDefects  bool // the record being added has a defect
@@ -43,6 +47,8 @@ type Collector struct {
 	scenExact   u64set
 	near        *nearDups
 	review      *reviewAcc
+	browse      *browseAcc
+	recNames    []string // the defects of the record being added
 	labels      map[[2]string]*LabelDist
 	quality     map[string]*qualAcc
 	extras      labelExtras // intent by stage, agreement, pairwise
@@ -122,17 +128,22 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 func (c *Collector) Add(rec *record.Record) {
 	c.rep.Records++
 	c.recDefects = false
+	c.recNames = c.recNames[:0]
+	group := rec.Culture + "/" + rec.DialogueType
+	if c.Browse && c.browse == nil {
+		c.browse = &browseAcc{examples: c.Examples, showDefect: c.ShowDefect, perGroup: map[string]int{}}
+	}
 	defer func() {
 		if c.recDefects {
 			c.rep.RecordsWithDefects++
 		}
+		c.browse.add(rec, group, c.recNames)
 	}()
 	nt := int64(len(rec.Turns))
 	var isDlg int64
 	if nt > 0 {
 		isDlg = 1
 	}
-	group := rec.Culture + "/" + rec.DialogueType
 	count(c.byCulture, rec.Culture, isDlg, nt)
 	count(c.byType, rec.DialogueType, isDlg, nt)
 	count(c.byCategory, rec.Category, isDlg, nt)
@@ -261,6 +272,7 @@ func (c *Collector) defect(name, id string) {
 	}
 	d.Count++
 	c.recDefects = true
+	c.recNames = append(c.recNames, name)
 	if c.IDs <= 0 || len(d.IDs) < c.IDs {
 		d.IDs = append(d.IDs, id)
 	} else {
@@ -411,6 +423,7 @@ func (c *Collector) Report() *Report {
 	slices.SortFunc(r.Defects, func(a, b Defect) int { return cmp.Compare(a.Name, b.Name) })
 	r.NearDuplicates = c.nearDups().report(c.IDs)
 	r.Review = c.review.report()
+	r.Browser = c.browse.report()
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

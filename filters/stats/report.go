@@ -40,6 +40,8 @@ type Report struct {
 	Labels *Labels `json:"labels,omitempty"`
 	// Review, when records carry reviewers' labels or verdicts.
 	Review *Review `json:"review,omitempty"`
+	// Browser holds whole dialogues for the HTML report (Collector.Browse).
+	Browser *Browser `json:"-"`
 	// FailOn holds the --fail-on thresholds and whether each was exceeded.
 	FailOn []Threshold `json:"fail_on,omitempty"`
 }

@@ -140,3 +140,25 @@ func TestNgcatReviewLoop(t *testing.T) {
 		}
 	}
 }
+
+// ngstats --html shows --examples dialogues per culture and type, and
+// every record of --show-defect; the flags are checked first.
+func TestNgstatsBrowser(t *testing.T) {
+	code, imported, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	code, page, stderr := run(t, Ngstats, imported, "--html", "--examples", "1", "--show-defect", "end_marker")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 8 culture/type groups, one example each, plus the end_marker records.
+	if n := strings.Count(page, `<article class="dlg"`); n <= 8 || !strings.Contains(page, "Records with end_marker (") {
+		t.Errorf("%d dialogues in the browser", n)
+	}
+	for _, bad := range [][]string{{"--show-defect", "end_marker"}, {"--html", "--show-defect", "end_markers"}} {
+		if code, _, _ := run(t, Ngstats, "", bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,6 +54,7 @@ stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", "
 ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
+ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o browse.html
 ngstats corpus.jsonl --markdown > stats.md
 ngstats corpus.parquet --card --pretty-name "My corpus" --license cc-by-sa-4.0 > README.md
 ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
@@ -70,7 +72,8 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	asMD := fs.Bool("markdown", false, "the report as Markdown tables (same as -f markdown)")
 	asHTML := fs.Bool("html", false, "the report as one self-contained HTML file with charts (same as -f html)")
 	ids := fs.Int("ids", 100, "list at most `N` ids per defect class (0: all); text and Markdown show 5 unless set")
-	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch")
+	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch, and with --html `N` whole dialogues per culture and type")
+	showDefect := fs.String("show-defect", "", "with --html: also show every record with the defect `CLASS` (at most 1,000)")
 	minTurns := fs.Int("min-turns", 5, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
 	maxTurns := fs.Int("max-turns", 15, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
@@ -115,6 +118,14 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	case *maxTurns > 0 && *minTurns > *maxTurns:
 		return p.Usagef(env, "--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
 	}
+	if *showDefect != "" {
+		if format != "html" {
+			return p.Usagef(env, "--show-defect goes with --html")
+		}
+		if !slices.Contains(stats.DefectNames(), *showDefect) {
+			return p.Usagef(env, "--show-defect %q: not a defect class (see --help)", *showDefect)
+		}
+	}
 	shownIDs := *ids
 	if !fs.Changed("ids") && (format == "text" || format == "markdown") {
 		shownIDs = 5
@@ -133,6 +144,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			}
 			c := stats.NewCollector()
 			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
+			c.Browse, c.ShowDefect = format == "html", *showDefect
 			rs := &reportSink{Collector: c, out: out, langs: map[string]bool{}}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)
