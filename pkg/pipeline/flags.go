@@ -214,15 +214,23 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
 	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
+	if fsrc, ok := src.(*FileSource); ok && bar != nil && bar.bar != nil {
+		if total, inBytes := InputTotal(spec.Inputs); inBytes {
+			bar.SetInput(total, fsrc.Consumed)
+		} else {
+			bar.SetInput(total, nil)
+		}
+	}
+	msgs := MessageWriter(env.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
-		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr, Done: done})
+		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: msgs, Done: done})
 	if cerr := elog.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(msgs, "%s: %v\n", prog, err)
 		return ExitUsage
 	}
 	if st.Dropped > 0 && !f.Quiet {
@@ -230,18 +238,18 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		if elog != nil {
 			where = "in " + elog.Name()
 		}
-		fmt.Fprintf(env.Stderr, "%s: %d of %d records dropped (%s)\n", prog, st.Dropped, st.In, where)
+		fmt.Fprintf(msgs, "%s: %d of %d records dropped (%s)\n", prog, st.Dropped, st.In, where)
 	}
 	switch {
 	case st.Interrupted:
-		fmt.Fprintf(env.Stderr, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
+		fmt.Fprintf(msgs, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
 		return ExitInterrupted
 	case st.Failed > 0:
 		where := "see the messages above; keep them with --errors FILE"
 		if elog != nil {
 			where = "see " + elog.Name()
 		}
-		fmt.Fprintf(env.Stderr, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
+		fmt.Fprintf(msgs, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
 		return ExitFailed
 	}
 	return ExitOK
