@@ -150,3 +150,32 @@ func BenchmarkSign(b *testing.B) {
 		Sign(text)
 	}
 }
+
+// FuzzSign: for any text, its signature is identical to itself and the
+// estimate against another text stays in [0, 1]; Sign fails exactly when
+// the normalized text is empty.
+func FuzzSign(f *testing.F) {
+	for _, s := range []string{"Hello, World!", "부장님, 안녕하십니까?", "陈经理，报告晚交了。", "", "...", "a", "ab cd"} {
+		f.Add(s, "other text")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		sa, ok := Sign(a)
+		if ok != (len(Normalize(a)) > 0) {
+			t.Fatalf("Sign(%q) ok=%v, normalized %q", a, ok, string(Normalize(a)))
+		}
+		if !ok {
+			return
+		}
+		if s := Similarity(&sa, &sa); s != 1 {
+			t.Fatalf("self-similarity %v", s)
+		}
+		if sb, ok := Sign(b); ok {
+			if s := Similarity(&sa, &sb); s < 0 || s > 1 {
+				t.Fatalf("similarity %v", s)
+			}
+		}
+		if j := Jaccard(a, a); j != 1 {
+			t.Fatalf("Jaccard(a, a) = %v", j)
+		}
+	})
+}
