@@ -159,7 +159,7 @@ func TestNgcatImportsUsage(t *testing.T) {
 		{[]string{"--from", "prosocial", "--separator", "---"}, "--separator goes with --from text"},
 		{[]string{"--from", "text", "--culture", "korean"}, "--culture and --type go with --from normgenesis"},
 		{[]string{"--from", "text", "--separator", "a\nb"}, "cannot hold a line break"},
-		{[]string{"--from", "csv"}, "want normgenesis, prosocial or text"},
+		{[]string{"--from", "csv"}, "want normgenesis, prosocial, text"},
 	} {
 		code, _, stderr := run(t, Ngcat, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
