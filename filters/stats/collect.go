@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -15,8 +15,9 @@ import (
 // counters per culture, type and category; a histogram of each length
 // (see hist); at most DistinctExactLimit n-gram hashes per language
 // (then HyperLogLog); IDs ids per defect class and Examples examples per
-// language mismatch kind; and, for duplicate detection, two 64-bit hashes
-// of every distinct dialogue and scenario (about 100 bytes per record).
+// language mismatch kind; and, for duplicate detection, a 64-bit hash of
+// every distinct dialogue and scenario and their MinHash signatures (about
+// 1 KB per record, see pkg/minhash).
 type Collector struct {
 	// IDs is how many ids each defect class lists (0: all).
 	IDs int
@@ -24,6 +25,12 @@ type Collector struct {
 	Examples int
 	// Done, when set, is called by Close with the finished report.
 	Done func(*Report) error
+	// DupThreshold is the similarity of near-duplicates (0: the default).
+	DupThreshold float64
+	// Browse keeps Examples dialogues of each culture and type, and every
+	// record with the ShowDefect class, for the HTML report's browser.
+	Browse     bool
+	ShowDefect string
 
 	rep         Report
 	recDefects  bool // the record being added has a defect
@@ -37,9 +44,11 @@ type Collector struct {
 	cultures    map[string]*consAcc
 	defects     map[string]*Defect
 	dlgExact    u64set
-	dlgNear     u64set
 	scenExact   u64set
-	scenNear    u64set
+	near        *nearDups
+	review      *reviewAcc
+	browse      *browseAcc
+	recNames    []string // the defects of the record being added
 	labels      map[[2]string]*LabelDist
 	quality     map[string]*qualAcc
 	extras      labelExtras // intent by stage, agreement, pairwise
@@ -81,6 +90,7 @@ func NewCollector() *Collector {
 		labels:      map[[2]string]*LabelDist{},
 		quality:     map[string]*qualAcc{},
 		extras:      newLabelExtras(),
+		review:      newReviewAcc(),
 		speakerSeen: map[string]struct{}{},
 	}
 }
@@ -118,17 +128,22 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 func (c *Collector) Add(rec *record.Record) {
 	c.rep.Records++
 	c.recDefects = false
+	c.recNames = c.recNames[:0]
+	group := rec.Culture + "/" + rec.DialogueType
+	if c.Browse && c.browse == nil {
+		c.browse = &browseAcc{examples: c.Examples, showDefect: c.ShowDefect, perGroup: map[string]int{}}
+	}
 	defer func() {
 		if c.recDefects {
 			c.rep.RecordsWithDefects++
 		}
+		c.browse.add(rec, group, c.recNames)
 	}()
 	nt := int64(len(rec.Turns))
 	var isDlg int64
 	if nt > 0 {
 		isDlg = 1
 	}
-	group := rec.Culture + "/" + rec.DialogueType
 	count(c.byCulture, rec.Culture, isDlg, nt)
 	count(c.byType, rec.DialogueType, isDlg, nt)
 	count(c.byCategory, rec.Category, isDlg, nt)
@@ -141,6 +156,7 @@ func (c *Collector) Add(rec *record.Record) {
 	c.scenario(rec)
 	c.addQuality(rec, group)
 	c.extras.record(rec)
+	c.review.record(rec)
 	if nt == 0 {
 		return
 	}
@@ -175,6 +191,7 @@ func (c *Collector) dialogue(rec *record.Record, group string) {
 			c.label(t.Labels, group)
 			c.extras.turn(rec, t)
 		}
+		c.review.turn(rec, t)
 	}
 	c.speakers.add(int64(len(c.speakerSeen)))
 	if pairs > 0 {
@@ -255,6 +272,7 @@ func (c *Collector) defect(name, id string) {
 	}
 	d.Count++
 	c.recDefects = true
+	c.recNames = append(c.recNames, name)
 	if c.IDs <= 0 || len(d.IDs) < c.IDs {
 		d.IDs = append(d.IDs, id)
 	} else {
@@ -265,22 +283,20 @@ func (c *Collector) defect(name, id string) {
 // seen adds h to set and reports whether it was there.
 func seen(set *u64set, h uint64) bool { return !set.add(h) }
 
-func (c *Collector) duplicates(rec *record.Record) {
-	var exact, near xxhash.Digest
-	exact.Reset()
-	near.Reset()
-	for _, t := range rec.Turns {
-		exact.WriteString(t.Speaker)
-		exact.WriteString("\x1f")
-		exact.WriteString(t.Action)
-		exact.WriteString("\x1f")
-		exact.WriteString(t.Text)
-		exact.WriteString("\x1e")
-		c.buf = normKey(&near, c.buf, t.Text)
-		near.WriteString("\x1e")
+func (c *Collector) nearDups() *nearDups {
+	if c.near == nil {
+		t := c.DupThreshold
+		if t <= 0 {
+			t = DefaultDupThreshold
+		}
+		c.near = newNearDups(t)
 	}
-	dupExact := seen(&c.dlgExact, exact.Sum64())
-	dupNear := seen(&c.dlgNear, near.Sum64())
+	return c.near
+}
+
+func (c *Collector) duplicates(rec *record.Record) {
+	dupExact := seen(&c.dlgExact, dedup.DialogueKey(rec))
+	dupNear := c.nearDups().dialogue(rec)
 	switch {
 	case dupExact:
 		c.defect(DefectDuplicateDialogue, rec.ID)
@@ -293,18 +309,8 @@ func (c *Collector) scenario(rec *record.Record) {
 	if rec.Scenario == "" {
 		return
 	}
-	var exact, near xxhash.Digest
-	for _, d := range []*xxhash.Digest{&exact, &near} {
-		d.Reset()
-		d.WriteString(rec.Culture)
-		d.WriteString("\x00")
-		d.WriteString(rec.DialogueType)
-		d.WriteString("\x00")
-	}
-	exact.WriteString(rec.Scenario)
-	c.buf = normKey(&near, c.buf, rec.Scenario)
-	dupExact := seen(&c.scenExact, exact.Sum64())
-	dupNear := seen(&c.scenNear, near.Sum64())
+	dupExact := seen(&c.scenExact, dedup.ScenarioKey(rec))
+	dupNear := c.nearDups().scenario(rec)
 	switch {
 	case dupExact:
 		c.defect(DefectDuplicateScenario, rec.ID)
@@ -415,6 +421,9 @@ func (c *Collector) Report() *Report {
 		r.Defects = append(r.Defects, dd)
 	}
 	slices.SortFunc(r.Defects, func(a, b Defect) int { return cmp.Compare(a.Name, b.Name) })
+	r.NearDuplicates = c.nearDups().report(c.IDs)
+	r.Review = c.review.report()
+	r.Browser = c.browse.report()
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

@@ -49,9 +49,9 @@ var defectInfos = map[string]defectInfo{
 	DefectTooManyTurns:            {"length", "more turns than --max-turns"},
 	DefectWrongLanguage:           {"language", "share of turns in the expected language under --min-lang-share"},
 	DefectDuplicateDialogue:       {"duplicate", "the same turns (speaker, action, text) as an earlier record"},
-	DefectNearDupDialogue:         {"duplicate", "the same turn texts as an earlier record once case, spaces, punctuation and speakers are ignored (exact duplicates not counted again)"},
+	DefectNearDupDialogue:         {"duplicate", "turn texts similar to an earlier record's anywhere in the corpus (MinHash Jaccard of character shingles >= --dup-threshold; see near_duplicates for the clusters; exact duplicates not counted again)"},
 	DefectDuplicateScenario:       {"duplicate", "the same scenario as an earlier record of the same culture and dialogue type"},
-	DefectNearDupScenario:         {"duplicate", "the same scenario as an earlier record of the same culture and type once case, spaces and punctuation are ignored"},
+	DefectNearDupScenario:         {"duplicate", "a scenario similar to an earlier record's of the same dialogue type, in any culture (MinHash, >= --dup-threshold; exact duplicates not counted again)"},
 	// Written by nglabel (filters/label): the norm labels contradict the dialogue type.
 	record.DefectLabelViolationInAdherence: {"label", "an adherence dialogue has a turn labelled violated (nglabel)"},
 	record.DefectLabelNoViolation:          {"label", "a violation or V2R dialogue has no turn labelled violated (nglabel)"},

@@ -257,6 +257,7 @@ type htmlView struct {
 	Dists      []distRow
 	Defects    *hbarChart
 	Labels     []labelTask
+	Browse     *browseView
 }
 
 type countTable struct {
@@ -297,7 +298,7 @@ type labelRow struct {
 }
 
 func newHTMLView(r *Report) *htmlView {
-	v := &htmlView{R: r, CSP: htmlCSP}
+	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser)}
 	for _, t := range r.FailOn {
 		if t.Exceeded {
 			v.Failed++
@@ -507,6 +508,24 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",mo
 ul.ids{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:0 12px}
 td.ids{min-width:18em}
 details summary{cursor:pointer;color:var(--accent)}
+article.dlg{border:1px solid var(--line);border-radius:8px;margin:10px 0;padding:8px 12px}
+article.dlg>details>summary{font-weight:600}
+.seed{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:.9em;margin:6px 0}
+.seed dt{color:var(--muted)}
+.seed dd{margin:0;overflow-wrap:anywhere}
+ol.turns{list-style:none;margin:8px 0;padding:0}
+ol.turns li{margin:6px 0;padding:4px 8px;border-left:3px solid var(--line)}
+ol.turns .who{font-weight:600}
+ol.turns .act{font-style:italic;color:var(--muted)}
+ol.turns .txt{overflow-wrap:anywhere}
+p.narr{font-style:italic;color:var(--muted);margin:4px 0}
+.chip{display:inline-block;font-size:.78em;padding:0 6px;margin:2px 4px 0 0;border-radius:9px;border:1px solid var(--line);background:var(--soft)}
+.chip.k-good{background:#e6f4ea;border-color:#2e7d32;color:#1b5e20}
+.chip.k-bad{background:#fdecea;border-color:#c62828;color:#8e1c1c}
+.chip.k-warn{background:#fff4e5;border-color:#b26a00;color:#7a4a00}
+.chip.k-fix{background:#e8f0fe;border-color:#1a56b8;color:#123d85}
+li.k-bad{border-left-color:#c62828}li.k-good{border-left-color:#2e7d32}li.k-warn{border-left-color:#b26a00}li.k-fix{border-left-color:#1a56b8}
+.human{font-size:.78em;color:var(--muted)}
 blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);white-space:pre-wrap;overflow-wrap:anywhere}
 </style>
 </head>
@@ -515,7 +534,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <header>
 <h1>ngstats report</h1>
 <p class="muted">{{num .R.Records}} records · {{num .R.Dialogues}} dialogues · {{num .R.Turns}} turns · report format {{.R.Version}}</p>
-<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
+<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
 </header>
 {{- if .R.FailOn}}
 
@@ -676,9 +695,45 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- end}}
 </section>
 {{- end}}
+{{- with .Browse}}
+
+<section id="dialogues">
+<h2>Dialogues</h2>
+<p class="muted">The first dialogues of each culture and dialogue type ({{len .Examples}} in all){{if .ShowDefect}}, and every record with the defect <code>{{.ShowDefect}}</code>{{end}}. Labels are written out; colours only repeat them (green adhered / resolution, red violated / violation, amber recognition, blue repair).</p>
+{{- if .ShowDefect}}
+<h3>Records with {{.ShowDefect}} ({{len .Shown}}{{if .ShownMore}}, and {{num .ShownMore}} more not kept{{end}})</h3>
+{{- range .Shown}}{{template "dlg" .}}{{else}}<p class="empty">No record has this defect.</p>{{end}}
+{{- end}}
+{{- $g := ""}}{{range .Examples}}{{if ne .Group $g}}{{$g = .Group}}
+<h3>{{.Group}}</h3>{{end}}
+{{template "dlg" .}}
+{{- else}}<p class="empty">No dialogues.</p>{{end}}
+</section>
+{{- end}}
 </main>
 </body>
 </html>
+{{define "dlg"}}<article class="dlg" id="d-{{.ID}}"{{with .Lang}} lang="{{.}}"{{end}}><details open>
+<summary><code>{{.ID}}</code> · {{key .Group}}{{with .Category}} · {{.}}{{end}}{{with .Defects}} · <span class="bad">{{len .}} defects</span>{{end}}</summary>
+<dl class="seed">
+{{- with .Norm}}<dt>norm</dt><dd>{{.}}</dd>{{end}}
+{{- with .Scenario}}<dt>scenario</dt><dd>{{.}}</dd>{{end}}
+{{- with .Situation}}<dt>situation</dt><dd>{{.}}</dd>{{end}}
+{{- with .Seed}}<dt>seed scores</dt><dd>{{range .}}<span class="chip">{{.Name}} {{.Value}}</span>{{end}}</dd>{{end}}
+{{- with .Quality}}<dt>quality (1–5)</dt><dd>{{range .}}<span class="chip">{{.Name}} {{.Value}}</span>{{end}}</dd>{{end}}
+{{- with .Review}}<dt>review</dt><dd>{{.}}</dd>{{end}}
+{{- with .Defects}}<dt>defects</dt><dd>{{range .}}<code>{{.}}</code> {{end}}</dd>{{end}}
+</dl>
+{{- range .Narration}}
+<p class="narr">({{.}})</p>{{end}}
+<ol class="turns">
+{{- range .Turns}}
+<li{{with .StageClass}} class="{{.}}"{{end}}><span class="who">{{.Speaker}}</span>{{with .Action}} <span class="act">({{.}})</span>{{end}}: <span class="txt">{{.Text}}</span>
+{{- if or .Stage .Labels}}<br>{{if .Stage}}<span class="chip {{.StageClass}}">stage: {{.Stage}}</span>{{end}}{{range .Labels}}<span class="chip {{.Class}}">{{.Task}}: {{.Value}}</span>{{end}}{{end}}
+{{- with .Human}}<br><span class="human">reviewers:</span> {{range .}}<span class="chip {{.Class}}">{{.Task}}: {{.Value}}</span>{{end}}{{end}}</li>
+{{- end}}
+</ol>
+</details></article>{{end}}
 {{define "ids"}}<ul class="ids">{{range .}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{- define "hbar"}}<svg class="chart hbar" role="img" aria-label="{{.Label}}" viewBox="0 0 {{.W}} {{.H}}">
 <title>{{.Label}}</title>

@@ -126,6 +126,18 @@ var probeRe = regexp.MustCompile(`<pre id="ngprobe">(.*?)</pre>`)
 // name unresolvable, and returns what the probe recorded and the DOM.
 func runChromium(t *testing.T, bin, page string) (probeResult, string) {
 	t.Helper()
+	dom, m := chromiumDOM(t, bin, page)
+	var res probeResult
+	if err := json.Unmarshal([]byte(html.UnescapeString(m)), &res); err != nil {
+		t.Fatalf("probe result %q: %v", m, err)
+	}
+	return res, dom
+}
+
+// chromiumDOM loads page and returns the DOM and the probe's JSON; extra
+// flags are added to the command line (a --screenshot, a wider window).
+func chromiumDOM(t *testing.T, bin, page string, extra ...string) (dom, probe string) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
@@ -134,14 +146,14 @@ func runChromium(t *testing.T, bin, page string) (probeResult, string) {
 	// Generous: a run takes about a second, but the machine may be busy.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--user-data-dir="+filepath.Join(dir, "profile"),
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--user-data-dir=" + filepath.Join(dir, "profile"),
 		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
 		"--disable-background-networking", "--disable-component-update", "--disable-default-apps",
 		"--host-resolver-rules=MAP * ~NOTFOUND",
-		"--window-size=500,800", // about the narrowest window Chromium opens
-		"--dump-dom", "file://"+file)
+		"--window-size=500,800"} // about the narrowest window Chromium opens
+	args = append(append(args, extra...), "--dump-dom", "file://"+file)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+dir) // keep Chromium's caches out of the real home
 	// Chromium is a tree of processes (and /usr/bin/chromium a wrapper
 	// script): on timeout kill the whole group, not only the first.
@@ -153,16 +165,12 @@ func runChromium(t *testing.T, bin, page string) (probeResult, string) {
 	start := time.Now()
 	err := cmd.Run()
 	t.Logf("chromium: %v", time.Since(start).Round(time.Millisecond))
-	dom := stdout.String()
+	dom = stdout.String()
 	m := probeRe.FindStringSubmatch(dom)
 	if err != nil || m == nil {
 		t.Fatalf("chromium: %v; probe result found: %v\nstderr (tail):\n%s", err, m != nil, tail(stderr.String(), 2000))
 	}
-	var res probeResult
-	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &res); err != nil {
-		t.Fatalf("probe result %q: %v", m[1], err)
-	}
-	return res, dom
+	return dom, m[1]
 }
 
 func tail(s string, n int) string {

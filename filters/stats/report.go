@@ -34,8 +34,14 @@ type Report struct {
 	// at least one.
 	Defects            []Defect `json:"defects"`
 	RecordsWithDefects int64    `json:"records_with_defects"`
+	// NearDuplicates are the clusters behind the near_duplicate_* defects.
+	NearDuplicates *NearDuplicates `json:"near_duplicates"`
 	// Labels, when any record carries labels or quality scores.
 	Labels *Labels `json:"labels,omitempty"`
+	// Review, when records carry reviewers' labels or verdicts.
+	Review *Review `json:"review,omitempty"`
+	// Browser holds whole dialogues for the HTML report (Collector.Browse).
+	Browser *Browser `json:"-"`
 	// FailOn holds the --fail-on thresholds and whether each was exceeded.
 	FailOn []Threshold `json:"fail_on,omitempty"`
 }

@@ -139,8 +139,15 @@ var goodEN = []string{"Ann: Hello there, how are you doing today?", "Ben: I am f
 
 func collect(t *testing.T, recs ...*record.Record) *Report {
 	t.Helper()
+	return collectAt(t, 0, recs...)
+}
+
+// collectAt collects at a near-duplicate threshold (0: the default).
+func collectAt(t *testing.T, dupThreshold float64, recs ...*record.Record) *Report {
+	t.Helper()
 	a := &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
 	c := NewCollector()
+	c.DupThreshold = dupThreshold
 	for _, r := range recs {
 		a.Record(r)
 		c.Add(r)
@@ -205,12 +212,17 @@ func TestEveryDefectClass(t *testing.T) {
 		withText("newline", 1, `I am fine.\nBen: thank you.`),
 		withText("markdown", 1, "I am **fine**, thank you."),
 	}
-	r := collect(t, recs...)
+	r := collectAt(t, 0.9, recs...)
 	want := map[string][]string{
-		DefectDuplicateDialogue:       {"dup"},
-		DefectNearDupDialogue:         {"near"},
-		DefectDuplicateScenario:       {"scendup"},
-		DefectNearDupScenario:         {"scennear"},
+		DefectDuplicateDialogue: {"dup"},
+		// At --dup-threshold 0.9 (below), the variants of goodEN with one
+		// turn of five rewritten are not near-duplicates; "near", goodEN
+		// three times over, and goodEN with a marker added to one turn
+		// are (the markers' punctuation is not compared).
+		DefectNearDupDialogue:   {"near", "many", "endmarker", "header", "separator", "markdown"},
+		DefectDuplicateScenario: {"scendup"},
+		// "scenario of endmarker2" is "scenario of endmarker" and a digit.
+		DefectNearDupScenario:         {"scennear", "endmarker2"},
 		DefectTooFewTurns:             {"few"},
 		DefectTooManyTurns:            {"many"},
 		DefectSingleSpeaker:           {"single"},

@@ -140,6 +140,9 @@ func tables(r *Report, ids int) []table {
 		df.notes = append(df.notes, "no defects found")
 	}
 	ts = append(ts, df)
+	if t, ok := nearDupTable(r.NearDuplicates, ids); ok {
+		ts = append(ts, t)
+	}
 
 	if r.Labels != nil {
 		for _, task := range labelTasks {
@@ -166,6 +169,7 @@ func tables(r *Report, ids int) []table {
 		}
 		ts = append(ts, labelExtraTables(r.Labels)...)
 	}
+	ts = append(ts, reviewTables(r.Review)...)
 	if len(r.FailOn) > 0 {
 		t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}
 		for _, f := range r.FailOn {
@@ -254,6 +258,78 @@ func crossTable(cs []Count) table {
 		t.rows = append(t.rows, row)
 	}
 	return t
+}
+
+// reviewTables show human-vs-model agreement and the reviewers' verdicts.
+func reviewTables(rv *Review) []table {
+	if rv == nil {
+		return nil
+	}
+	var ts []table
+	if len(rv.Agreement) > 0 {
+		t := table{title: "Human review: model labels against reviewers' (turns with both)", header: []string{"task", "group", "turns", "accuracy", "Cohen's kappa"}}
+		for _, a := range rv.Agreement {
+			k := "n/a"
+			if a.Kappa != nil {
+				k = strconv.FormatFloat(*a.Kappa, 'f', 3, 64)
+			}
+			t.rows = append(t.rows, []string{a.Task, a.Group, num(a.Turns), pct(a.Accuracy), k})
+			if a.Group != "all" {
+				continue
+			}
+			t.notes = append(t.notes, fmt.Sprintf("%s confusion (rows: model, columns: reviewers; %s):", a.Task, strings.Join(a.Labels, ", ")))
+			for i, row := range a.Confusion {
+				cells := make([]string, len(row))
+				for j, c := range row {
+					cells[j] = strconv.FormatInt(c, 10)
+				}
+				t.notes = append(t.notes, fmt.Sprintf("    %-14s %s", a.Labels[i], strings.Join(cells, " ")))
+			}
+		}
+		ts = append(ts, t)
+	}
+	if len(rv.Verdicts) > 0 {
+		t := table{title: "Human review: verdicts", header: []string{"group", "reviewed", "rejected", "share"}}
+		for _, v := range rv.Verdicts {
+			t.rows = append(t.rows, []string{v.Group, num(v.Reviewed), num(v.Rejected), pct(v.Share)})
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// nearDupTable lists the near-duplicate clusters, at most n of each kind
+// (0: all) with at most n members each.
+func nearDupTable(nd *NearDuplicates, n int) (table, bool) {
+	if nd == nil || nd.Dialogues.Clusters+nd.Scenarios.Clusters == 0 {
+		return table{}, false
+	}
+	t := table{title: fmt.Sprintf("Near-duplicate clusters (similarity >= %.2f; ngcat --dedup near keeps each cluster's first record)", nd.Threshold),
+		header: []string{"kind", "cluster (first record)", "records", "others (similarity)"}}
+	for _, k := range []struct {
+		name string
+		k    NearDupKind
+	}{{"dialogue", nd.Dialogues}, {"scenario", nd.Scenarios}} {
+		for i, c := range k.k.List {
+			if n > 0 && i >= n {
+				t.notes = append(t.notes, fmt.Sprintf("%s: %d more clusters", k.name, k.k.Clusters-int64(i)))
+				break
+			}
+			var ms []string
+			for j, m := range c.Members {
+				if n > 0 && j >= n {
+					break
+				}
+				ms = append(ms, fmt.Sprintf("%s (%.2f)", m.ID, m.Similarity))
+			}
+			if more := c.Size - 1 - int64(len(ms)); more > 0 {
+				ms = append(ms, fmt.Sprintf("+%d", more))
+			}
+			t.rows = append(t.rows, []string{k.name, c.ID, num(c.Size), strings.Join(ms, ", ")})
+		}
+	}
+	t.notes = append(t.notes, nd.Shingles)
+	return t, true
 }
 
 func idList(d Defect, n int) string {

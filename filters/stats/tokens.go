@@ -79,30 +79,3 @@ func shorten(s string, n int) string {
 	}
 	return s
 }
-
-// normKey writes to h what a near-duplicate must share: lower-cased
-// letters and digits, in order, nothing else. buf is scratch space, returned
-// for reuse.
-func normKey(h *xxhash.Digest, buf []byte, s string) []byte {
-	buf = buf[:0]
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case c >= 'A' && c <= 'Z':
-				buf = append(buf, c+'a'-'A')
-			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-				buf = append(buf, c)
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		}
-	}
-	h.Write(buf)
-	return buf
-}

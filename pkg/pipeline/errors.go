@@ -98,3 +98,16 @@ func (l *ErrorLog) Close() error {
 	}
 	return l.out.Commit()
 }
+
+// DropError, returned by a Stage or by Sink.Write, says the record was
+// left out on purpose (a filter, a deduplication): it is counted in
+// Stats.Dropped, not as a failure, and goes to the errors file with the
+// reason, so that no record is lost without a trace.
+type DropError struct{ Reason string }
+
+func (e *DropError) Error() string { return "dropped: " + e.Reason }
+
+// Drop returns a *DropError with the formatted reason.
+func Drop(format string, a ...any) error {
+	return &DropError{Reason: fmt.Sprintf(format, a...)}
+}

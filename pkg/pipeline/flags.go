@@ -221,10 +221,18 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
 	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
+	if fsrc, ok := src.(*FileSource); ok && bar != nil && bar.bar != nil {
+		if total, inBytes := InputTotal(spec.Inputs); inBytes {
+			bar.SetInput(total, fsrc.Consumed)
+		} else {
+			bar.SetInput(total, nil)
+		}
+	}
+	msgs := MessageWriter(env.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
-		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: env.Stderr, Done: done,
+		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: msgs, Done: done,
 		MaxErrorRate: f.MaxErrorRate})
 	if cerr := elog.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -232,13 +240,20 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	finished := true
 	if spec.Finish != nil {
 		if ferr := spec.Finish(); ferr != nil {
-			fmt.Fprintf(env.Stderr, "%s: %v\n", prog, ferr)
+			fmt.Fprintf(msgs, "%s: %v\n", prog, ferr)
 			finished = false
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
+		fmt.Fprintf(msgs, "%s: %v\n", prog, err)
 		return ExitUsage
+	}
+	if st.Dropped > 0 && !f.Quiet {
+		where := "keep them with --errors FILE"
+		if elog != nil {
+			where = "in " + elog.Name()
+		}
+		fmt.Fprintf(msgs, "%s: %d of %d records dropped (%s)\n", prog, st.Dropped, st.In, where)
 	}
 	where := "see the messages above; keep them with --errors FILE"
 	if elog != nil {
@@ -246,14 +261,14 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	}
 	switch {
 	case st.Stopped != "":
-		fmt.Fprintf(env.Stderr, "%s: stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume\n",
+		fmt.Fprintf(msgs, "%s: stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume\n",
 			prog, st.Stopped, st.Out, st.Failed, where)
 		return ExitFailed
 	case st.Interrupted:
-		fmt.Fprintf(env.Stderr, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
+		fmt.Fprintf(msgs, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
 		return ExitInterrupted
 	case st.Failed > 0:
-		fmt.Fprintf(env.Stderr, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
+		fmt.Fprintf(msgs, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
 		return ExitFailed
 	case !finished:
 		return ExitFailed

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/cheggaaa/pb/v3"
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/parquet-go/parquet-go"
+	"golang.org/x/term"
 )
 
 // Progress shows how a run is going, on stderr, only when stderr is a
@@ -26,13 +29,31 @@ import (
 // small files under $TMPDIR/ngkit-<uid>/pg-<process group>/, the process
 // group being what a shell gives all programs of one pipeline. --progress
 // makes an upstream stage draw anyway, -q silences a program.
+//
+// When the input's size is known (SetInput: files, Parquet row counts
+// from their footers, JSONL by bytes read), the bar shows the total, the
+// percentage, the rate, the time left and the failures; otherwise (stdin)
+// the count and the rate.
+//
+// Messages (failures, end-of-run summaries) of every program go through
+// MessageWriter: on a terminal each line is written whole, starting by
+// clearing the terminal line, so that a message from any program of the
+// pipeline replaces the bar line it lands on instead of being glued to it,
+// and the drawing stage redraws its bar below at its next refresh.
 type Progress struct {
-	mu    sync.Mutex
-	bar   *pb.ProgressBar // nil: publish only
-	board *board          // nil: no board (not unix)
-	name  string
-	last  time.Time
+	mu       sync.Mutex
+	bar      *pb.ProgressBar // nil: publish only
+	board    *board          // nil: no board (not unix)
+	name     string
+	last     time.Time
+	consumed func() int64 // bytes read so far, when the total is in bytes
 }
+
+// Bar templates: of a known total, and of a count.
+const (
+	countTemplate = `{{string . "prefix"}}{{counters . }} records {{speed . "%s/s" ""}} {{string . "suffix"}}`
+	totalTemplate = `{{string . "prefix"}}{{string . "records"}}{{bar . "[" "=" ">" " " "]"}} {{percent . }} {{counters . }} {{speed . "%s/s" ""}} {{rtime . "ETA %s" "%s" ""}} {{string . "suffix"}}`
+)
 
 // NewProgress returns nil when nothing is to be shown: quiet, or stderr is
 // not a terminal.
@@ -45,11 +66,24 @@ func NewProgress(stderr, stdout io.Writer, name string, force, quiet bool) *Prog
 		p.bar = pb.New64(0)
 		p.bar.SetWriter(stderr)
 		p.bar.SetRefreshRate(200 * time.Millisecond)
-		p.bar.SetTemplateString(`{{string . "prefix"}}{{counters . }} records {{speed . "%s/s" ""}} {{string . "suffix"}}`)
+		p.bar.SetTemplateString(countTemplate)
+		// A terminal that reports no size (script(1), some CI ptys) would
+		// get an empty bar: draw 100 columns there.
+		if f, ok := stderr.(*os.File); !ok || termWidth(f) <= 0 {
+			p.bar.SetWidth(100)
+		}
 		p.bar.Set("prefix", name+" ")
 		p.bar.Start()
 	}
 	return p
+}
+
+func termWidth(f *os.File) int {
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 func isPipe(w io.Writer) bool {
@@ -59,6 +93,22 @@ func isPipe(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeNamedPipe != 0
+}
+
+// SetInput gives the bar the size of the input: total records
+// (consumed nil) or total bytes read by consumed. A total of 0 leaves the
+// bar a count.
+func (p *Progress) SetInput(total int64, consumed func() int64) {
+	if p == nil || p.bar == nil || total <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.consumed = consumed
+	p.bar.SetTotal(total)
+	p.bar.Set(pb.Bytes, consumed != nil)
+	p.bar.Set("records", "0 records ")
+	p.bar.SetTemplateString(totalTemplate)
 }
 
 // Update shows the counts so far.
@@ -76,12 +126,24 @@ func (p *Progress) update(st Stats, final bool) {
 	if p.bar == nil {
 		return
 	}
-	p.bar.SetCurrent(st.In)
+	if p.consumed != nil {
+		// A last line without a newline counts one byte too many.
+		p.bar.SetCurrent(min(p.consumed(), p.bar.Total()))
+		p.bar.Set("records", strconv.FormatInt(st.In, 10)+" records ")
+	} else {
+		p.bar.SetCurrent(st.In)
+		p.bar.Set("records", "")
+	}
 	if others := p.board.read(); others != "" {
 		p.bar.Set("prefix", others+" › "+p.name+" ")
 	}
-	if st.Failed > 0 {
+	switch {
+	case st.Failed > 0 && st.Dropped > 0:
+		p.bar.Set("suffix", fmt.Sprintf("(%d failed, %d dropped)", st.Failed, st.Dropped))
+	case st.Failed > 0:
 		p.bar.Set("suffix", fmt.Sprintf("(%d failed)", st.Failed))
+	case st.Dropped > 0:
+		p.bar.Set("suffix", fmt.Sprintf("(%d dropped)", st.Dropped))
 	}
 }
 
@@ -167,5 +229,95 @@ func (b *board) read() string {
 func (b *board) clear() {
 	if b != nil {
 		os.RemoveAll(b.dir)
+	}
+}
+
+// InputTotal is the size of the named inputs for the bar: their records
+// when all are Parquet files (from the footers), else their bytes when all
+// are plain files that are not Parquet or compressed (JSONL, counted as
+// read); 0 when unknown (stdin, compressed input, a mix).
+func InputTotal(names []string) (total int64, inBytes bool) {
+	if len(names) == 0 {
+		return 0, false
+	}
+	var rows, size int64
+	parquetFiles := 0
+	for _, n := range names {
+		if n == "" || n == "-" {
+			return 0, false
+		}
+		f, err := os.Open(n)
+		if err != nil {
+			return 0, false
+		}
+		st, err := f.Stat()
+		head := make([]byte, 4)
+		k, _ := io.ReadFull(f, head)
+		head = head[:k]
+		switch {
+		case err != nil || !st.Mode().IsRegular():
+			f.Close()
+			return 0, false
+		case bytes.Equal(head, []byte("PAR1")):
+			pf, err := parquet.OpenFile(f, st.Size())
+			if err != nil {
+				f.Close()
+				return 0, false
+			}
+			rows += pf.NumRows()
+			parquetFiles++
+		case bytes.HasPrefix(head, []byte{0x1f, 0x8b}), bytes.Equal(head, []byte{0x28, 0xb5, 0x2f, 0xfd}),
+			bytes.HasPrefix(head, []byte("ARRO")), bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):
+			f.Close()
+			return 0, false // compressed or Arrow: no cheap total
+		default:
+			size += st.Size()
+		}
+		f.Close()
+	}
+	switch {
+	case parquetFiles == len(names):
+		return rows, false
+	case parquetFiles == 0:
+		return size, true
+	}
+	return 0, false
+}
+
+// MessageWriter returns the writer for a program's messages: w itself
+// when w is not a terminal; on a terminal, a writer that puts out whole
+// lines, each led by "\r\x1b[K" (back to the line start, clear it), so
+// that no message is glued to a bar line (see Progress).
+func MessageWriter(w io.Writer) io.Writer {
+	if !recio.IsTerminal(w) {
+		return w
+	}
+	return &lineWriter{w: w}
+}
+
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// clearLine: carriage return, then erase to the end of the line.
+const clearLine = "\r\x1b[K"
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, b...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		// One write per line: a terminal takes a small write whole.
+		line := append([]byte(clearLine), l.buf[:i+1]...)
+		l.buf = l.buf[i+1:]
+		if _, err := l.w.Write(line); err != nil {
+			return len(b), err
+		}
 	}
 }

@@ -53,6 +53,7 @@ type Config struct {
 type Stats struct {
 	In, Out, Failed, Skipped int64
 	Resumed                  int64 // skipped: done by an earlier run
+	Dropped                  int64 // left out on purpose (DropError)
 	Interrupted              bool
 	// Stopped, when not "", says why the run stopped early (MaxErrorRate).
 	Stopped string
@@ -201,6 +202,13 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 			return
 		}
 		st.In++
+		if drop := (*DropError)(nil); errors.As(r.err, &drop) {
+			st.Dropped++
+			if cfg.Errors != nil {
+				cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, drop)
+			}
+			return
+		}
 		if st.Stopped == "" && ctx.Err() == nil { // not the records a stop cancelled
 			if why := rate.add(r.err); why != "" {
 				st.Stopped = why
@@ -221,6 +229,13 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 				err = preEncoder.WriteEncoded(r.encoded[i])
 			} else {
 				err = cfg.Sink.Write(o)
+			}
+			if drop := (*DropError)(nil); errors.As(err, &drop) {
+				st.Dropped++
+				if cfg.Errors != nil {
+					cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, drop)
+				}
+				continue
 			}
 			if err != nil {
 				if errors.Is(err, ErrStop) { // taken, and the last wanted

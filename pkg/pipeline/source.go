@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -18,7 +19,13 @@ type FileSource struct {
 	jsonl *recio.JSONLReader
 	name  string // of the current input, for messages
 	row   int64
+	// consumed counts the JSONL bytes handed out, for the progress bar.
+	consumed atomic.Int64
 }
+
+// Consumed is the number of JSONL bytes read so far (lines and their
+// newlines), safe to call from any goroutine.
+func (s *FileSource) Consumed() int64 { return s.consumed.Load() }
 
 // NewFileSource reads names in order; no names means stdin.
 func NewFileSource(names []string, opt recio.OpenOptions) *FileSource {
@@ -49,6 +56,7 @@ func (s *FileSource) Next() (Item, error) {
 		if s.jsonl != nil {
 			raw, line, err := s.jsonl.NextRaw()
 			if err == nil {
+				s.consumed.Add(int64(len(raw)) + 1)
 				name := s.name
 				return Item{
 					Raw:    append([]byte(nil), raw...),

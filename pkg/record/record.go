@@ -36,6 +36,7 @@ type Record struct {
 	LabelsMeta   *LabelsMeta `json:"labels_meta,omitempty" parquet:"labels_meta,optional"`
 	Quality      *Quality    `json:"quality,omitempty" parquet:"quality,optional"`
 	Checks       *Checks     `json:"checks,omitempty" parquet:"checks,optional"`
+	Review       *Review     `json:"review,omitempty" parquet:"review,optional"`
 	Gen          []Gen       `json:"gen,omitempty" parquet:"gen,optional,list"`
 
 	// Extra holds input fields that no stage owns, by name, as raw JSON.
@@ -59,6 +60,10 @@ type Turn struct {
 	// repair or resolution.
 	Stage  string  `json:"stage,omitempty" parquet:"stage,optional"`
 	Labels *Labels `json:"labels,omitempty" parquet:"labels,optional"`
+	// LabelsHuman are the labels native-speaker reviewers gave the turn in
+	// a review tool (ngcat --from labelstudio / argilla), to compare with
+	// the model's Labels.
+	LabelsHuman *Labels `json:"labels_human,omitempty" parquet:"labels_human,optional"`
 }
 
 // Labels are the turn-level labels written by nglabel. When several samples
@@ -132,6 +137,25 @@ type Checks struct {
 	// Unplaced are input lines a parser could not place, kept verbatim.
 	Unplaced []string `json:"unplaced,omitempty" parquet:"unplaced,optional,list"`
 }
+
+// Review is what reviewers said of a whole dialogue in a review tool.
+type Review struct {
+	// Tool is the review tool: labelstudio or argilla.
+	Tool string `json:"tool" parquet:"tool"`
+	// Verdict is the reviewers' majority, accept or reject (a tie
+	// rejects); "" when no reviewer gave one.
+	Verdict string `json:"verdict,omitempty" parquet:"verdict,optional"`
+	// Reviewers is how many reviewers answered.
+	Reviewers int `json:"reviewers,omitempty" parquet:"reviewers,optional"`
+	// Comments are the reviewers' free-text comments.
+	Comments []string `json:"comments,omitempty" parquet:"comments,optional,list"`
+}
+
+// Review verdicts.
+const (
+	VerdictAccept = "accept"
+	VerdictReject = "reject"
+)
 
 // Gen is the provenance of one LLM call that contributed to a record.
 type Gen struct {

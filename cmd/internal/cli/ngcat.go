@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -96,7 +96,8 @@ Label distributions and other maps are written as lists of {key, value}: the
 datasets library cannot load Parquet maps. The folder is built beside DIR and moved
 in at the end, so DIR never holds half an export; a non-empty DIR/data or an
 existing DIR/README.md is refused unless --force, which replaces both and keeps the
-rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset`
+rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset
+` + ngcatQualityDetails
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
@@ -105,17 +106,23 @@ ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
 ngcat --from csv --text-column Dialogue --culture american --type violation data.csv | ngstats
 ngcat --from messages chat.jsonl --culture korean -o chat.parquet
 ngcat corpus.jsonl --to messages --assistant second --system-template system.tmpl -o train.jsonl
+ngcat labelled.jsonl --to labelstudio --review-config config.xml -o tasks.json
+ngcat --from labelstudio export.json -o reviewed.jsonl && ngstats reviewed.jsonl
 ngcat labelled.jsonl --to prosocial -o prosocial-rows.parquet
 ngcat corpus.jsonl -o corpus.arrows
 ngcat corpus.parquet --sample 100 --seed 7 -o sample.jsonl
 ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
 ngcat corpus.parquet --explode turns -o turns.parquet
 ngcat corpus.parquet --split train=0.9,test=0.1 --hf normgenesis-hf --pretty-name NormGenesis --license cc-by-sa-4.0
-ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
+ngcat corpus.parquet --shard 0/4 -o part-0.parquet
+ngcat corpus.jsonl --where 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
+ngcat corpus.jsonl --drop-defects any -o clean.jsonl
+ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
+	var quality ngcatQuality
 	var iof pipeline.IOFlags
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), labelstudio or argilla (review exports)")
 	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 	culture := fs.String("culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
 	typ := fs.String("type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
@@ -133,12 +140,13 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	seed := fs.Int64("seed", 1, "`SEED` of --sample")
 	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
-	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples)")
+	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples), labelstudio or argilla (review tasks, one per dialogue)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
 	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
+	quality.register(fs)
 	args, code, ok := p.Parse(env)
 	if !ok {
 		return code
@@ -150,8 +158,8 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
 		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
-	case *to != "" && *to != "prosocial" && *to != "messages":
-		return p.Usagef(env, "--to %q: want prosocial or messages", *to)
+	case *to != "" && *to != "prosocial" && *to != "messages" && !isReviewTool(*to):
+		return p.Usagef(env, "--to %q: want prosocial, messages, labelstudio or argilla", *to)
 	case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
 		return p.Usagef(env, "--per-turn, --assistant and --system-template go with --to messages")
 	case *to != "" && (*explode != "" || *hfDir != ""):
@@ -179,6 +187,16 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		}
 	}
 	format, err := iof.OutputFormat()
+	if err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	if err := quality.checkReview(fs, *to, format); err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	if err := quality.check(fs); err != nil {
+		return p.Usagef(env, "%v", err)
+	}
+	filter, err := quality.stage()
 	if err != nil {
 		return p.Usagef(env, "%v", err)
 	}
@@ -219,12 +237,18 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		spec.Source = src
 	case "messages":
 		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
+	case review.ToolLabelStudio:
+		spec.Source = review.NewLabelStudio(args, env.Stdin)
+	case review.ToolArgilla:
+		spec.Source = review.NewArgilla(args, env.Stdin)
 	default:
-		return p.Usagef(env, "--from %q: want normgenesis, prosocial, text, csv, tsv or messages", *from)
+		return p.Usagef(env, "--from %q: want normgenesis, prosocial, text, csv, tsv, messages, labelstudio or argilla", *from)
 	}
 	if *splitDialogues {
 		spec.Stage = imports.SplitDialogues
 	}
+	// --where, --drop-defects: on each dialogue, after the split.
+	spec.Stage = chain(spec.Stage, filter)
 	var msgOpt export.MessagesOptions
 	if *to == "messages" {
 		msgOpt = export.MessagesOptions{PerTurn: *perTurn, Assistant: *assistant}
@@ -259,6 +283,9 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		}
 		if *to == "messages" {
 			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Messages(msgOpt, templateFailed))
+		}
+		if isReviewTool(*to) {
+			return quality.reviewSink(*to, out)
 		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
@@ -310,32 +337,10 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		case *head > 0:
 			sink = &cat.Head{Sink: sink, N: *head}
 		}
-		return sink, nil
+		return quality.sink(sink), nil
 	}
 	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
 		return p.Usagef(env, "-o %q has {split} but no --split was given", iof.Output)
 	}
 	return iof.Execute(env, p.Name, spec)
-}
-
-// chain runs stage a, then b on each of its records (a nil stage is none).
-func chain(a, b pipeline.Stage) pipeline.Stage {
-	if a == nil {
-		return b
-	}
-	return pipeline.StageFunc{StageName: a.Name() + "+" + b.Name(), Fn: func(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
-		recs, err := a.Process(ctx, rec)
-		if err != nil {
-			return nil, err
-		}
-		var out []*record.Record
-		for _, r := range recs {
-			more, err := b.Process(ctx, r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, more...)
-		}
-		return out, nil
-	}}
 }

@@ -160,7 +160,7 @@ func TestNgcatImportsUsage(t *testing.T) {
 		{[]string{"--culture", "korean", "x.jsonl"}, "--culture, --type, --lang, --category and --norm go with --from"},
 		{[]string{"--from", "text", "--type", "chat"}, `--type "chat": want adherence, violation or v2r`},
 		{[]string{"--from", "text", "--separator", "a\nb"}, "cannot hold a line break"},
-		{[]string{"--from", "xml"}, "want normgenesis, prosocial, text, csv, tsv or messages"},
+		{[]string{"--from", "xml"}, "want normgenesis, prosocial, text, csv, tsv, messages, labelstudio or argilla"},
 		{[]string{"--from", "csv"}, "--from csv needs --text-column COLUMN"},
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "speaker=x"}, "speaker is no field a column can fill"},
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "culture"}, `--column "culture": want FIELD=COLUMN`},
@@ -168,6 +168,7 @@ func TestNgcatImportsUsage(t *testing.T) {
 		{[]string{"--from", "prosocial", "--split-dialogues"}, "--split-dialogues goes with --from text"},
 		{[]string{"--per-turn", "x.jsonl"}, "--per-turn, --assistant and --system-template go with --to messages"},
 		{[]string{"--to", "messages", "--system-template", "/nonexistent/t.tmpl", "x.jsonl"}, "--system-template: open /nonexistent/t.tmpl"},
+		{[]string{"--to", "xml", "x.jsonl"}, "want prosocial, messages, labelstudio or argilla"},
 	} {
 		code, _, stderr := run(t, Ngcat, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,7 +37,9 @@ in characters), distinct-1/2; the share of turns in each culture's expected
 language, with examples of each mismatch; defects, each counted and listed by id
 (failed or empty dialogues, leftover markers, literal \n, unplaced lines, several
 dialogues in one record, exact and near duplicates of dialogues and scenarios,
-turn counts out of range, wrong language); when records carry labels: their
+turn counts out of range, wrong language); near duplicates are clustered over the
+whole corpus by MinHash of character shingles (--dup-threshold), each record in
+the cluster of the first earlier record it is similar to; when records carry labels: their
 distributions per culture and type, intent by V2R stage, the agreement of sampled
 labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
@@ -51,6 +54,7 @@ stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", "
 ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
+ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o browse.html
 ngstats corpus.jsonl --markdown > stats.md
 ngstats corpus.parquet --card --pretty-name "My corpus" --license cc-by-sa-4.0 > README.md
 ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
@@ -68,7 +72,8 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	asMD := fs.Bool("markdown", false, "the report as Markdown tables (same as -f markdown)")
 	asHTML := fs.Bool("html", false, "the report as one self-contained HTML file with charts (same as -f html)")
 	ids := fs.Int("ids", 100, "list at most `N` ids per defect class (0: all); text and Markdown show 5 unless set")
-	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch")
+	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch, and with --html `N` whole dialogues per culture and type")
+	showDefect := fs.String("show-defect", "", "with --html: also show every record with the defect `CLASS` (at most 1,000)")
 	minTurns := fs.Int("min-turns", 5, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
 	maxTurns := fs.Int("max-turns", 15, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
@@ -76,6 +81,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
 	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ...; default unknown)")
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
+	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, code, ok := p.Parse(env)
 	if !ok {
@@ -105,10 +111,20 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	switch {
 	case *ids < 0 || *examples < 0 || *minTurns < 0 || *maxTurns < 0:
 		return p.Usagef(env, "--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
+	case *dupThreshold <= 0 || *dupThreshold > 1:
+		return p.Usagef(env, "--dup-threshold %v: want a similarity above 0 and at most 1", *dupThreshold)
 	case *minShare < 0 || *minShare > 1:
 		return p.Usagef(env, "--min-lang-share %v: want a share between 0 and 1", *minShare)
 	case *maxTurns > 0 && *minTurns > *maxTurns:
 		return p.Usagef(env, "--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
+	}
+	if *showDefect != "" {
+		if format != "html" {
+			return p.Usagef(env, "--show-defect goes with --html")
+		}
+		if !slices.Contains(stats.DefectNames(), *showDefect) {
+			return p.Usagef(env, "--show-defect %q: not a defect class (see --help)", *showDefect)
+		}
 	}
 	shownIDs := *ids
 	if !fs.Changed("ids") && (format == "text" || format == "markdown") {
@@ -127,7 +143,8 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				return nil, err
 			}
 			c := stats.NewCollector()
-			c.IDs, c.Examples = *ids, *examples
+			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
+			c.Browse, c.ShowDefect = format == "html", *showDefect
 			rs := &reportSink{Collector: c, out: out, langs: map[string]bool{}}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)

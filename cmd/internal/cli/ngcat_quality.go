@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/filters/cat"
+	"github.com/ngkit/ngkit/filters/review"
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/spf13/pflag"
+)
+
+// ngcatQuality holds ngcat's quality-loop flags (--where, --drop-defects,
+// --dedup), kept apart from the conversion flags of ngcat.go.
+type ngcatQuality struct {
+	where, dropDefects, dedup string
+	dupThreshold              float64
+	reviewTasks               []string
+	reviewTasksFlag           string
+	reviewConfig              string
+}
+
+const ngcatQualityDetails = `
+--where EXPR keeps the records for which the expr-lang expression EXPR holds
+(https://expr-lang.org: == != < <= > >= && || ! in, len(), any(), all(),
+count(), filter(), matches, contains, ...). Fields are named as in the records:
+id, culture, dialogue_type, quality.norm, checks.lang_ok, checks.defects,
+len(turns), turns[0].speaker, any(turns, .labels.norm == "violated"). It is
+type-checked before the input is read: an unknown field is an error. A field a
+record lacks reads as its zero value ("", 0, false, empty), so quality.norm >= 4
+is false for records without quality scores.
+
+--drop-defects CLASS,...|any drops the records with any of these defects, as
+ngstats finds them (its audit runs on each record, with ngstats' default
+bounds, the output is left as it was) and as earlier stages wrote them in
+checks.defects.
+
+--dedup exact|near keeps the first record of each cluster of duplicates: dialogues
+by their turns, records without turns by their scenario. exact: the same
+speakers, directions and texts (or the same scenario, culture and type); near:
+also texts whose MinHash similarity of character shingles (5 characters, 3 for
+Han, kana and Hangul) is at least --dup-threshold, over the whole stream (scenarios
+within one dialogue type), as ngstats reports the near_duplicate_* clusters.
+
+--to labelstudio writes one Label Studio task per dialogue (a JSON array, the import
+format): the dialogue for a Paragraphs tag, the norm, scenario and situation as
+context, the model's turn labels of --review-tasks as a prediction (pre-annotations
+reviewers correct), and the whole record (data.ngkit_record); --review-config FILE
+writes the labeling config (XML) for the project: the dialogue, one ParagraphLabels
+per task, an accept/reject verdict and a comment. --to argilla writes Argilla 2
+records (rg.Record.to_dict form: a chat field, text fields, metadata, the labels as
+suggestions of per-turn questions norm_0, intent_0, ...); the README has the
+matching rg.Settings. --from labelstudio / argilla read the tools' JSON exports
+back: each turn's labels_human (the majority of its reviewers) and the record's
+review (verdict: the majority, a tie rejects; reviewers; comments); ngstats then
+reports model-vs-reviewer agreement and the rejected share.
+
+Dropped records are counted on stderr and, with --errors FILE, written there with
+the reason; they do not make the exit status 1.`
+
+func (q *ngcatQuality) register(fs *pflag.FlagSet) {
+	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
+	fs.StringVar(&q.dedup, "dedup", "", "keep the first record of each cluster of duplicates: `MODE` exact (same turns, or same scenario) or near (as ngstats clusters them)")
+	fs.Float64Var(&q.dupThreshold, "dup-threshold", stats.DefaultDupThreshold, "with --dedup near: texts at least this `SIMILAR` (estimated Jaccard of character shingles) are near-duplicates")
+	fs.StringVar(&q.reviewTasksFlag, "review-tasks", strings.Join(review.DefaultReviewTasks, ","), "with --to labelstudio or argilla: the turn label `TASKS` to review")
+	fs.StringVar(&q.reviewConfig, "review-config", "", "with --to labelstudio: also write the project's labeling config (XML) to `FILE`")
+	fs.StringVar(&q.dropDefects, "drop-defects", "", "drop the records with any of these defects: `CLASS,...` or any (ngstats' classes; duplicates: see --dedup)")
+}
+
+// dropClasses are the classes --drop-defects accepts: every ngstats class
+// but the duplicates, which need the whole stream (--dedup).
+func dropClasses() []string {
+	var out []string
+	for _, d := range stats.DefectNames() {
+		if !strings.Contains(d, "duplicate") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isReviewTool(s string) bool { return s == review.ToolLabelStudio || s == review.ToolArgilla }
+
+// checkReview validates the review flags and writes --review-config.
+func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Format) error {
+	if !isReviewTool(to) {
+		if fs.Changed("review-tasks") || q.reviewConfig != "" {
+			return fmt.Errorf("--review-tasks and --review-config go with --to labelstudio or argilla")
+		}
+		return nil
+	}
+	if format != recio.JSONL {
+		return fmt.Errorf("--to %s writes JSON (-o tasks.json), not %s", to, format)
+	}
+	tasks, err := review.ParseReviewTasks(q.reviewTasksFlag)
+	if err != nil {
+		return err
+	}
+	q.reviewTasks = tasks
+	if q.reviewConfig != "" {
+		if to != review.ToolLabelStudio {
+			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the README's settings)")
+		}
+		out, err := recio.Create(q.reviewConfig, recio.JSONL, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(out.Writer(), review.LabelStudioConfig(tasks)); err != nil {
+			out.Abort()
+			return err
+		}
+		return out.Commit()
+	}
+	return nil
+}
+
+// reviewSink writes review tasks as one JSON array.
+func (q *ngcatQuality) reviewSink(to string, out *recio.Output) (pipeline.Sink, error) {
+	if to == review.ToolLabelStudio {
+		return review.NewArraySink(out, review.LabelStudio(q.reviewTasks)), nil
+	}
+	return review.NewArraySink(out, review.Argilla(q.reviewTasks)), nil
+}
+
+// check validates the flags that need no input.
+func (q *ngcatQuality) check(fs *pflag.FlagSet) error {
+	if q.dedup != "" {
+		if err := cat.ParseDedup(q.dedup); err != nil {
+			return err
+		}
+	}
+	if fs.Changed("dup-threshold") && q.dedup != cat.DedupNear {
+		return fmt.Errorf("--dup-threshold goes with --dedup near")
+	}
+	if q.dupThreshold <= 0 || q.dupThreshold > 1 {
+		return fmt.Errorf("--dup-threshold %v: want a similarity above 0 and at most 1", q.dupThreshold)
+	}
+	return nil
+}
+
+// sink wraps the output: --dedup decides on records in input order, before
+// --head or --sample count them.
+func (q *ngcatQuality) sink(s pipeline.Sink) pipeline.Sink {
+	if q.dedup == "" {
+		return s
+	}
+	return &cat.Dedup{Sink: s, Mode: q.dedup, Threshold: q.dupThreshold}
+}
+
+// stage returns the stage that filters records, nil when none is asked for.
+func (q *ngcatQuality) stage() (pipeline.Stage, error) {
+	if q.where == "" && q.dropDefects == "" {
+		return nil, nil
+	}
+	d := &cat.Drop{}
+	if q.where != "" {
+		w, err := cat.CompileWhere(q.where)
+		if err != nil {
+			return nil, err
+		}
+		d.Where = w
+	}
+	if q.dropDefects != "" {
+		classes, err := cat.ParseDefects(q.dropDefects, dropClasses())
+		if err != nil {
+			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
+		}
+		d.Defects = classes
+		audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+		d.Find = func(rec *record.Record) []string {
+			// Audit a copy: ngcat passes records through as they came.
+			c := *rec
+			c.Turns = slices.Clone(rec.Turns)
+			if rec.Checks != nil {
+				ch := *rec.Checks
+				ch.Defects = slices.Clone(ch.Defects)
+				c.Checks = &ch
+			}
+			audit.Record(&c)
+			if c.Checks == nil {
+				return nil
+			}
+			return c.Checks.Defects
+		}
+	}
+	return d, nil
+}
+
+// chain runs stage a, then b on each of its records (nil: none).
+func chain(a, b pipeline.Stage) pipeline.Stage {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return cat.Chain{a, b}
+}

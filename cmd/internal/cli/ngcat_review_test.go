@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/filters/review"
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// generate -> review -> agreement, end to end: ngcat --to labelstudio
+// writes the tasks and the config, a reviewer's answers are added as Label
+// Studio exports them, ngcat --from labelstudio reads them back and
+// ngstats reports the agreement and the rejected share.
+func TestNgcatReviewLoop(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i, c := range []string{"korean", "korean", "american"} {
+		r := record.Record{ID: fmt.Sprintf("d%d", i), Culture: c, DialogueType: "adherence", Norm: "n", Situation: "s",
+			Turns: []record.Turn{
+				{Index: 0, Speaker: "A", Text: "one", Labels: &record.Labels{Norm: "adhered", Intent: "QUE"}},
+				{Index: 1, Speaker: "B", Text: "two", Labels: &record.Labels{Norm: "not_relevant", Intent: "ACK"}},
+			}}
+		b, _ := json.Marshal(&r)
+		in.Write(append(b, '\n'))
+	}
+	tasksFile, cfg := filepath.Join(dir, "tasks.json"), filepath.Join(dir, "config.xml")
+	code, _, stderr := run(t, Ngcat, in.String(), "--to", "labelstudio", "--review-tasks", "norm", "--review-config", cfg, "-o", tasksFile)
+	if code != 0 {
+		t.Fatalf("--to labelstudio: exit %d %s", code, stderr)
+	}
+	if b, err := os.ReadFile(cfg); err != nil || !strings.Contains(string(b), `<ParagraphLabels name="norm" toName="dialogue">`) {
+		t.Fatalf("config: %v %s", err, b)
+	}
+	var tasks []review.LabelStudioTask
+	raw, _ := os.ReadFile(tasksFile)
+	if err := json.Unmarshal(raw, &tasks); err != nil || len(tasks) != 3 {
+		t.Fatalf("tasks file is not a JSON array of 3 tasks: %v", err)
+	}
+	// The reviewer: agrees on d0, relabels d1's turn 1 as violated and
+	// rejects it, and on d2 (American) labels turn 0 not_relevant.
+	var export []map[string]any
+	for i, task := range tasks {
+		res := task.Predictions[0].Result
+		verdict := "accept"
+		switch i {
+		case 1:
+			res[1].Value.ParagraphLabels = []string{"violated"}
+			verdict = "reject"
+		case 2:
+			res[0].Value.ParagraphLabels = []string{"not_relevant"}
+		}
+		res = append(res, review.LabelStudioResult{FromName: "verdict", ToName: "dialogue", Type: "choices", Value: review.LabelStudioValue{Choices: []string{verdict}}})
+		export = append(export, map[string]any{"id": i + 1, "data": task.Data, "annotations": []any{map[string]any{"id": 100 + i, "result": res, "was_cancelled": false, "completed_by": 1}}})
+	}
+	exportFile := filepath.Join(dir, "export.json")
+	b, _ := json.Marshal(export)
+	os.WriteFile(exportFile, b, 0o644)
+
+	code, out, stderr := run(t, Ngcat, "", "--from", "labelstudio", exportFile)
+	if code != 0 {
+		t.Fatalf("--from labelstudio: exit %d %s", code, stderr)
+	}
+	recs := readJSONL(t, out)
+	if len(recs) != 3 || recs[1].Turns[1].LabelsHuman.Norm != "violated" || recs[1].Turns[0].Labels.Intent != "QUE" || recs[1].Review.Verdict != "reject" {
+		t.Fatalf("reviewed records: %+v", recs[1])
+	}
+	code, rep, stderr := run(t, Ngstats, out, "--json")
+	if code != 0 {
+		t.Fatalf("ngstats: %s", stderr)
+	}
+	var r stats.Report
+	if err := json.Unmarshal([]byte(rep), &r); err != nil || r.Review == nil {
+		t.Fatalf("no review in the report: %v", err)
+	}
+	// 6 turns: model (adhered, not_relevant) x3; reviewers changed two.
+	all := r.Review.Agreement[0]
+	if all.Task != "norm" || all.Group != "all" || all.Turns != 6 || math.Abs(all.Accuracy-4.0/6) > 1e-9 ||
+		fmt.Sprint(all.Labels) != "[adhered violated not_relevant]" || fmt.Sprint(all.Confusion) != "[[2 0 1] [0 0 0] [0 1 2]]" {
+		t.Errorf("agreement %+v", all)
+	}
+	// po = 4/6; pe = (3/6)(2/6) + 0 + (3/6)(3/6) = 5/12; kappa = (2/3-5/12)/(7/12) = 3/7.
+	if all.Kappa == nil || math.Abs(*all.Kappa-3.0/7) > 1e-9 {
+		t.Errorf("kappa %v, want 3/7", all.Kappa)
+	}
+	var ko *stats.HumanAgreement
+	for i := range r.Review.Agreement {
+		if a := r.Review.Agreement[i]; a.Task == "norm" && a.Group == "korean" {
+			ko = &r.Review.Agreement[i]
+		}
+	}
+	if ko == nil || ko.Turns != 4 || ko.Accuracy != 0.75 {
+		t.Errorf("korean agreement %+v", ko)
+	}
+	v := r.Review.Verdicts
+	if len(v) != 3 || v[0].Group != "all" || v[0].Reviewed != 3 || v[0].Rejected != 1 || v[2].Group != "korean" || v[2].Share != 0.5 {
+		t.Errorf("verdicts %+v", v)
+	}
+	// The text report has the tables.
+	_, text, _ := run(t, Ngstats, out)
+	if !strings.Contains(text, "Human review: model labels against reviewers'") || !strings.Contains(text, "Human review: verdicts") {
+		t.Errorf("text report lacks the review tables:\n%s", text)
+	}
+
+	// Argilla the same way, from its records form.
+	code, out, stderr = run(t, Ngcat, in.String(), "--to", "argilla", "--review-tasks", "norm")
+	if code != 0 || !strings.HasPrefix(out, "[\n{") {
+		t.Fatalf("--to argilla: exit %d %s %.40q", code, stderr, out)
+	}
+	var arecs []review.ArgillaRecord
+	if err := json.Unmarshal([]byte(out), &arecs); err != nil || len(arecs) != 3 {
+		t.Fatal(err)
+	}
+	arecs[1].Responses["norm_1"] = []review.ArgillaResponse{{Value: "violated", UserID: "u1"}}
+	arecs[1].Responses["verdict"] = []review.ArgillaResponse{{Value: "reject", UserID: "u1"}}
+	b, _ = json.Marshal(arecs)
+	code, out, stderr = run(t, Ngcat, string(b), "--from", "argilla")
+	if code != 0 {
+		t.Fatalf("--from argilla: %s", stderr)
+	}
+	recs = readJSONL(t, out)
+	if recs[1].Turns[1].LabelsHuman.Norm != "violated" || recs[1].Turns[1].Labels.Norm != "not_relevant" || recs[1].Review.Verdict != "reject" || recs[0].Review != nil {
+		t.Errorf("argilla round trip: %+v %+v", recs[1].Turns[1], recs[0].Review)
+	}
+
+	for _, bad := range [][]string{
+		{"--to", "labelstudio", "-o", filepath.Join(dir, "x.parquet")},
+		{"--to", "labelstudio", "--review-tasks", "norms"},
+		{"--review-tasks", "norm"},
+		{"--to", "argilla", "--review-config", cfg},
+	} {
+		if code, _, _ := run(t, Ngcat, "", bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// ngstats --html shows --examples dialogues per culture and type, and
+// every record of --show-defect; the flags are checked first.
+func TestNgstatsBrowser(t *testing.T) {
+	code, imported, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	code, page, stderr := run(t, Ngstats, imported, "--html", "--examples", "1", "--show-defect", "end_marker")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 8 culture/type groups, one example each, plus the end_marker records.
+	if n := strings.Count(page, `<article class="dlg"`); n <= 8 || !strings.Contains(page, "Records with end_marker (") {
+		t.Errorf("%d dialogues in the browser", n)
+	}
+	for _, bad := range [][]string{{"--show-defect", "end_marker"}, {"--html", "--show-defect", "end_markers"}} {
+		if code, _, _ := run(t, Ngstats, "", bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -1,0 +1,357 @@
+package cat
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Where keeps the records for which an expr-lang expression over the
+// record's fields (by their JSON names: quality.norm, checks.lang_ok,
+// turns[0].labels.intent) holds. The expression is compiled once and
+// type-checked against record.Record: an unknown field, a comparison of a
+// string with a number, or an expression that is not a boolean is an error
+// before any record is read. A field the record lacks reads as its zero
+// value ("", 0, false, an empty list), so that `quality.norm >= 4` is
+// simply false for a record without quality scores.
+type Where struct {
+	src  string
+	prog *vm.Program
+}
+
+var recordType = reflect.TypeOf(record.Record{})
+
+// CompileWhere compiles and type-checks src.
+func CompileWhere(src string) (*Where, error) {
+	r := &renamer{renamed: map[ast.Node]bool{}}
+	prog, err := expr.Compile(src, expr.Env(&record.Record{}), expr.AsBool(), expr.Patch(r))
+	if r.unknown != "" {
+		return nil, fmt.Errorf("--where %q: %s", src, r.unknown)
+	}
+	if err != nil {
+		// expr's messages are multi-line (the expression with a caret);
+		// keep the first line, which says what is wrong and where.
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, fmt.Errorf("--where %q: %s", src, msg)
+	}
+	return &Where{src: src, prog: prog}, nil
+}
+
+// Match evaluates the expression on rec.
+func (w *Where) Match(rec *record.Record) (bool, error) {
+	v, err := expr.Run(w.prog, zeroFilled(reflect.ValueOf(rec)).Interface())
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return false, fmt.Errorf("--where %q: %s", w.src, msg)
+	}
+	b, _ := v.(bool)
+	return b, nil
+}
+
+// renamer is an expr patch that maps the JSON names users write onto the Go
+// field names expr sees, and refuses Go names (Quality, AddDefect): only
+// the record's documented fields are part of the language. It runs until
+// nothing changes, since a member's type is known only once its parent was
+// renamed.
+type renamer struct {
+	applied bool
+	renamed map[ast.Node]bool
+	unknown string // the first unknown field, with what was expected
+}
+
+func (r *renamer) Reset()             { r.applied = false }
+func (r *renamer) ShouldRepeat() bool { return r.applied }
+
+func (r *renamer) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		if r.renamed[n] {
+			return
+		}
+		if g, ok := goField(recordType, n.Value); ok {
+			n.Value = g
+			r.renamed[n], r.applied = true, true
+		} else if isGoMember(recordType, n.Value) {
+			r.fail(recordType, "record", n.Value)
+		}
+	case *ast.MemberNode:
+		s, ok := n.Property.(*ast.StringNode)
+		if !ok || r.renamed[s] || n.Node.Type() == nil {
+			return
+		}
+		t := n.Node.Type()
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		if g, ok := goField(t, s.Value); ok {
+			s.Value = g
+			r.renamed[s], r.applied = true, true
+		} else {
+			r.fail(t, jsonPath(n.Node), s.Value)
+		}
+	}
+}
+
+func (r *renamer) fail(t reflect.Type, where, name string) {
+	if r.unknown == "" {
+		r.unknown = fmt.Sprintf("%s has no field %q (fields: %s)", where, name, strings.Join(jsonFields(t), ", "))
+	}
+}
+
+// jsonPath spells a member's parent as the user wrote it, for messages.
+func jsonPath(n ast.Node) string {
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		return jsonName(recordType, n.Value)
+	case *ast.MemberNode:
+		s, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return jsonPath(n.Node) + "[...]"
+		}
+		t := n.Node.Type()
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		return jsonPath(n.Node) + "." + jsonName(t, s.Value)
+	case *ast.PointerNode:
+		return "#"
+	}
+	return "the value"
+}
+
+// goField is the Go name of the field of struct t whose JSON name is name.
+func goField(t reflect.Type, name string) (string, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if j, _, _ := strings.Cut(f.Tag.Get("json"), ","); j == name && j != "-" && j != "" && f.IsExported() {
+			return f.Name, true
+		}
+	}
+	return "", false
+}
+
+func jsonName(t reflect.Type, goName string) string {
+	if t != nil && t.Kind() == reflect.Struct {
+		if f, ok := t.FieldByName(goName); ok {
+			if j, _, _ := strings.Cut(f.Tag.Get("json"), ","); j != "" && j != "-" {
+				return j
+			}
+		}
+	}
+	return goName
+}
+
+// isGoMember reports whether name is a Go field or method of t (or *t).
+func isGoMember(t reflect.Type, name string) bool {
+	if _, ok := t.FieldByName(name); ok {
+		return true
+	}
+	_, ok := reflect.PointerTo(t).MethodByName(name)
+	return ok
+}
+
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if j, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); j != "" && j != "-" {
+			out = append(out, j)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hasPointer caches whether values of a type can hold a pointer that
+// zeroFilled must replace.
+var hasPointer sync.Map // reflect.Type -> bool
+
+func needsFill(t reflect.Type) bool {
+	if v, ok := hasPointer.Load(t); ok {
+		return v.(bool)
+	}
+	hasPointer.Store(t, false) // recursive types: assume no until known
+	var yes bool
+	switch t.Kind() {
+	case reflect.Pointer:
+		yes = true
+	case reflect.Slice, reflect.Array:
+		yes = needsFill(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && needsFill(f.Type) {
+				yes = true
+			}
+		}
+	}
+	hasPointer.Store(t, yes)
+	return yes
+}
+
+// zeroFilled returns v with every nil pointer reachable through exported
+// fields, slices and pointers replaced by a pointer to a zero value, so
+// that expressions read absent fields as zero values instead of failing.
+// v itself is not changed: what holds a nil pointer is copied.
+func zeroFilled(v reflect.Value) reflect.Value {
+	t := v.Type()
+	if !needsFill(t) {
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			p := reflect.New(t.Elem())
+			p.Elem().Set(zeroFilled(p.Elem()))
+			return p
+		}
+		e := zeroFilled(v.Elem())
+		if sameValue(e, v.Elem()) {
+			return v
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(e)
+		return p
+	case reflect.Slice:
+		var out reflect.Value
+		for i := 0; i < v.Len(); i++ {
+			e := zeroFilled(v.Index(i))
+			if !out.IsValid() && !sameValue(e, v.Index(i)) {
+				out = reflect.MakeSlice(t, v.Len(), v.Len())
+				reflect.Copy(out, v)
+			}
+			if out.IsValid() {
+				out.Index(i).Set(e)
+			}
+		}
+		if out.IsValid() {
+			return out
+		}
+		return v
+	case reflect.Struct:
+		var out reflect.Value
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() || !needsFill(t.Field(i).Type) {
+				continue
+			}
+			f := zeroFilled(v.Field(i))
+			if !out.IsValid() && !sameValue(f, v.Field(i)) {
+				out = reflect.New(t).Elem()
+				out.Set(v)
+			}
+			if out.IsValid() {
+				out.Field(i).Set(f)
+			}
+		}
+		if out.IsValid() {
+			return out
+		}
+		return v
+	}
+	return v
+}
+
+// sameValue reports whether zeroFilled left a value as it was.
+func sameValue(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Slice:
+		return a.Pointer() == b.Pointer() && (a.Kind() != reflect.Slice || a.Len() == b.Len())
+	case reflect.Struct:
+		return a.CanAddr() && b.CanAddr() && a.Addr().Pointer() == b.Addr().Pointer()
+	}
+	return true
+}
+
+// Drop is a --where / --drop-defects stage: records that fail the
+// expression or have one of the named defects are dropped, with the
+// reason, into the errors file (pipeline.Drop).
+type Drop struct {
+	Where *Where
+	// Defects are the defect classes that drop a record; AnyDefect drops
+	// every record with at least one.
+	Defects []string
+	// Find returns a record's defects (nil: those in checks.defects).
+	Find func(*record.Record) []string
+}
+
+// AnyDefect, in Drop.Defects, matches every defect.
+const AnyDefect = "any"
+
+// Name implements pipeline.Stage.
+func (d *Drop) Name() string { return "ngcat" }
+
+// Process implements pipeline.Stage.
+func (d *Drop) Process(_ context.Context, rec *record.Record) ([]*record.Record, error) {
+	if len(d.Defects) > 0 {
+		var found []string
+		if d.Find != nil {
+			found = d.Find(rec)
+		} else if rec.Checks != nil {
+			found = rec.Checks.Defects
+		}
+		for _, x := range found {
+			if slices.Contains(d.Defects, AnyDefect) || slices.Contains(d.Defects, x) {
+				return nil, pipeline.Drop("--drop-defects: has defect %s", x)
+			}
+		}
+	}
+	if d.Where != nil {
+		ok, err := d.Where.Match(rec)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, pipeline.Drop("--where %q is false", d.Where.src)
+		}
+	}
+	return []*record.Record{rec}, nil
+}
+
+// Chain runs stages one after the other on each record.
+type Chain []pipeline.Stage
+
+// Name implements pipeline.Stage: the first stage's name.
+func (c Chain) Name() string { return c[0].Name() }
+
+// Process implements pipeline.Stage.
+func (c Chain) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+	recs := []*record.Record{rec}
+	for _, s := range c {
+		var next []*record.Record
+		for _, r := range recs {
+			out, err := s.Process(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, out...)
+		}
+		recs = next
+	}
+	return recs, nil
+}
+
+// ParseDefects parses --drop-defects: a list of class names or "any";
+// known lists the classes accepted (ngstats' names), so a misspelt class
+// is an error rather than a filter that drops nothing.
+func ParseDefects(spec string, known []string) ([]string, error) {
+	var out []string
+	for _, d := range strings.Split(spec, ",") {
+		d = strings.TrimSpace(d)
+		if d != AnyDefect && !slices.Contains(known, d) {
+			return nil, fmt.Errorf("--drop-defects: unknown defect class %q (want any or one of %s)", d, strings.Join(known, ", "))
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

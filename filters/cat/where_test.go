@@ -1,0 +1,131 @@
+package cat
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+func whereRecords() []*record.Record {
+	yes, no := true, false
+	return []*record.Record{
+		{ID: "good", Culture: "korean", Quality: &record.Quality{Norm: 5}, Checks: &record.Checks{LangOK: &yes},
+			Turns: []record.Turn{{Speaker: "A", Text: "x", Labels: &record.Labels{Norm: "violated"}}, {Speaker: "B", Text: "y"}}},
+		{ID: "lowq", Culture: "korean", Quality: &record.Quality{Norm: 2}, Checks: &record.Checks{LangOK: &yes}},
+		{ID: "wronglang", Quality: &record.Quality{Norm: 5}, Checks: &record.Checks{LangOK: &no, Defects: []string{"end_marker"}}},
+		{ID: "bare"}, // no quality, no checks, no turns: every field reads as zero
+	}
+}
+
+func TestWhere(t *testing.T) {
+	for _, c := range []struct {
+		expr string
+		want string // ids kept
+	}{
+		{`quality.norm >= 4 && checks.lang_ok && len(turns) <= 12`, "good"},
+		{`quality.norm >= 4`, "good wronglang"},
+		{`quality.norm == 0`, "bare"},
+		{`!checks.lang_ok`, "wronglang bare"},
+		{`any(turns, .labels.norm == "violated")`, "good"},
+		{`all(turns, .labels.norm != "violated")`, "lowq wronglang bare"},
+		{`"end_marker" in checks.defects`, "wronglang"},
+		{`culture == "korean" && id != "good"`, "lowq"},
+		{`len(turns) > 0 && turns[0].speaker == "A"`, "good"},
+		{`id matches "^(good|bare)$"`, "good bare"},
+	} {
+		w, err := CompileWhere(c.expr)
+		if err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		var kept []string
+		for _, r := range whereRecords() {
+			ok, err := w.Match(r)
+			if err != nil {
+				t.Errorf("%s on %s: %v", c.expr, r.ID, err)
+			}
+			if ok {
+				kept = append(kept, r.ID)
+			}
+		}
+		if got := strings.Join(kept, " "); got != c.want {
+			t.Errorf("%s: kept %q, want %q", c.expr, got, c.want)
+		}
+	}
+}
+
+// A record read by --where is not changed by it (the zero-filling copies).
+func TestWhereLeavesRecord(t *testing.T) {
+	w, err := CompileWhere(`quality.norm == 0 && any(turns, .labels.intent == "")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &record.Record{ID: "x", Turns: []record.Turn{{Text: "a"}}}
+	if ok, err := w.Match(r); !ok || err != nil {
+		t.Fatalf("%v %v", ok, err)
+	}
+	if r.Quality != nil || r.Checks != nil || r.Turns[0].Labels != nil {
+		t.Errorf("record changed: %+v", r)
+	}
+}
+
+func TestWhereErrors(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{`quality.nrom >= 4`, `quality has no field "nrom"`},
+		{`qualty.norm >= 4`, `unknown name qualty`},
+		{`turns[0].labels.feeling == "joy"`, `has no field "feeling"`},
+		{`Quality.Norm > 1`, `record has no field "Quality"`},
+		{`AddDefect("x")`, `record has no field "AddDefect"`},
+		{`quality.norm == "high"`, `mismatched types`},
+		{`len(turns)`, `expected bool`},
+		{`culture ==`, `unexpected token`},
+	} {
+		_, err := CompileWhere(c.expr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.expr, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error of several lines: %q", c.expr, err)
+		}
+	}
+}
+
+func TestDropStage(t *testing.T) {
+	w, _ := CompileWhere(`quality.norm >= 4`)
+	d := &Drop{Where: w, Defects: []string{"end_marker"}}
+	var kept, reasons []string
+	for _, r := range whereRecords() {
+		out, err := d.Process(context.Background(), r)
+		var drop *pipeline.DropError
+		switch {
+		case errors.As(err, &drop):
+			reasons = append(reasons, r.ID+": "+drop.Reason)
+		case err != nil:
+			t.Fatal(err)
+		default:
+			kept = append(kept, out[0].ID)
+		}
+	}
+	if strings.Join(kept, " ") != "good" {
+		t.Errorf("kept %v", kept)
+	}
+	want := []string{`lowq: --where "quality.norm >= 4" is false`, "wronglang: --drop-defects: has defect end_marker", `bare: --where "quality.norm >= 4" is false`}
+	if strings.Join(reasons, "|") != strings.Join(want, "|") {
+		t.Errorf("reasons %q", reasons)
+	}
+	if _, err := ParseDefects("end_marker,nope", []string{"end_marker"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown class: %v", err)
+	}
+}
+
+func BenchmarkWhere(b *testing.B) {
+	w, _ := CompileWhere(`quality.norm >= 4 && checks.lang_ok && len(turns) <= 12`)
+	recs := whereRecords()
+	for i := 0; i < b.N; i++ {
+		w.Match(recs[i%len(recs)])
+	}
+}

@@ -1,0 +1,215 @@
+package review
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Source reads a review tool's export — one JSON array, as both tools
+// export, or JSON values one per line — and yields one record per task or
+// record of the export, decoded on the workers.
+type Source struct {
+	names   []string
+	stdin   io.Reader
+	decode  func(raw []byte) (*record.Record, error)
+	dec     *json.Decoder
+	f       io.Closer
+	display string
+	index   int
+	inArray bool
+}
+
+// NewLabelStudio reads Label Studio JSON exports (files, or stdin for none
+// or "-").
+func NewLabelStudio(names []string, stdin io.Reader) *Source {
+	return newSource(names, stdin, DecodeLabelStudio)
+}
+
+// NewArgilla reads Argilla 2 record exports.
+func NewArgilla(names []string, stdin io.Reader) *Source {
+	return newSource(names, stdin, DecodeArgilla)
+}
+
+func newSource(names []string, stdin io.Reader, decode func([]byte) (*record.Record, error)) *Source {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	return &Source{names: names, stdin: stdin, decode: decode}
+}
+
+// Next implements pipeline.Source.
+func (s *Source) Next() (pipeline.Item, error) {
+	for {
+		if s.dec == nil {
+			if len(s.names) == 0 {
+				return pipeline.Item{}, io.EOF
+			}
+			if err := s.open(s.names[0]); err != nil {
+				return pipeline.Item{}, err
+			}
+			s.names = s.names[1:]
+		}
+		if s.dec.More() {
+			var raw json.RawMessage
+			if err := s.dec.Decode(&raw); err != nil {
+				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index, err)
+			}
+			idx, name := s.index, s.display
+			s.index++
+			decode := s.decode
+			return pipeline.Item{Raw: raw, Name: name, Line: int64(idx + 1), Decode: func(b []byte) (*record.Record, error) {
+				r, err := decode(b)
+				if err != nil {
+					return nil, fmt.Errorf("%s: element %d: %w", name, idx, err)
+				}
+				return r, nil
+			}}, nil
+		}
+		if s.inArray {
+			if _, err := s.dec.Token(); err != nil { // the closing bracket
+				return pipeline.Item{}, fmt.Errorf("%s: %w", s.display, err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			return pipeline.Item{}, err
+		}
+	}
+}
+
+func (s *Source) open(name string) error {
+	var in io.Reader
+	s.display = name
+	if name == "-" {
+		s.display, in = "stdin", s.stdin
+		if in == nil {
+			in = os.Stdin
+		}
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, errors.Unwrap(err))
+		}
+		in, s.f = f, f
+	}
+	br, _, err := recio.Decompress(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.display, err)
+	}
+	s.dec = json.NewDecoder(bufio.NewReader(br))
+	s.index, s.inArray = 0, false
+	head, _ := br.Peek(64)
+	if b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); len(b) > 0 && b[0] == '[' {
+		if _, err := s.dec.Token(); err != nil {
+			return fmt.Errorf("%s: %w", s.display, err)
+		}
+		s.inArray = true
+	}
+	return nil
+}
+
+// Close implements pipeline.Source.
+func (s *Source) Close() error {
+	s.dec = nil
+	if s.f != nil {
+		err := s.f.Close()
+		s.f = nil
+		return err
+	}
+	return nil
+}
+
+// splitAction undoes turnText: "(nods) Yes." is the action "nods" and the
+// text "Yes.".
+func splitAction(s string) (action, text string) {
+	if strings.HasPrefix(s, "(") {
+		if i := strings.Index(s, ")"); i > 0 {
+			return s[1:i], strings.TrimSpace(s[i+1:])
+		}
+	}
+	return "", s
+}
+
+// votes counts reviewers' answers in the order first given.
+type votes struct {
+	order []string
+	n     map[string]int
+}
+
+func (v *votes) add(s string) {
+	if v.n == nil {
+		v.n = map[string]int{}
+	}
+	if v.n[s] == 0 {
+		v.order = append(v.order, s)
+	}
+	v.n[s]++
+}
+
+// majority is the most given answer; a tie goes to the one given first.
+func (v *votes) majority() string {
+	best := ""
+	for _, s := range v.order {
+		if v.n[s] > v.n[best] {
+			best = s
+		}
+	}
+	return best
+}
+
+// verdict is the majority verdict; a tie rejects (a dialogue is kept only
+// when most reviewers accept it).
+func (v *votes) verdict() string {
+	a, r := v.n[record.VerdictAccept], v.n[record.VerdictReject]
+	switch {
+	case a == 0 && r == 0:
+		return ""
+	case a > r:
+		return record.VerdictAccept
+	}
+	return record.VerdictReject
+}
+
+// apply writes what the reviewers said into rec: each turn's labels_human
+// (by task: the majority label) and the review.
+func apply(rec *record.Record, tool string, labels map[int]map[string]*votes, verdict *votes, comments []string, reviewers int) error {
+	for i, byTask := range labels {
+		if i < 0 || i >= len(rec.Turns) {
+			return fmt.Errorf("a label for turn %d, but the dialogue has %d turns", i, len(rec.Turns))
+		}
+		t := &rec.Turns[i]
+		for task, v := range byTask {
+			l := v.majority()
+			if !in(record.LabelSet(task), l) {
+				return fmt.Errorf("turn %d: %s label %q is not one of %s", i, task, l, strings.Join(record.LabelSet(task), ", "))
+			}
+			if t.LabelsHuman == nil {
+				t.LabelsHuman = &record.Labels{}
+			}
+			t.LabelsHuman.Set(task, l)
+		}
+	}
+	if reviewers == 0 {
+		return nil
+	}
+	rec.Review = &record.Review{Tool: tool, Verdict: verdict.verdict(), Reviewers: reviewers, Comments: comments}
+	return nil
+}
+
+func in(set []string, v string) bool {
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,274 @@
+package review
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+func labelled() *record.Record {
+	return &record.Record{ID: "ko-1", Culture: "korean", DialogueType: "adherence", Category: "apology",
+		Norm: "늦었을 때는 윗사람에게 먼저 정중히 사과한다.", Scenario: "민수가 보고서를 늦게 제출한다.",
+		LabelsMeta: &record.LabelsMeta{Model: "qwen"},
+		Turns: []record.Turn{
+			{Index: 0, Speaker: "민수", Action: "고개를 숙이며", Text: "부장님, 보고서가 늦어서 죄송합니다.", Labels: &record.Labels{Norm: "adhered", Intent: "APO"}},
+			{Index: 1, Speaker: "부장", Text: "다음부터는 미리 말해 줘요.", Labels: &record.Labels{Norm: "not_relevant", Intent: "SUG", Agreement: 0.67}},
+			{Index: 2, Speaker: "민수", Text: "네, 꼭 그러겠습니다 🙂", Labels: &record.Labels{Norm: "adhered"}},
+		}}
+}
+
+// asJSON is v as generic JSON, to check the exact keys a tool reads.
+func asJSON(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The task has the keys of Label Studio's import format: data with the
+// Paragraphs list of {author, text}, predictions with model_version and
+// result items {id, from_name, to_name, type, value{start, end,
+// startOffset, endOffset, paragraphlabels}}, offsets in UTF-16 units.
+func TestLabelStudioTask(t *testing.T) {
+	tasks := LabelStudio([]string{"norm", "intent"})(labelled())
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks", len(tasks))
+	}
+	m := asJSON(t, tasks[0])
+	data := m["data"].(map[string]any)
+	dlg := data["dialogue"].([]any)
+	if len(dlg) != 3 || dlg[0].(map[string]any)["author"] != "민수" || dlg[0].(map[string]any)["text"] != "(고개를 숙이며) 부장님, 보고서가 늦어서 죄송합니다." {
+		t.Errorf("dialogue %v", dlg)
+	}
+	for _, k := range []string{"culture", "dialogue_type", "category", "norm", "scenario", "situation", "ngkit_id", "ngkit_record"} {
+		if _, ok := data[k]; !ok {
+			t.Errorf("data lacks %s", k)
+		}
+	}
+	pred := m["predictions"].([]any)[0].(map[string]any)
+	if pred["model_version"] != "nglabel qwen" {
+		t.Errorf("model_version %v", pred["model_version"])
+	}
+	res := pred["result"].([]any)
+	if len(res) != 5 { // norm x3, intent x2
+		t.Fatalf("%d results: %v", len(res), res)
+	}
+	last := res[4].(map[string]any)
+	v := last["value"].(map[string]any)
+	if last["from_name"] != "norm" || last["to_name"] != "dialogue" || last["type"] != "paragraphlabels" ||
+		v["start"] != 2.0 || v["end"] != 2.0 || v["startOffset"] != 0.0 || v["endOffset"] != 14.0 || // 12 runes + 🙂 (2 UTF-16 units)
+		v["paragraphlabels"].([]any)[0] != "adhered" {
+		t.Errorf("last result %v", last)
+	}
+	if LabelStudio(nil)(&record.Record{ID: "seed"}) != nil {
+		t.Error("a record without turns made a task")
+	}
+}
+
+// The labeling config is XML that names the controls the results use,
+// with every label of each task.
+func TestLabelStudioConfig(t *testing.T) {
+	cfg := LabelStudioConfig([]string{"norm", "intent"})
+	d := xml.NewDecoder(strings.NewReader(cfg))
+	controls := map[string][]string{}
+	var cur string
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("config is not XML: %v\n%s", err, cfg)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			attr := map[string]string{}
+			for _, a := range se.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch se.Name.Local {
+			case "ParagraphLabels", "Choices", "TextArea":
+				cur = attr["name"]
+				if attr["toName"] != "dialogue" {
+					t.Errorf("%s toName %q", cur, attr["toName"])
+				}
+				controls[cur] = nil
+			case "Label", "Choice":
+				controls[cur] = append(controls[cur], attr["value"])
+			case "Paragraphs":
+				if attr["name"] != "dialogue" || attr["value"] != "$dialogue" || attr["nameKey"] != "author" || attr["textKey"] != "text" {
+					t.Errorf("Paragraphs %v", attr)
+				}
+			}
+		}
+	}
+	if !slices.Equal(controls["norm"], record.NormLabels) || !slices.Equal(controls["intent"], record.Intents) ||
+		!slices.Equal(controls["verdict"], []string{"accept", "reject"}) {
+		t.Errorf("controls %v", controls)
+	}
+	if _, ok := controls["comment"]; !ok {
+		t.Error("no comment")
+	}
+}
+
+func readAll(t *testing.T, s *Source) []*record.Record {
+	t.Helper()
+	var out []*record.Record
+	for {
+		it, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := it.Decode(it.Raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+}
+
+func humanNorms(r *record.Record) []string {
+	var out []string
+	for _, t := range r.Turns {
+		out = append(out, t.LabelsHuman.Get("norm"))
+	}
+	return out
+}
+
+// A Label Studio export as the tool writes it: the majority of the two
+// reviewers per turn (a tie goes to the first), regions over two
+// paragraphs, start as a string or a number, the cancelled annotation not
+// counted, a 1-1 verdict tie rejects, the unreviewed task passes through.
+func TestFromLabelStudioExport(t *testing.T) {
+	recs := readAll(t, NewLabelStudio([]string{"../../testdata/review/labelstudio_export.json"}, nil))
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	if r.ID != "ko-1" || r.Culture != "korean" || len(r.Turns) != 3 || r.Turns[0].Action != "고개를 숙이며" || r.Turns[0].Text != "부장님, 보고서가 늦어서 죄송합니다." {
+		t.Errorf("record rebuilt from data: %+v", r)
+	}
+	if got := humanNorms(r); !slices.Equal(got, []string{"adhered", "not_relevant", "not_relevant"}) {
+		t.Errorf("human norm labels %v", got)
+	}
+	if r.Turns[0].LabelsHuman.Intent != "APO" {
+		t.Errorf("intent %+v", r.Turns[0].LabelsHuman)
+	}
+	if rv := r.Review; rv == nil || rv.Tool != "labelstudio" || rv.Verdict != "reject" || rv.Reviewers != 2 || !slices.Equal(rv.Comments, []string{"자연스러워요"}) {
+		t.Errorf("review %+v", r.Review)
+	}
+	if recs[1].Review != nil || recs[1].Turns[0].LabelsHuman != nil {
+		t.Errorf("unreviewed task: %+v", recs[1])
+	}
+}
+
+// A task made by LabelStudio comes back as the same record, plus what the
+// reviewer changed: here one turn relabelled.
+func TestLabelStudioRoundTrip(t *testing.T) {
+	rec := labelled()
+	task := LabelStudio([]string{"norm"})(rec)[0]
+	res := slices.Clone(task.Predictions[0].Result)
+	res[2].Value.ParagraphLabels = []string{"violated"}
+	res = append(res, LabelStudioResult{FromName: "verdict", ToName: "dialogue", Type: "choices", Value: LabelStudioValue{Choices: []string{"accept"}}})
+	exp := map[string]any{"id": 9, "data": task.Data, "annotations": []any{map[string]any{"id": 1, "result": res, "was_cancelled": false, "completed_by": 1}}}
+	b, _ := json.Marshal([]any{exp})
+	got := readAll(t, NewLabelStudio(nil, strings.NewReader(string(b))))[0]
+	if got.ID != rec.ID || got.LabelsMeta == nil || got.Turns[1].Labels.Agreement != 0.67 {
+		t.Errorf("the record did not come back whole: %+v", got)
+	}
+	if h := humanNorms(got); !slices.Equal(h, []string{"adhered", "not_relevant", "violated"}) {
+		t.Errorf("human labels %v", h)
+	}
+	if got.Review.Verdict != "accept" || got.Review.Reviewers != 1 {
+		t.Errorf("review %+v", got.Review)
+	}
+}
+
+// The Argilla record has the keys of rg.Record.from_dict: id, fields (a
+// chat field of {role, content}), metadata, suggestions {value, score,
+// agent}, responses, vectors.
+func TestArgillaRecord(t *testing.T) {
+	m := asJSON(t, Argilla([]string{"norm", "intent"})(labelled())[0])
+	for _, k := range []string{"id", "fields", "metadata", "suggestions", "responses", "vectors", "_server_id"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("no %s", k)
+		}
+	}
+	f := m["fields"].(map[string]any)
+	msg := f["dialogue"].([]any)[0].(map[string]any)
+	if msg["role"] != "민수" || msg["content"] != "(고개를 숙이며) 부장님, 보고서가 늦어서 죄송합니다." || f["norm"] == "" {
+		t.Errorf("fields %v", f)
+	}
+	s := m["suggestions"].(map[string]any)
+	if len(s) != 5 || s["norm_1"].(map[string]any)["value"] != "not_relevant" || s["norm_1"].(map[string]any)["score"] != 0.67 ||
+		s["intent_0"].(map[string]any)["agent"] != "nglabel qwen" || s["norm_0"].(map[string]any)["score"] != nil {
+		t.Errorf("suggestions %v", s)
+	}
+	if m["metadata"].(map[string]any)["culture"] != "korean" {
+		t.Errorf("metadata %v", m["metadata"])
+	}
+}
+
+func TestFromArgillaExport(t *testing.T) {
+	f, err := os.Open("../../testdata/review/argilla_export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs := readAll(t, NewArgilla(nil, f))
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	if r.ID != "ko-1" || r.Culture != "korean" || r.NormID != "n1" || r.Turns[0].Action != "고개를 숙이며" || r.Turns[1].Labels.Norm != "not_relevant" {
+		t.Errorf("record %+v", r)
+	}
+	if got := humanNorms(r); !slices.Equal(got, []string{"adhered", "", "violated"}) {
+		t.Errorf("human norm labels %v", got)
+	}
+	if rv := r.Review; rv == nil || rv.Tool != "argilla" || rv.Verdict != "reject" || rv.Reviewers != 2 || len(rv.Comments) != 1 {
+		t.Errorf("review %+v", r.Review)
+	}
+	if err := r.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReviewErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":"4","end":"4","paragraphlabels":["adhered"]}}]}]}]`, "turn 4"},
+		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":"0","end":"0","paragraphlabels":["fine"]}}]}]}]`, `"fine" is not one of`},
+		{`[{"data": {"other": 1}}]`, "not a task of ngcat --to labelstudio"},
+		{`[{"data": 1`, "element 0"},
+	} {
+		s := NewLabelStudio(nil, strings.NewReader(c.in))
+		it, err := s.Next()
+		if err == nil {
+			_, err = it.Decode(it.Raw)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		}
+	}
+	if _, _, ok := ParseArgillaQuestion("norm_x"); ok {
+		t.Error("norm_x parsed")
+	}
+	if task, i, ok := ParseArgillaQuestion("intent_12"); !ok || task != "intent" || i != 12 {
+		t.Error("intent_12")
+	}
+}

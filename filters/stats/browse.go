@@ -1,0 +1,187 @@
+package stats
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Browser holds the dialogues the HTML report shows in full: the first
+// Examples of each culture and dialogue type, and every record of the
+// --show-defect class (up to maxShown). Not part of the JSON report.
+type Browser struct {
+	Examples   []BrowsedDialogue
+	ShowDefect string
+	Shown      []BrowsedDialogue
+	ShownMore  int64
+}
+
+// BrowsedDialogue is one record kept for the browser, with every defect
+// the report found in it.
+type BrowsedDialogue struct {
+	Group   string
+	Record  *record.Record
+	Defects []string
+}
+
+// maxShown bounds the records --show-defect keeps (memory: whole records).
+const maxShown = 1000
+
+type browseAcc struct {
+	examples   int
+	showDefect string
+	perGroup   map[string]int
+	b          Browser
+}
+
+func (a *browseAcc) add(rec *record.Record, group string, defects []string) {
+	if a == nil {
+		return
+	}
+	d := BrowsedDialogue{Group: group, Record: rec, Defects: slices.Clone(defects)}
+	if a.showDefect != "" && slices.Contains(defects, a.showDefect) {
+		if len(a.b.Shown) < maxShown {
+			a.b.Shown = append(a.b.Shown, d)
+		} else {
+			a.b.ShownMore++
+		}
+	}
+	if len(rec.Turns) > 0 && a.perGroup[group] < a.examples {
+		a.perGroup[group]++
+		a.b.Examples = append(a.b.Examples, d)
+	}
+}
+
+func (a *browseAcc) report() *Browser {
+	if a == nil {
+		return nil
+	}
+	b := a.b
+	b.ShowDefect = a.showDefect
+	// Examples by group, in input order within a group.
+	slices.SortStableFunc(b.Examples, func(x, y BrowsedDialogue) int {
+		switch {
+		case x.Group < y.Group:
+			return -1
+		case x.Group > y.Group:
+			return 1
+		}
+		return 0
+	})
+	return &b
+}
+
+// The HTML view of a dialogue.
+type dlgView struct {
+	ID, Group, Category, Norm, Scenario, Situation, Review string
+	Seed, Quality                                          []scoreView
+	Defects                                                []string
+	Turns                                                  []turnView
+	Narration                                              []string
+	Lang                                                   string
+}
+
+type scoreView struct {
+	Name  string
+	Value string
+}
+
+type turnView struct {
+	Index                        int
+	Speaker, Action, Text, Stage string
+	StageClass                   string
+	Labels, Human                []chipView
+}
+
+type chipView struct{ Task, Value, Class string }
+
+// chipClass colours the labels whose meaning a colour helps with; the
+// text always says the label too.
+func chipClass(task, v string) string {
+	switch task + "=" + v {
+	case "norm=adhered", "stage=resolution":
+		return "k-good"
+	case "norm=violated", "stage=violation":
+		return "k-bad"
+	case "stage=recognition":
+		return "k-warn"
+	case "stage=repair":
+		return "k-fix"
+	}
+	return "k-plain"
+}
+
+func chips(l *record.Labels) []chipView {
+	var out []chipView
+	for _, task := range record.LabelTasks {
+		if v := l.Get(task); v != "" {
+			out = append(out, chipView{Task: task, Value: v, Class: chipClass(task, v)})
+		}
+	}
+	return out
+}
+
+func newDlgView(d BrowsedDialogue) dlgView {
+	r := d.Record
+	v := dlgView{ID: r.ID, Group: d.Group, Category: r.Category, Norm: r.Norm, Scenario: r.Scenario,
+		Situation: r.Situation, Defects: d.Defects, Narration: r.Narration, Lang: r.Lang}
+	if f := r.Refinement; f != nil && f.After != nil {
+		for _, s := range []struct {
+			n string
+			v float64
+		}{{"task relevance", f.After.TaskRelevance}, {"linguistic quality", f.After.LinguisticQuality}, {"semantic preservation", f.After.SemanticPreservation}} {
+			if s.v > 0 {
+				v.Seed = append(v.Seed, scoreView{s.n, strconv.FormatFloat(s.v, 'f', -1, 64)})
+			}
+		}
+		if f.Accepted {
+			v.Seed = append(v.Seed, scoreView{"accepted", "yes"})
+		} else {
+			v.Seed = append(v.Seed, scoreView{"accepted", "no"})
+		}
+	}
+	if q := r.Quality; q != nil {
+		for _, s := range []struct {
+			n string
+			v int
+		}{{"consistency", q.Consistency}, {"naturalness", q.Naturalness}, {"relevance", q.Relevance}, {"coherence", q.Coherence}, {"emotion", q.Emotion}, {"norm", q.Norm}} {
+			if s.v > 0 {
+				v.Quality = append(v.Quality, scoreView{s.n, strconv.Itoa(s.v)})
+			}
+		}
+	}
+	if rv := r.Review; rv != nil && rv.Verdict != "" {
+		v.Review = rv.Verdict + " (" + strconv.Itoa(rv.Reviewers) + " reviewers, " + rv.Tool + ")"
+	}
+	for _, t := range r.Turns {
+		tv := turnView{Index: t.Index, Speaker: t.Speaker, Action: t.Action, Text: t.Text, Stage: t.Stage,
+			Labels: chips(t.Labels), Human: chips(t.LabelsHuman)}
+		if t.Stage != "" {
+			tv.StageClass = chipClass("stage", t.Stage)
+		}
+		v.Turns = append(v.Turns, tv)
+	}
+	return v
+}
+
+type browseView struct {
+	Examples   []dlgView
+	ShowDefect string
+	Shown      []dlgView
+	ShownMore  int64
+}
+
+func newBrowseView(b *Browser) *browseView {
+	if b == nil {
+		return nil
+	}
+	v := &browseView{ShowDefect: b.ShowDefect, ShownMore: b.ShownMore}
+	for _, d := range b.Examples {
+		v.Examples = append(v.Examples, newDlgView(d))
+	}
+	for _, d := range b.Shown {
+		v.Shown = append(v.Shown, newDlgView(d))
+	}
+	return v
+}

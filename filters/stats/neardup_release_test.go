@@ -1,0 +1,106 @@
+package stats
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/pkg/dedup"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+func releaseRecords(t *testing.T) []*record.Record {
+	t.Helper()
+	dir := os.Getenv("NG_RELEASE_DIR")
+	if dir == "" {
+		dir = "../../../shared/data/normgenesis"
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) == 0 {
+		t.Skipf("NormGenesis release not found in %s (set NG_RELEASE_DIR)", dir)
+	}
+	if testing.Short() || raceEnabled {
+		t.Skip("reads the whole release: not with -short or -race")
+	}
+	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var out []*record.Record
+	for {
+		it, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := it.Decode(it.Raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+}
+
+// TestReleaseNearDuplicates measures the near-duplicate clusters on the
+// NormGenesis release at three thresholds, and checks every pair a cluster
+// lists against the exact Jaccard similarity of the two texts: the
+// signatures estimate it, so a pair may be under the threshold by the
+// estimate's error (about 0.045 at 0.5 with 128 hashes), not by more.
+// The figures (and the pairs, with -v) are those the README reports.
+func TestReleaseNearDuplicates(t *testing.T) {
+	recs := releaseRecords(t)
+	byID := map[string]*record.Record{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	clusters := map[float64][2]int64{}
+	for _, th := range []float64{0.5, 0.6, 0.7} {
+		c := NewCollector()
+		c.DupThreshold, c.IDs = th, 0
+		for _, r := range recs {
+			c.Add(r)
+		}
+		nd := c.Report().NearDuplicates
+		if nd.Threshold != th {
+			t.Errorf("threshold %v reported as %v", th, nd.Threshold)
+		}
+		clusters[th] = [2]int64{nd.Dialogues.Clusters, nd.Scenarios.Clusters}
+		t.Logf("threshold %.2f: %d dialogue clusters (%d records), %d scenario clusters (%d records)",
+			th, nd.Dialogues.Clusters, nd.Dialogues.Records, nd.Scenarios.Clusters, nd.Scenarios.Records)
+		for kind, k := range map[string]NearDupKind{"dialogue": nd.Dialogues, "scenario": nd.Scenarios} {
+			for _, cl := range k.List {
+				for _, m := range cl.Members {
+					a, b := byID[cl.ID], byID[m.ID]
+					ta, tb := dedup.DialogueText(a), dedup.DialogueText(b)
+					if kind == "scenario" {
+						ta, tb = a.Scenario, b.Scenario
+						if a.DialogueType != b.DialogueType {
+							t.Errorf("scenario cluster %s across types: %s", cl.ID, m.ID)
+						}
+					}
+					exact := dedup.Jaccard(ta, tb)
+					t.Logf("  %s %s ~ %s: estimated %.2f, exact %.2f\n    %.120q\n    %.120q", kind, cl.ID, m.ID, m.Similarity, exact, ta, tb)
+					if cl.Size == 2 && exact < th-0.15 {
+						t.Errorf("%s pair %s ~ %s: exact Jaccard %.2f, far under %.2f", kind, cl.ID, m.ID, exact, th)
+					}
+				}
+			}
+		}
+	}
+	// Lower thresholds find at least as much; the release has a few
+	// near-duplicates, not hundreds.
+	if clusters[0.5][0] < clusters[0.6][0] || clusters[0.6][0] < clusters[0.7][0] || clusters[0.5][0]+clusters[0.5][1] > 50 {
+		t.Errorf("clusters by threshold: %v", clusters)
+	}
+	// At the default: the two placeholder dialogues, and the two Korean
+	// dialogues of the same three lines and empty turns (exact 0.73).
+	if got := clusters[DefaultDupThreshold]; got != [2]int64{2, 0} {
+		t.Errorf("at the default threshold %v: %v clusters, want [2 0]", DefaultDupThreshold, got)
+	}
+}
