@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
 	"io"
 	"os"
 	"path/filepath"
@@ -448,8 +449,9 @@ func TestFeaturesFollowRecord(t *testing.T) {
 			t.Errorf("features YAML has no %q", s)
 		}
 	}
-	// A MAP column is refused rather than described wrongly.
-	if _, err := FeaturesOf(parquet.SchemaOf(record.Labels{})); err == nil || !strings.Contains(err.Error(), "norm_dist") {
+	// A map column is refused rather than described wrongly.
+	withMap := arrow.NewSchema([]arrow.Field{{Name: "norm_dist", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)}}, nil)
+	if _, err := FeaturesOf(withMap); err == nil || !strings.Contains(err.Error(), "norm_dist") {
 		t.Errorf("MAP column: error %v", err)
 	}
 }
@@ -722,18 +724,36 @@ func TestCardAlone(t *testing.T) {
 	}
 }
 
-// TestRecioRefusesExport: ngkit's reader reports the lists of {key, value}
-// instead of reading them as empty maps.
-func TestRecioRefusesExport(t *testing.T) {
-	dir := export(t, 2, Options{})
+// TestRecioReadsExport: a shard is an ngkit Parquet file like any other
+// (one schema for -o and --hf): ngkit's reader gives the records back,
+// label distributions included.
+func TestRecioReadsExport(t *testing.T) {
+	dir := export(t, 3, Options{})
 	p := filepath.Join(dir, DataDir, ShardName("train", 0, 1))
-	b, err := os.ReadFile(p)
+	r, err := recio.Open(p, recio.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := recio.NewParquetReader(p, bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), "want a map") {
-		t.Errorf("reading an export as records: %v", err)
+	defer r.Close()
+	for i := range 3 {
+		got, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := testRecord(i)
+		if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+			t.Errorf("record %d:\n got %s\nwant %s", i, g, w)
+		}
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // BenchmarkWriter: records/s of an export (conversion of the maps, the

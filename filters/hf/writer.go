@@ -81,7 +81,7 @@ type split struct {
 
 type shard struct {
 	f     *os.File
-	w     recio.Writer[any]
+	w     recio.Writer[record.Record]
 	bytes int64
 }
 
@@ -178,8 +178,7 @@ func (w *Writer) Write(r *record.Record) error {
 			return err
 		}
 	}
-	row := toRow(r)
-	if err := s.cur.w.Write(&row); err != nil {
+	if err := s.cur.w.Write(r); err != nil {
 		return fmt.Errorf("%s: %w", s.cur.f.Name(), err)
 	}
 	s.rows++
@@ -203,7 +202,7 @@ func (w *Writer) openShard(s *split) error {
 	if err != nil {
 		return err
 	}
-	pw, err := recio.NewParquetWriterOf(f, rowType, w.opt.Write)
+	pw, err := recio.NewParquetWriter[record.Record](f, w.opt.Write)
 	if err != nil {
 		f.Close()
 		return err
