@@ -9,8 +9,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -947,7 +947,6 @@ func TestParquetWriterMemory(t *testing.T) {
 		t.Errorf("live heap grows with the input: %d MB in the first half, %d MB in the second", peak[0]>>20, peak[1]>>20)
 	}
 }
-
 
 // benchRecord is a realistic labelled V2R dialogue: 8 turns of one to two
 // sentences, labels with distributions, provenance of three calls.

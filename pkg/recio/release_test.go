@@ -107,7 +107,6 @@ func TestParquetReleaseNulls(t *testing.T) {
 	}
 }
 
-
 func jsonOf(t *testing.T, r *record.Record) string {
 	t.Helper()
 	b, err := json.Marshal(r)
