@@ -263,6 +263,10 @@ func newParquetReader(name string, ra io.ReaderAt, size int64, mem memory.Alloca
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Parquet file: %w", oneLine(err))
 	}
+	if err := checkChunks(pf, size); err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("not a readable Parquet file: %w", err)
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: parquetReadBatch}, mem)
 	if err != nil {
 		pf.Close()
@@ -301,4 +305,30 @@ func newParquetReader(name string, ra io.ReaderAt, size int64, mem memory.Alloca
 		return pf.Close()
 	}
 	return ar, nil
+}
+
+// checkChunks checks that every column chunk named in the footer lies in
+// the file. pqarrow opens the chunks of struct fields on goroutines of its
+// own, where a corrupt offset or length panics out of reach of recover and
+// takes the process down.
+func checkChunks(pf *file.Reader, size int64) error {
+	md := pf.MetaData()
+	for g := 0; g < md.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		for c := 0; c < rg.NumColumns(); c++ {
+			col, err := rg.ColumnChunk(c)
+			if err != nil {
+				return err
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			n := col.TotalCompressedSize()
+			if start < 4 || n < 0 || start > size || n > size-start {
+				return fmt.Errorf("row group %d column %d: chunk at %d of %d bytes outside the file of %d bytes (truncated or corrupt)", g, c, start, n, size)
+			}
+		}
+	}
+	return nil
 }
