@@ -90,7 +90,9 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
-	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
+	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ..., other)")
+	licenseName := fs.String("license-name", "", "with --hf --license other: the licence's `NAME` (lower case, digits, '-')")
+	licenseLink := fs.String("license-link", "", "with --hf --license other: the `URL` of the licence's text")
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
 	args, code, ok := p.Parse(env)
@@ -114,11 +116,19 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 		return p.Usagef(env, "--separator goes with --from text")
 	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
 		return p.Usagef(env, "--hf writes its own files: it goes with neither -o, --format nor --explode")
-	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("shard-mb") || fs.Changed("force")):
-		return p.Usagef(env, "--pretty-name, --license, --shard-mb and --force go with --hf")
+	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
+		return p.Usagef(env, "--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
 	case *shardMB <= 0:
 		return p.Usagef(env, "--shard-mb takes a positive size")
+	case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
+		return p.Usagef(env, "--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
 	}
+	if *hfDir != "" {
+		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+	}
+	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
 	var splits []cat.Split
 	if *split != "" {
 		var err error
@@ -179,7 +189,8 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 			w, err := hf.New(hf.Options{
 				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
 				Write: iof.WriteOptions(), Force: *force,
-				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license},
+				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
+				Shard:   hfShard.K, Of: hfShard.N,
 				Summary: summary,
 			})
 			if err != nil {
