@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
 )
 
 // CardInfo is what a dataset card says about the data. Card fills the

@@ -189,8 +189,8 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet`
 			w, err := hf.New(hf.Options{
 				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
 				Write: iof.WriteOptions(), Force: *force,
-				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
-				Shard:   hfShard.K, Of: hfShard.N,
+				Card:  hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
+				Shard: hfShard.K, Of: hfShard.N,
 				Summary: summary,
 			})
 			if err != nil {

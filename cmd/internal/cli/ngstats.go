@@ -194,7 +194,6 @@ func (s *reportSink) Write(rec *record.Record) error {
 
 func (s *reportSink) Abort() { s.out.Abort() }
 
-
 // writeCard writes a dataset card for the records read: the splits of
 // their data files when they are a dataset folder's, else one split.
 func writeCard(w io.Writer, r *stats.Report, info hf.CardInfo) error {
