@@ -114,14 +114,28 @@ type writeOnly struct{ io.Writer }
 // parquetWriterProperties are the properties of every Parquet file ngkit
 // writes.
 func parquetWriterProperties(mem memory.Allocator) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+	props := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDataPageVersion(parquet.DataPageV1),
 		parquet.WithPageIndexEnabled(true),
 		parquet.WithCreatedBy("ngkit (arrow-go parquet)"),
-	)
+	}
+	// Free text is PLAIN from the start: a dictionary of unique strings
+	// only costs hashing until it outgrows its limit and falls back.
+	for _, path := range plainColumns {
+		props = append(props, parquet.WithDictionaryFor(path, false))
+	}
+	return parquet.NewWriterProperties(props...)
+}
+
+// plainColumns are the free-text columns of record.Record and
+// record.TurnRow, by Parquet path.
+var plainColumns = []string{
+	"id", "parent_id", "scenario", "situation", "extra", "record_id", "text",
+	"narration.list.element", "refinement.critique",
+	"turns.list.element.text", "turns.list.element.action", "turns.list.element.labels.explanation",
 }
 
 // ParquetArrowSchema is the Arrow schema of the Parquet (and Arrow) files
