@@ -780,3 +780,28 @@ func BenchmarkWriter(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(recs)*b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// TestCardProvenance: the card says which models and prompt packs made the
+// data, counts languages and cultures, cites NormGenesis for its dialogue
+// types and lists the limitations with the language check rate.
+func TestCardProvenance(t *testing.T) {
+	dir := export(t, 8, Options{})
+	_, body := readCard(t, dir)
+	for _, want := range []string{
+		"## How the data was made", "| ngv2r | m | 4 |", "Prompt packs: v1.",
+		"| en | 6 |", "| ko | 2 |", "| american | 6 |", "| korean | 2 |",
+		"## Citation", "@inproceedings{hong2025normgenesis", "EMNLP",
+		"## Limitations", "synthetic", "assigned by language models", "4 of 4 checked records (100.0%)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("card body has no %q:\n%s", want, body)
+		}
+	}
+	// Imported records with no gen and no NormGenesis type: no model table, no citation.
+	var p Provenance
+	p.Add(&record.Record{ID: "a", Culture: "american"})
+	md := p.Markdown()
+	if !strings.Contains(md, "name no model") || strings.Contains(md, "## Citation") || !strings.Contains(md, "No record carries a language check") {
+		t.Errorf("provenance of plain records:\n%s", md)
+	}
+}

@@ -75,6 +75,7 @@ type Writer struct {
 	splits []*split
 	byName map[string]*split
 	langs  Languages
+	prov   Provenance
 	done   bool
 }
 
@@ -190,6 +191,7 @@ func (w *Writer) Write(r *record.Record) error {
 	}
 	s.rows++
 	w.langs.Add(r)
+	w.prov.Add(r)
 	if w.opt.Summary != nil {
 		w.opt.Summary.Add(r)
 	}
@@ -290,7 +292,7 @@ func (w *Writer) finish() error {
 	if info.PrettyName == "" {
 		info.PrettyName = filepath.Base(w.dir)
 	}
-	body := DefaultBody(info)
+	body := DefaultBody(info) + "\n" + w.prov.Markdown()
 	if w.opt.Summary != nil {
 		body += "\n" + strings.TrimSpace(w.opt.Summary.Markdown()) + "\n"
 	}

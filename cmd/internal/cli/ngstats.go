@@ -159,7 +159,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 						if ok {
 							info.Splits, info.DownloadSize = splits, size
 						}
-						return writeCard(w, r, info)
+						return writeCard(w, r, info, &rs.prov)
 					}
 				}
 				if err := write(out.Writer(), r, shownIDs); err != nil {
@@ -185,10 +185,12 @@ type reportSink struct {
 	*stats.Collector
 	out   *recio.Output
 	langs hf.Languages
+	prov  hf.Provenance
 }
 
 func (s *reportSink) Write(rec *record.Record) error {
 	s.langs.Add(rec)
+	s.prov.Add(rec)
 	return s.Collector.Write(rec)
 }
 
@@ -196,11 +198,11 @@ func (s *reportSink) Abort() { s.out.Abort() }
 
 // writeCard writes a dataset card for the records read: the splits of
 // their data files when they are a dataset folder's, else one split.
-func writeCard(w io.Writer, r *stats.Report, info hf.CardInfo) error {
+func writeCard(w io.Writer, r *stats.Report, info hf.CardInfo, prov *hf.Provenance) error {
 	if info.PrettyName == "" {
 		info.PrettyName = "dataset"
 	}
-	body := hf.DefaultBody(info) + "\n" + stats.CardMarkdown(r)
+	body := hf.DefaultBody(info) + "\n" + prov.Markdown() + "\n" + stats.CardMarkdown(r)
 	card, err := hf.Card(info, body)
 	if err != nil {
 		return err
