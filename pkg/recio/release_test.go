@@ -129,3 +129,46 @@ func pqList(t *testing.T, v any) []any {
 	}
 	return l
 }
+
+// TestParquetByDuckDB: a file DuckDB wrote (its own dictionary and v1
+// pages, columns in reverse order, maps as Parquet MAPs; see
+// testdata/foreign) reads back as the JSONL of the same records.
+func TestParquetByDuckDB(t *testing.T) {
+	r, err := recio.Open("testdata/foreign/duckdb-maps.parquet", recio.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w := recio.NewJSONLWriter[record.Record](&buf)
+	n := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	w.Close()
+	want, err := os.ReadFile("testdata/foreign/duckdb-maps.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		got := bytes.Split(buf.Bytes(), []byte("\n"))
+		for i, l := range bytes.Split(want, []byte("\n")) {
+			if i >= len(got) || !bytes.Equal(got[i], l) {
+				t.Fatalf("%d records; line %d differs:\n got %.400s\nwant %.400s", n, i+1, got[min(i, len(got)-1)], l)
+			}
+		}
+	}
+	if !bytes.Contains(want, []byte(`"norm_dist"`)) {
+		t.Fatal("fixture without label distributions")
+	}
+}
