@@ -58,8 +58,12 @@ added. --explode turns writes one flat row per turn, for analytics.
 languages, size category, the files of each split, the features, read from the
 Parquet schema) with a description. Each file holds about --shard-mb MB of records
 (uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb.
-Label distributions and other maps are written as lists of {key, value}: the
-datasets library cannot load Parquet maps. The folder is built beside DIR and moved
+Label distributions and other maps are lists of {key, value}, as in every ngkit
+Parquet file: the datasets library cannot load Parquet maps. --license must be a Hub
+licence id (other needs --license-name and --license-link). With --shard K/N each
+split goes to one file, <split>-0000K-of-0000N.parquet, so that N machines' data/
+folders copied together are one dataset; ngstats DIR/data/*.parquet --card then
+writes the card of the whole. The folder is built beside DIR and moved
 in at the end, so DIR never holds half an export; a non-empty DIR/data or an
 existing DIR/README.md is refused unless --force, which replaces both and keeps the
 rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset`
