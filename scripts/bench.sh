@@ -37,6 +37,11 @@ if [ -d "$node_modules/@duckdb" ]; then
   node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"
   echo "duckdb (node) flat jsonl -> zstd parquet: $dd_ms ms whole process, of which node start + duckdb load $node_ms ms ($(stat -c %s "$out/dd.parquet") bytes)"
   awk -v a="$ng_ms" -v b="$dd_ms" -v n="$node_ms" 'BEGIN {printf "ratio ngcat/duckdb: %.2f (whole process); %.2f against duckdb without node start-up\n", a/b, a/(b-n)}'
+  # Size: the same records (our JSONL, every field) written by DuckDB with zstd.
+  "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ours.jsonl"
+  node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet" 2>/dev/null
+  awk -v a="$(stat -c %s "$out/ng.parquet")" -v b="$(stat -c %s "$out/dd-ours.parquet")" \
+    'BEGIN {printf "parquet size, the same records: ngcat %d bytes, duckdb (our jsonl, zstd) %d bytes: ratio %.3f (goal <= 1)\n", a, b, a/b}'
 else
   echo "(no DuckDB: run npm ci in scripts/interop)"
 fi

@@ -7,19 +7,17 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // CardInfo is what a dataset card says about the data. Card fills the
 // fields left empty with defaults.
 type CardInfo struct {
 	PrettyName string
-	// License is a Hub licence id (cc-by-sa-4.0, apache-2.0, ...); "" is
-	// "unknown".
-	License string
-	// Languages are ISO 639-1 codes (en, zh, ko), see RecordLang.
+	// License is a Hub licence id (cc-by-sa-4.0, apache-2.0, ...; see
+	// CheckLicense); "" is "unknown". LicenseName and LicenseLink go with
+	// "other".
+	License, LicenseName, LicenseLink string
+	// Languages are ISO 639 codes (en, zh, ko; see LanguageCode).
 	Languages []string
 	// TaskCategories and Tags are Hub tags; nil means DefaultTaskCategories
 	// and DefaultTags.
@@ -40,6 +38,9 @@ type SplitInfo struct {
 	NumExamples int64
 	// Files is the number of data files (shards); 0 when not known.
 	Files int
+	// NumBytes is the split's uncompressed size (estimated); 0 when not
+	// known.
+	NumBytes int64
 }
 
 // Defaults of CardInfo.
@@ -90,22 +91,12 @@ func SizeCategory(n int64) string {
 	return "n>1T"
 }
 
-// RecordLang is the ISO 639-1 code of a record's dialogue language: the
-// primary subtag of its BCP-47 lang ("zh-Hans" -> "zh"), else the language
-// of its culture (imports.CultureLang); "" when neither is known.
-func RecordLang(r *record.Record) string {
-	if r.Lang != "" {
-		code, _, _ := strings.Cut(r.Lang, "-")
-		code, _, _ = strings.Cut(code, "_")
-		return strings.ToLower(code)
-	}
-	return imports.CultureLang[strings.ToLower(r.Culture)]
-}
-
 // The card's YAML front matter, in the order the Hub shows it.
 type cardMeta struct {
 	PrettyName      string       `yaml:"pretty_name,omitempty"`
 	License         string       `yaml:"license"`
+	LicenseName     string       `yaml:"license_name,omitempty"`
+	LicenseLink     string       `yaml:"license_link,omitempty"`
 	Language        []string     `yaml:"language,omitempty"`
 	Multilinguality string       `yaml:"multilinguality,omitempty"`
 	TaskCategories  []string     `yaml:"task_categories,omitempty"`
@@ -129,10 +120,15 @@ type cardDataset struct {
 	Features     []Feature   `yaml:"features"`
 	Splits       []cardSplit `yaml:"splits"`
 	DownloadSize int64       `yaml:"download_size,omitempty"`
+	DatasetSize  int64       `yaml:"dataset_size,omitempty"`
 }
 
+// cardSplit is a split as push_to_hub writes it: num_bytes is the split's
+// size in memory (here ngkit's estimate of the uncompressed columns, see
+// recio.ApproxSize), dataset_size their sum.
 type cardSplit struct {
 	Name        string `yaml:"name"`
+	NumBytes    int64  `yaml:"num_bytes,omitempty"`
 	NumExamples int64  `yaml:"num_examples"`
 }
 
@@ -145,6 +141,14 @@ func Card(info CardInfo, body string) ([]byte, error) {
 	if len(info.Splits) == 0 {
 		return nil, fmt.Errorf("dataset card: no splits")
 	}
+	if err := CheckLicense(info.License, info.LicenseName, info.LicenseLink); err != nil {
+		return nil, fmt.Errorf("dataset card: %w", err)
+	}
+	for _, l := range info.Languages {
+		if code, err := LanguageCode(l); err != nil || code != l {
+			return nil, fmt.Errorf("dataset card: language %q is not an ISO 639-1/2/3 code as the card wants it", l)
+		}
+	}
 	if info.Features == nil {
 		f, err := Features()
 		if err != nil {
@@ -155,6 +159,8 @@ func Card(info CardInfo, body string) ([]byte, error) {
 	meta := cardMeta{
 		PrettyName:     info.PrettyName,
 		License:        info.License,
+		LicenseName:    info.LicenseName,
+		LicenseLink:    info.LicenseLink,
 		Language:       info.Languages,
 		TaskCategories: info.TaskCategories,
 		Tags:           info.Tags,
@@ -179,7 +185,8 @@ func Card(info CardInfo, body string) ([]byte, error) {
 		seen[s.Name] = true
 		total += s.NumExamples
 		meta.Configs[0].DataFiles = append(meta.Configs[0].DataFiles, cardDataFiles{s.Name, SplitGlob(s.Name)})
-		meta.DatasetInfo.Splits = append(meta.DatasetInfo.Splits, cardSplit{s.Name, s.NumExamples})
+		meta.DatasetInfo.Splits = append(meta.DatasetInfo.Splits, cardSplit{s.Name, s.NumBytes, s.NumExamples})
+		meta.DatasetInfo.DatasetSize += s.NumBytes
 	}
 	meta.SizeCategories = []string{SizeCategory(total)}
 

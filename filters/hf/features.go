@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Feature is one entry of a dataset card's dataset_info.features, in the
@@ -22,122 +24,76 @@ type Feature struct {
 	List any `yaml:"list,omitempty"`
 }
 
-// Features returns the features of the rows the export writes, from the
-// Parquet schema the writer uses for them.
+// Features returns the features of the rows the export writes: records,
+// in the schema of every ngkit Parquet file (maps as lists of {key,
+// value}, which the datasets library loads; it cannot load Arrow maps).
 func Features() ([]Feature, error) {
-	return FeaturesOf(parquet.SchemaOf(reflect.New(rowType).Elem().Interface()))
+	schema, err := recio.ParquetArrowSchema(reflect.TypeFor[record.Record]())
+	if err != nil {
+		return nil, err
+	}
+	return FeaturesOf(schema)
 }
 
-// FeaturesOf derives card features from a Parquet schema (or group): a
-// string column is "string", integers "int32"/"int64", doubles "float64",
-// booleans "bool", a LIST a `list`, a group a `struct`. Parquet MAP and the
-// types the card has no word for are errors.
-func FeaturesOf(schema parquet.Node) ([]Feature, error) {
+// FeaturesOf derives card features from an Arrow schema: utf8 is "string",
+// integers "int32"/"int64"/..., floats "float32"/"float64", booleans
+// "bool", a list a `list`, a struct a `struct`. Maps and the types the
+// card has no word for are errors.
+func FeaturesOf(schema *arrow.Schema) ([]Feature, error) {
 	var out []Feature
 	for _, f := range schema.Fields() {
-		ft, err := featureOf(f, f.Name(), 0)
+		ft, err := featureOf(f.Type, f.Name, 0)
 		if err != nil {
 			return nil, err
 		}
-		ft.Name = f.Name()
+		ft.Name = f.Name
 		out = append(out, ft)
 	}
 	return out, nil
 }
 
-func featureOf(n parquet.Node, path string, depth int) (Feature, error) {
+func featureOf(dt arrow.DataType, path string, depth int) (Feature, error) {
 	if depth > 32 {
 		return Feature{}, fmt.Errorf("column %s: nested too deep", path)
 	}
-	if n.Leaf() {
-		dt, err := dtypeOf(n)
-		if err != nil {
-			return Feature{}, fmt.Errorf("column %s: %w", path, err)
-		}
-		return Feature{Dtype: dt}, nil
-	}
-	lt := n.Type().LogicalType()
-	switch {
-	case n.Repeated():
-		// A bare repeated group (not written by ngkit): a list of it.
-		return listFeature(parquet.Required(n), path, depth)
-	case lt != nil && isType[*format.ListType](lt):
-		elem := n.Fields()
-		if len(elem) != 1 || !elem[0].Repeated() {
-			return Feature{}, fmt.Errorf("column %s: malformed LIST", path)
-		}
-		e := elem[0]
-		if inner := e.Fields(); !e.Leaf() && len(inner) == 1 {
-			return listFeature(inner[0], path, depth) // list/element
-		}
-		return listFeature(parquet.Required(e), path, depth) // two-level list
-	case lt != nil && isType[*format.MapType](lt):
-		return Feature{}, fmt.Errorf("column %s: a Parquet MAP, which the datasets library cannot load", path)
-	}
-	var fields []Feature
-	for _, f := range n.Fields() {
-		ft, err := featureOf(f, path+"."+f.Name(), depth+1)
+	switch t := dt.(type) {
+	case *arrow.MapType:
+		return Feature{}, fmt.Errorf("column %s: an Arrow map, which the datasets library cannot load", path)
+	case arrow.ListLikeType:
+		e, err := featureOf(t.Elem(), path+"[]", depth+1)
 		if err != nil {
 			return Feature{}, err
 		}
-		ft.Name = f.Name()
-		fields = append(fields, ft)
-	}
-	return Feature{Struct: fields}, nil
-}
-
-// listFeature is a list whose element is elem: `list: dtype` for scalars,
-// `list: [fields]` for structs, `list: {list: ...}` for lists.
-func listFeature(elem parquet.Node, path string, depth int) (Feature, error) {
-	e, err := featureOf(elem, path+"[]", depth+1)
-	if err != nil {
-		return Feature{}, err
-	}
-	switch {
-	case e.Dtype != "":
-		return Feature{List: e.Dtype}, nil
-	case e.Struct != nil:
-		return Feature{List: e.Struct}, nil
-	}
-	return Feature{List: e}, nil
-}
-
-func isType[T format.LogicalTypeValue](lt *format.LogicalType) bool {
-	_, ok := lt.Value.(T)
-	return ok
-}
-
-// dtypeOf names a leaf's type as datasets.Value does.
-func dtypeOf(n parquet.Node) (string, error) {
-	t := n.Type()
-	lt := t.LogicalType()
-	if lt != nil && lt.Value != nil {
-		switch v := lt.Value.(type) {
-		case *format.StringType, *format.EnumType, *format.JsonType:
-			return "string", nil
-		case *format.IntType:
-			name := fmt.Sprintf("int%d", v.BitWidth)
-			if !v.IsSigned {
-				name = "u" + name
-			}
-			return name, nil
-		default:
-			return "", fmt.Errorf("no Hugging Face dtype for %v", lt)
+		switch {
+		case e.Dtype != "":
+			return Feature{List: e.Dtype}, nil
+		case e.Struct != nil:
+			return Feature{List: e.Struct}, nil
 		}
+		return Feature{List: e}, nil
+	case *arrow.StructType:
+		var fields []Feature
+		for _, f := range t.Fields() {
+			ft, err := featureOf(f.Type, path+"."+f.Name, depth+1)
+			if err != nil {
+				return Feature{}, err
+			}
+			ft.Name = f.Name
+			fields = append(fields, ft)
+		}
+		return Feature{Struct: fields}, nil
 	}
-	switch t.Kind() {
-	case parquet.Boolean:
-		return "bool", nil
-	case parquet.Int32:
-		return "int32", nil
-	case parquet.Int64:
-		return "int64", nil
-	case parquet.Float:
-		return "float32", nil
-	case parquet.Double:
-		return "float64", nil
-	case parquet.ByteArray:
-		return "binary", nil
+	switch dt.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return Feature{Dtype: "string"}, nil
+	case arrow.BOOL:
+		return Feature{Dtype: "bool"}, nil
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64:
+		return Feature{Dtype: dt.Name()}, nil // int64, uint8, float64, ... as datasets.Value names them
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return Feature{Dtype: "binary"}, nil
 	}
-	return "", fmt.Errorf("no Hugging Face dtype for %v", t)
+	return Feature{}, fmt.Errorf("column %s: no Hugging Face dtype for %s", path, dt)
 }

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/cat"
@@ -56,6 +55,13 @@ type Options struct {
 	Card CardInfo
 	// Summary, when set, adds statistics to the card's body.
 	Summary Summary
+	// Shard, Of (Of > 1): this run writes part Shard of Of of the dataset
+	// (ngcat --shard K/N, on one of N machines): one file per split,
+	// named <split>-0000K-of-0000N.parquet, whatever its size, so that
+	// the N folders' data/ copied together hold the whole dataset. Its
+	// card describes this part; `ngstats DIR/data/*.parquet --card` writes
+	// the whole one.
+	Shard, Of int
 }
 
 // Writer is a pipeline.Sink that writes a dataset folder. Shards are
@@ -68,20 +74,22 @@ type Writer struct {
 	tmp    string // beside dir: the new data/ and README.md
 	splits []*split
 	byName map[string]*split
-	langs  map[string]bool
+	langs  Languages
+	prov   Provenance
 	done   bool
 }
 
 type split struct {
 	name   string
 	rows   int64
+	bytes  int64    // estimated uncompressed size of its records
 	shards []string // temporary file names, in order
 	cur    *shard   // the open shard, nil between shards
 }
 
 type shard struct {
 	f     *os.File
-	w     recio.Writer[any]
+	w     recio.Writer[record.Record]
 	bytes int64
 }
 
@@ -97,7 +105,7 @@ func New(opt Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{opt: opt, dir: dir, byName: map[string]*split{}, langs: map[string]bool{}}
+	w := &Writer{opt: opt, dir: dir, byName: map[string]*split{}}
 	names := []string{"train"}
 	if len(opt.Splits) > 0 {
 		names = names[:0]
@@ -178,20 +186,20 @@ func (w *Writer) Write(r *record.Record) error {
 			return err
 		}
 	}
-	row := toRow(r)
-	if err := s.cur.w.Write(&row); err != nil {
+	if err := s.cur.w.Write(r); err != nil {
 		return fmt.Errorf("%s: %w", s.cur.f.Name(), err)
 	}
 	s.rows++
-	if lang := RecordLang(r); lang != "" {
-		w.langs[lang] = true
-	}
+	w.langs.Add(r)
+	w.prov.Add(r)
 	if w.opt.Summary != nil {
 		w.opt.Summary.Add(r)
 	}
 	// The size check comes after the write: a shard holds at least one
 	// record, and the next one opens only when a record needs it.
-	if s.cur.bytes += recio.ApproxSize(r); s.cur.bytes >= w.opt.ShardBytes {
+	n := recio.ApproxSize(r)
+	s.bytes += n
+	if s.cur.bytes += n; s.cur.bytes >= w.opt.ShardBytes && w.opt.Of <= 1 {
 		return w.closeShard(s)
 	}
 	return nil
@@ -203,7 +211,7 @@ func (w *Writer) openShard(s *split) error {
 	if err != nil {
 		return err
 	}
-	pw, err := recio.NewParquetWriterOf(f, rowType, w.opt.Write)
+	pw, err := recio.NewParquetWriter[record.Record](f, w.opt.Write)
 	if err != nil {
 		f.Close()
 		return err
@@ -263,6 +271,9 @@ func (w *Writer) finish() error {
 		}
 		for k, tmp := range s.shards {
 			final := filepath.Join(w.tmp, DataDir, ShardName(s.name, k, len(s.shards)))
+			if w.opt.Of > 1 {
+				final = filepath.Join(w.tmp, DataDir, ShardName(s.name, w.opt.Shard, w.opt.Of))
+			}
 			if err := os.Rename(tmp, final); err != nil {
 				return err
 			}
@@ -272,17 +283,16 @@ func (w *Writer) finish() error {
 			}
 			info.DownloadSize += st.Size()
 		}
-		info.Splits = append(info.Splits, SplitInfo{Name: s.name, NumExamples: s.rows, Files: len(s.shards)})
+		info.Splits = append(info.Splits, SplitInfo{Name: s.name, NumExamples: s.rows, Files: len(s.shards), NumBytes: s.bytes})
 	}
-	info.Languages = nil
-	for l := range w.langs {
-		info.Languages = append(info.Languages, l)
+	var err error
+	if info.Languages, err = w.langs.Codes(); err != nil {
+		return err
 	}
-	sort.Strings(info.Languages)
 	if info.PrettyName == "" {
 		info.PrettyName = filepath.Base(w.dir)
 	}
-	body := DefaultBody(info)
+	body := DefaultBody(info) + "\n" + w.prov.Markdown()
 	if w.opt.Summary != nil {
 		body += "\n" + strings.TrimSpace(w.opt.Summary.Markdown()) + "\n"
 	}

@@ -40,8 +40,7 @@ func NewArrowWriter[T any](w io.Writer, file bool) (Writer[T], error) {
 }
 
 func newArrowWriter[T any](w io.Writer, file bool, mem memory.Allocator) (_ Writer[T], err error) {
-	t := reflect.TypeFor[T]()
-	schema, cols, err := arrowSchemaOf(t)
+	bb, err := newBatchBuilder[T](mem, arrowBatchBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -50,20 +49,29 @@ func newArrowWriter[T any](w io.Writer, file bool, mem memory.Allocator) (_ Writ
 		Close() error
 	}
 	if file {
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(bb.schema), ipc.WithAllocator(mem))
 		if err != nil {
+			bb.release()
 			return nil, fmt.Errorf("arrow: %w", err)
 		}
 		out = fw
 	} else {
-		out = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+		out = ipc.NewWriter(w, ipc.WithSchema(bb.schema), ipc.WithAllocator(mem))
 	}
-	rb := array.NewRecordBuilder(mem, schema)
-	aw := &arrowWriter[T]{rb: rb, out: out, size: rowSizer(t)}
-	for i, c := range cols {
-		aw.cols = append(aw.cols, boundCol{index: c.index, enc: c.enc(rb.Field(i))})
-	}
-	return aw, nil
+	return &arrowWriter[T]{bb: bb, out: out}, nil
+}
+
+// batchBuilder turns rows of type T into Arrow record batches of up to
+// arrowBatchRows rows or about arrowBatchBytes: the one place where Go
+// values become columns, for the Arrow and the Parquet writers alike.
+type batchBuilder[T any] struct {
+	schema *arrow.Schema
+	rb     *array.RecordBuilder
+	cols   []boundCol
+	size   func(reflect.Value) int64
+	rows   int
+	bytes  int64
+	max    int64 // approximate bytes per batch
 }
 
 type boundCol struct {
@@ -71,16 +79,51 @@ type boundCol struct {
 	enc   func(reflect.Value)
 }
 
+func newBatchBuilder[T any](mem memory.Allocator, maxBytes int64) (*batchBuilder[T], error) {
+	t := reflect.TypeFor[T]()
+	schema, cols, err := arrowSchemaOf(t)
+	if err != nil {
+		return nil, err
+	}
+	rb := array.NewRecordBuilder(mem, schema)
+	bb := &batchBuilder[T]{schema: schema, rb: rb, size: rowSizer(t), max: maxBytes}
+	for i, c := range cols {
+		bb.cols = append(bb.cols, boundCol{index: c.index, enc: c.enc(rb.Field(i))})
+	}
+	return bb, nil
+}
+
+// add appends a row; it reports whether the batch is full.
+func (b *batchBuilder[T]) add(row *T) bool {
+	v := reflect.ValueOf(row).Elem()
+	for _, c := range b.cols {
+		c.enc(v.Field(c.index))
+	}
+	b.rows++
+	b.bytes += b.size(v)
+	return b.rows >= arrowBatchRows || b.bytes >= b.max
+}
+
+// batch returns the rows added since the last call as a record batch
+// (nil when there are none) and the estimate of their size; the caller
+// releases it.
+func (b *batchBuilder[T]) batch() (arrow.RecordBatch, int64) {
+	if b.rows == 0 {
+		return nil, 0
+	}
+	n := b.bytes
+	b.rows, b.bytes = 0, 0
+	return b.rb.NewRecordBatch(), n
+}
+
+func (b *batchBuilder[T]) release() { b.rb.Release() }
+
 type arrowWriter[T any] struct {
-	rb   *array.RecordBuilder
-	cols []boundCol
-	out  interface {
+	bb  *batchBuilder[T]
+	out interface {
 		Write(arrow.RecordBatch) error
 		Close() error
 	}
-	size  func(reflect.Value) int64
-	rows  int
-	bytes int64
 	writerState
 }
 
@@ -94,25 +137,18 @@ func (w *arrowWriter[T]) Write(row *T) (err error) {
 		}
 	}()
 	defer recoverAs(&err, "arrow: write")
-	v := reflect.ValueOf(row).Elem()
-	for _, c := range w.cols {
-		c.enc(v.Field(c.index))
-	}
-	w.rows++
-	w.bytes += w.size(v)
-	if w.rows >= arrowBatchRows || w.bytes >= arrowBatchBytes {
+	if w.bb.add(row) {
 		return w.flush()
 	}
 	return nil
 }
 
 func (w *arrowWriter[T]) flush() error {
-	if w.rows == 0 {
+	rec, _ := w.bb.batch()
+	if rec == nil {
 		return nil
 	}
-	rec := w.rb.NewRecordBatch()
 	defer rec.Release()
-	w.rows, w.bytes = 0, 0
 	if err := w.out.Write(rec); err != nil {
 		return fmt.Errorf("arrow: write: %w", err)
 	}
@@ -124,7 +160,7 @@ func (w *arrowWriter[T]) Close() (err error) {
 		return w.err
 	}
 	w.closed = true
-	defer w.rb.Release()
+	defer w.bb.release()
 	if w.err != nil {
 		return w.err
 	}
@@ -154,8 +190,9 @@ type encoderFactory func(array.Builder) func(reflect.Value)
 //	string -> utf8, []byte -> binary, bool -> bool,
 //	int, int8..int64 -> int64, uint.. -> uint64, float32 -> float32,
 //	float64 -> float64, []T -> list<item: T> (items non-nullable unless
-//	T is a pointer), map[string]T -> map<utf8, T>, struct and *struct ->
-//	struct, *T -> T (nullable).
+//	T is a pointer), map[string]T -> list<item: struct<key: utf8,
+//	value: T>> (see mapListType), struct and *struct -> struct, *T -> T
+//	(nullable).
 //
 // A field's name is its parquet tag name, else its json tag name, else the
 // Go name; fields tagged parquet:"-" (or json:"-" without a parquet tag) are
@@ -363,32 +400,34 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		if err != nil {
 			return nil, false, nil, err
 		}
-		mt := arrow.MapOfFields(arrow.Field{Name: "key", Type: arrow.BinaryTypes.String}, arrow.Field{Name: "value", Type: it, Nullable: inull})
+		lt := mapListType(it, inull)
 		switch t.Elem().Kind() {
 		case reflect.Float64: // the label distributions: no reflection per entry
-			return mt, optional, mapEncoder(optional, mapStringFloat, func(b array.Builder) func(float64) {
+			return lt, optional, mapEncoder(optional, mapStringFloat, func(b array.Builder) func(float64) {
 				return b.(*array.Float64Builder).Append
 			}), nil
 		case reflect.String:
-			return mt, optional, mapEncoder(optional, mapStringString, func(b array.Builder) func(string) {
+			return lt, optional, mapEncoder(optional, mapStringString, func(b array.Builder) func(string) {
 				return b.(*array.StringBuilder).Append
 			}), nil
 		}
-		return mt, optional, func(b array.Builder) func(reflect.Value) {
-			mb := b.(*array.MapBuilder)
-			kb := mb.KeyBuilder().(*array.StringBuilder)
-			enc := item(mb.ItemBuilder())
+		return lt, optional, func(b array.Builder) func(reflect.Value) {
+			lb := b.(*array.ListBuilder)
+			sb := lb.ValueBuilder().(*array.StructBuilder)
+			kb := sb.FieldBuilder(0).(*array.StringBuilder)
+			enc := item(sb.FieldBuilder(1))
 			var keys []reflect.Value
 			return func(v reflect.Value) {
 				n := v.Len()
 				if n == 0 && optional {
-					mb.AppendNull()
+					lb.AppendNull()
 					return
 				}
-				mb.Append(true)
+				lb.Append(true)
 				keys = append(keys[:0], v.MapKeys()...)
 				slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 				for _, k := range keys {
+					sb.Append(true)
 					kb.Append(k.String())
 					enc(v.MapIndex(k))
 				}
@@ -417,26 +456,41 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 	return nil, false, nil, fmt.Errorf("unsupported Go type %v", t)
 }
 
+// mapListType is the Arrow type of a Go map: a list of {key, value}
+// structs, sorted by key. Not an Arrow map: the Hugging Face datasets
+// library cannot load Arrow or Parquet maps (Features.from_arrow_schema:
+// "does not have a datasets dtype equivalent", huggingface/datasets issue
+// 5612) and polars reads them as lists of structs anyway, so one schema
+// serves Arrow, Parquet and the Hub. The readers accept both forms.
+func mapListType(value arrow.DataType, nullable bool) arrow.DataType {
+	return arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.StructOf(
+		arrow.Field{Name: "key", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "value", Type: value, Nullable: nullable},
+	)})
+}
+
 // mapEncoder encodes maps convertible to map[string]V, keys in order.
 func mapEncoder[V any](optional bool, mt reflect.Type, item func(array.Builder) func(V)) encoderFactory {
 	return func(b array.Builder) func(reflect.Value) {
-		mb := b.(*array.MapBuilder)
-		kb := mb.KeyBuilder().(*array.StringBuilder)
-		appendItem := item(mb.ItemBuilder())
+		lb := b.(*array.ListBuilder)
+		sb := lb.ValueBuilder().(*array.StructBuilder)
+		kb := sb.FieldBuilder(0).(*array.StringBuilder)
+		appendItem := item(sb.FieldBuilder(1))
 		var keys []string
 		return func(v reflect.Value) {
 			if v.Len() == 0 && optional {
-				mb.AppendNull()
+				lb.AppendNull()
 				return
 			}
 			m := v.Convert(mt).Interface().(map[string]V)
-			mb.Append(true)
+			lb.Append(true)
 			keys = keys[:0]
 			for k := range m {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
+				sb.Append(true)
 				kb.Append(k)
 				appendItem(m[k])
 			}
@@ -856,6 +910,9 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 			}
 		}), nil
 	case reflect.Map:
+		if lt, ok := dt.(arrow.ListLikeType); ok && id != arrow.MAP {
+			return mapFromListDecoder(t, lt)
+		}
 		mt, ok := dt.(*arrow.MapType)
 		if !ok {
 			break
@@ -927,6 +984,50 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 		}), nil
 	}
 	return nil, mismatch
+}
+
+// mapFromListDecoder reads a list of {key, value} structs (the form ngkit
+// writes maps in) into a Go map; a later entry wins over an earlier one
+// with the same key.
+func mapFromListDecoder(t reflect.Type, lt arrow.ListLikeType) (decoderFactory, error) {
+	st, ok := lt.Elem().(*arrow.StructType)
+	ki, kok := st.FieldIdx("key")
+	vi, vok := st.FieldIdx("value")
+	if !ok || !kok || !vok || st.NumFields() != 2 {
+		return nil, fmt.Errorf("cannot read Arrow type %s into Go type %v (want a map, or a list of {key, value})", lt, t)
+	}
+	kdec, err := arrowDecoderOf(t.Key(), st.Field(ki).Type)
+	if err != nil {
+		return nil, err
+	}
+	vdec, err := arrowDecoderOf(t.Elem(), st.Field(vi).Type)
+	if err != nil {
+		return nil, err
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		l := a.(array.ListLike)
+		entries := l.ListValues().(*array.Struct)
+		keys, values := kdec(entries.Field(ki)), vdec(entries.Field(vi))
+		return func(i int, v reflect.Value) {
+			start, end := l.ValueOffsets(i)
+			checkOffsets(start, end, entries.Len())
+			n := int(end - start)
+			if n == 0 {
+				return // empty maps read back as nil
+			}
+			mv := reflect.MakeMapWithSize(t, n)
+			for j := int(start); j < int(end); j++ {
+				if entries.IsNull(j) {
+					continue
+				}
+				k, x := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+				keys(j, k)
+				values(j, x)
+				mv.SetMapIndex(k, x)
+			}
+			v.Set(mv)
+		}
+	}), nil
 }
 
 // checkOffsets panics (recovered by the reader as a corrupt-data error)

@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -354,11 +353,23 @@ func TestParquetFooter(t *testing.T) {
 	if len(md.RowGroups) < 2 {
 		t.Fatalf("%d row groups, want several at %d bytes each", len(md.RowGroups), target)
 	}
+	repetitive := map[string]bool{"culture": true, "lang": true, "category": true, "dialogue_type": true,
+		"norm_id": true, "turns.list.element.speaker": true, "turns.list.element.labels.norm": true}
 	for g, rg := range md.RowGroups {
 		for c, cc := range rg.Columns {
 			path := strings.Join(cc.MetaData.PathInSchema, ".")
 			if cc.MetaData.Codec != format.Zstd {
 				t.Errorf("row group %d column %s: codec %v, want ZSTD", g, path, cc.MetaData.Codec)
+			}
+			// Repetitive strings are dictionary-encoded, as pyarrow and
+			// DuckDB write them.
+			if repetitive[path] && !slices.Contains(cc.MetaData.Encoding, format.RLEDictionary) {
+				t.Errorf("row group %d column %s: encodings %v, want RLE_DICTIONARY", g, path, cc.MetaData.Encoding)
+			}
+			// arrow-go writes no page index for a chunk of nulls only (no
+			// statistics to index); every other chunk has one.
+			if cc.MetaData.Statistics.NullCount == cc.MetaData.NumValues {
+				continue
 			}
 			if cc.ColumnIndexOffset <= 0 || cc.ColumnIndexLength <= 0 {
 				t.Errorf("row group %d column %d %s: no column index", g, c, path)
@@ -398,7 +409,8 @@ func TestParquetFooter(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"turns": "LIST", "narration": "LIST", "gen": "LIST", "rots": "LIST", "exemplar_ids": "LIST",
-		"norm_dist": "MAP", "intent_dist": "MAP", "safety_dist": "MAP", "explanations": "MAP",
+		// Maps are lists of {key, value}: the datasets library loads no MAP.
+		"norm_dist": "LIST", "intent_dist": "LIST", "safety_dist": "LIST", "explanations": "LIST",
 		"extra": "STRING", "id": "STRING",
 	} {
 		if logical[name] != want {
@@ -755,7 +767,7 @@ func TestParquetWrongShape(t *testing.T) {
 		} `parquet:"lang"`
 	}
 	b = writeParquet(t, []grp{{ID: "a"}}, WriteOptions{})
-	if _, err := NewParquetReader("grp.parquet", bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), `column "lang" is a group`) {
+	if _, err := NewParquetReader("grp.parquet", bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), `column "lang": cannot read Arrow type struct`) {
 		t.Fatalf("lang as a group: error %v", err)
 	}
 }
@@ -885,22 +897,22 @@ func FuzzParquetReader(f *testing.F) {
 	})
 }
 
-// TestParquetWriterMemory writes a few hundred MB worth of poorly
-// compressible rows and checks that the live heap stays bounded: neither
-// the input nor the compressed row group (spooled to TempDir) is held.
+// TestParquetWriterMemory writes 160 MB worth of poorly compressible rows
+// and checks that the live heap is bounded and flat: the writer holds the
+// open row group's compressed pages (about 23 MB here, for row groups of
+// 32 MB that compress 1.4x, in buffers that grow by doubling) and two Arrow
+// batches of 2 MB, never the input. Measured: a saw-tooth up to ~58 MB
+// within each row group.
 func TestParquetWriterMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	const target = 32 << 20
-	dir := t.TempDir()
 	cw := &countWriter{}
-	w, err := NewParquetWriter[record.Record](cw, WriteOptions{RowGroupBytes: target, TempDir: dir})
+	w, err := NewParquetWriter[record.Record](cw, WriteOptions{RowGroupBytes: target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Turns of random text compress ~1.4x: a compressed row group held in
-	// memory (parquet-go's default) measures ~35 MB here, spooled ~16 MB.
 	rng := rand.New(rand.NewPCG(1, 2))
 	pool := make([]string, 4096)
 	for i := range pool {
@@ -911,9 +923,11 @@ func TestParquetWriterMemory(t *testing.T) {
 		pool[i] = string(b)
 	}
 	recs := benchRecords(64)
-	var peak, written uint64
+	var peak [2]uint64 // in the first and the second half
+	var written uint64
 	var ms runtime.MemStats
-	for k := 0; written < 160<<20; k++ {
+	const total = 160 << 20
+	for k := 0; written < total; k++ {
 		r := &recs[k%len(recs)]
 		for j := range r.Turns {
 			r.Turns[j].Text = pool[(k*8+j)%len(pool)]
@@ -922,31 +936,24 @@ func TestParquetWriterMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		written += uint64(rowSizer(reflect.TypeFor[record.Record]())(reflect.ValueOf(r).Elem()))
-		if k%5000 == 0 {
+		if k%1000 == 0 {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
+			half := min(1, written/(total/2))
+			peak[half] = max(peak[half], ms.HeapAlloc)
 		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote %d MB (estimated uncompressed) in row groups of %d MB, %d MB of Parquet; peak live heap %d MB",
-		written>>20, target>>20, cw.n>>20, peak>>20)
-	if peak > 24<<20 {
-		t.Errorf("peak live heap %d MB, want < 24 MB", peak>>20)
+	t.Logf("wrote %d MB (estimated uncompressed) in row groups of %d MB, %d MB of Parquet; peak live heap %d MB, then %d MB",
+		written>>20, target>>20, cw.n>>20, peak[0]>>20, peak[1]>>20)
+	if p := max(peak[0], peak[1]); p > 72<<20 {
+		t.Errorf("peak live heap %d MB, want < 72 MB", p>>20)
 	}
-	if left, _ := os.ReadDir(dir); len(left) > 0 {
-		t.Errorf("%d temporary files left in TempDir", len(left))
+	if peak[1] > peak[0]+peak[0]/4 {
+		t.Errorf("live heap grows with the input: %d MB in the first half, %d MB in the second", peak[0]>>20, peak[1]>>20)
 	}
-}
-
-// TestParquetSpoolFallback: when no temporary file can be made, the pages
-// stay in memory and the file is still written.
-func TestParquetSpoolFallback(t *testing.T) {
-	const n = 500
-	b := writeParquet(t, testRecords(n), WriteOptions{RowGroupBytes: 256 << 10, TempDir: filepath.Join(t.TempDir(), "missing")})
-	checkRecords(t, readParquet(t, b), n)
 }
 
 // benchRecord is a realistic labelled V2R dialogue: 8 turns of one to two

@@ -92,8 +92,12 @@ added. --explode turns writes one flat row per turn, for analytics.
 languages, size category, the files of each split, the features, read from the
 Parquet schema) with a description. Each file holds about --shard-mb MB of records
 (uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb.
-Label distributions and other maps are written as lists of {key, value}: the
-datasets library cannot load Parquet maps. The folder is built beside DIR and moved
+Label distributions and other maps are lists of {key, value}, as in every ngkit
+Parquet file: the datasets library cannot load Parquet maps. --license must be a Hub
+licence id (other needs --license-name and --license-link). With --shard K/N each
+split goes to one file, <split>-0000K-of-0000N.parquet, so that N machines' data/
+folders copied together are one dataset; ngstats DIR/data/*.parquet --card then
+writes the card of the whole. The folder is built beside DIR and moved
 in at the end, so DIR never holds half an export; a non-empty DIR/data or an
 existing DIR/README.md is refused unless --force, which replaces both and keeps the
 rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset
@@ -143,7 +147,9 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples), labelstudio or argilla (review tasks, one per dialogue)")
 	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
-	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ...)")
+	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ..., other)")
+	licenseName := fs.String("license-name", "", "with --hf --license other: the licence's `NAME` (lower case, digits, '-')")
+	licenseLink := fs.String("license-link", "", "with --hf --license other: the `URL` of the licence's text")
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
 	quality.register(fs)
@@ -174,11 +180,19 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		return p.Usagef(env, "--separator goes with --from text")
 	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
 		return p.Usagef(env, "--hf writes its own files: it goes with neither -o, --format nor --explode")
-	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("shard-mb") || fs.Changed("force")):
-		return p.Usagef(env, "--pretty-name, --license, --shard-mb and --force go with --hf")
+	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
+		return p.Usagef(env, "--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
 	case *shardMB <= 0:
 		return p.Usagef(env, "--shard-mb takes a positive size")
+	case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
+		return p.Usagef(env, "--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
 	}
+	if *hfDir != "" {
+		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
+	}
+	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
 	var splits []cat.Split
 	if *split != "" {
 		var err error
@@ -303,7 +317,8 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 			w, err := hf.New(hf.Options{
 				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
 				Write: iof.WriteOptions(), Force: *force,
-				Card:    hf.CardInfo{PrettyName: *prettyName, License: *license},
+				Card:  hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
+				Shard: hfShard.K, Of: hfShard.N,
 				Summary: summary,
 			})
 			if err != nil {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -150,5 +152,156 @@ func TestNgcatHFInterrupt(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*")); len(left) > 0 {
 		t.Errorf("temporary folders left: %v", left)
+	}
+}
+
+// TestNgcatHFShardsOfN: three runs at once, each with --shard K/3 and its
+// own folder (three machines), name their files <split>-0000K-of-00003;
+// their data/ folders copied together hold every record once, and ngstats
+// writes the card of the whole dataset from them. A truncated copy of a
+// shard is an error naming it.
+func TestNgcatHFShardsOfN(t *testing.T) {
+	_, jsonl, _ := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(jsonl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	merged := filepath.Join(base, "merged", "data")
+	if err := os.MkdirAll(merged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]string, 3)
+	for k := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := filepath.Join(base, fmt.Sprintf("m%d", k))
+			code, _, stderr := run(t, Ngcat, "", in, "--split", "train=0.8,test=0.2", "--shard", fmt.Sprintf("%d/3", k),
+				"--hf", dir, "--license", "cc-by-sa-4.0")
+			if code != 0 {
+				errs[k] = fmt.Sprintf("shard %d: exit %d: %s", k, code, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatal(e)
+		}
+	}
+	for k := range 3 {
+		files, _ := filepath.Glob(filepath.Join(base, fmt.Sprintf("m%d", k), "data", "*"))
+		var names []string
+		for _, f := range files {
+			names = append(names, filepath.Base(f))
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(merged, filepath.Base(f)), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := fmt.Sprintf("test-%05d-of-00003.parquet,train-%05d-of-00003.parquet", k, k)
+		if strings.Join(names, ",") != want {
+			t.Errorf("machine %d wrote %v, want %s", k, names, want)
+		}
+	}
+	byID := hfIDs(t, filepath.Dir(merged))
+	n := len(byID["train"]) + len(byID["test"])
+	seen := map[string]bool{}
+	for _, ids := range byID {
+		for _, id := range ids {
+			seen[id] = true
+		}
+	}
+	if n != 135 || len(seen) != 135 {
+		t.Errorf("%d rows, %d distinct ids in the merged folder, want 135", n, len(seen))
+	}
+	shards, _ := filepath.Glob(filepath.Join(merged, "*.parquet"))
+	code, card, stderr := run(t, Ngstats, "", append([]string{"--card", "--license", "cc-by-sa-4.0"}, shards...)...)
+	if code != 0 {
+		t.Fatalf("ngstats --card: exit %d: %s", code, stderr)
+	}
+	var front struct {
+		Language    []string `yaml:"language"`
+		DatasetInfo struct {
+			Splits []struct {
+				Name        string `yaml:"name"`
+				NumExamples int    `yaml:"num_examples"`
+			} `yaml:"splits"`
+			DownloadSize int64 `yaml:"download_size"`
+		} `yaml:"dataset_info"`
+	}
+	fm, _, _ := strings.Cut(strings.TrimPrefix(card, "---\n"), "\n---\n")
+	if err := yaml.Unmarshal([]byte(fm), &front); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, s := range front.DatasetInfo.Splits {
+		counts[s.Name] = s.NumExamples
+	}
+	if counts["train"] != len(byID["train"]) || counts["test"] != len(byID["test"]) || front.DatasetInfo.DownloadSize == 0 {
+		t.Errorf("card splits %+v, download_size %d; files hold train %d, test %d", front.DatasetInfo.Splits,
+			front.DatasetInfo.DownloadSize, len(byID["train"]), len(byID["test"]))
+	}
+	if strings.Join(front.Language, ",") != "en,ko,zh" {
+		t.Errorf("card languages %v", front.Language)
+	}
+
+	// A shard cut short: an error that names it.
+	cut := filepath.Join(merged, "train-00001-of-00003.parquet")
+	b, _ := os.ReadFile(cut)
+	if err := os.WriteFile(cut, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = run(t, Ngstats, "", append([]string{"--card"}, shards...)...)
+	if code == 0 || !strings.Contains(stderr, "train-00001-of-00003.parquet") {
+		t.Errorf("truncated shard: exit %d: %s", code, stderr)
+	}
+	// A missing one too.
+	os.Remove(cut)
+	rest, _ := filepath.Glob(filepath.Join(merged, "*.parquet"))
+	code, _, stderr = run(t, Ngstats, "", append([]string{"--card"}, rest...)...)
+	if code == 0 || !strings.Contains(stderr, "train-00001-of-00003.parquet is missing") {
+		t.Errorf("missing shard: exit %d: %s", code, stderr)
+	}
+}
+
+// TestNgcatHFCardChecks: licences as the Hub names them, other with its
+// name and link, languages that are ISO 639 codes.
+func TestNgcatHFCardChecks(t *testing.T) {
+	files := sampleFiles(t)
+	for _, c := range []struct {
+		args []string
+		want string // in stderr; "" means success
+	}{
+		{[]string{"--license", "CC-BY-SA-4.0"}, `the Hub's identifier is "cc-by-sa-4.0"`},
+		{[]string{"--license", "foo-bar"}, "not a Hub licence identifier"},
+		{[]string{"--license", "cc-by-sa-4.0,mit"}, "one licence identifier"},
+		{[]string{"--license", "other"}, "needs --license-name and --license-link"},
+		{[]string{"--license", "other", "--license-name", "my-licence", "--license-link", "https://example.org/licence"}, ""},
+	} {
+		dir := filepath.Join(t.TempDir(), "ds")
+		code, _, stderr := run(t, Ngcat, "", append(append([]string{"--from", "normgenesis", "--hf", dir}, c.args...), files...)...)
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
+		case c.want != "" && (code != 2 || !strings.Contains(stderr, c.want)):
+			t.Errorf("%v: exit %d, want 2 and %q: %s", c.args, code, c.want, stderr)
+		}
+		if c.want == "" {
+			b, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+			if !strings.Contains(string(b), "license: other\nlicense_name: my-licence\nlicense_link: https://example.org/licence\n") {
+				t.Errorf("card front matter:\n%.400s", b)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "ds")
+	code, _, stderr := run(t, Ngcat, `{"id":"a","lang":"English","turns":[{"index":0,"speaker":"A","text":"hi"}]}`+"\n", "--hf", dir)
+	if code == 0 || !strings.Contains(stderr, `record a: language "English" is not an ISO 639-1/2/3 code`) {
+		t.Errorf("lang English: exit %d: %s", code, stderr)
 	}
 }

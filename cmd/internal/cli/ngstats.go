@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/hf"
@@ -79,7 +78,9 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
 	card := fs.Bool("card", false, "write a Hugging Face dataset card (YAML front matter + the report in Markdown) for these records as one split")
 	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
-	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ...; default unknown)")
+	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ..., other; default unknown)")
+	licenseName := fs.String("license-name", "", "with --card --license other: the licence's `NAME`")
+	licenseLink := fs.String("license-link", "", "with --card --license other: the `URL` of the licence's text")
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
@@ -98,9 +99,12 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 		if err := hf.CheckSplitName(*split); err != nil {
 			return p.Usagef(env, "%v", err)
 		}
+		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
+			return p.Usagef(env, "%v", err)
+		}
 		format = "card"
-	} else if *prettyName != "" || *license != "" || fs.Changed("split-name") {
-		return p.Usagef(env, "--pretty-name, --license and --split-name go with --card")
+	} else if *prettyName != "" || *license != "" || *licenseName != "" || *licenseLink != "" || fs.Changed("split-name") {
+		return p.Usagef(env, "--pretty-name, --license, --license-name, --license-link and --split-name go with --card")
 	}
 	var thresholds []stats.Threshold
 	if *failOn != "" {
@@ -145,7 +149,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			c := stats.NewCollector()
 			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
 			c.Browse, c.ShowDefect = format == "html", *showDefect
-			rs := &reportSink{Collector: c, out: out, langs: map[string]bool{}}
+			rs := &reportSink{Collector: c, out: out}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)
 				for _, t := range r.FailOn {
@@ -156,7 +160,23 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				write := reportFormats[format]
 				if format == "card" {
 					write = func(w io.Writer, r *stats.Report, _ int) error {
-						return writeCard(w, r, rs.languages(), *prettyName, *license, *split)
+						langs, err := rs.langs.Codes()
+						if err != nil {
+							return err
+						}
+						info := hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName,
+							LicenseLink: *licenseLink, Languages: langs,
+							Splits: []hf.SplitInfo{{Name: *split, NumExamples: r.Records}}}
+						// The data files of a dataset folder (ngcat --hf, from one run or
+						// N runs with --shard K/N) give the splits.
+						splits, size, ok, err := hf.ShardSplits(args)
+						if err != nil {
+							return err
+						}
+						if ok {
+							info.Splits, info.DownloadSize = splits, size
+						}
+						return writeCard(w, r, info, &rs.prov)
 					}
 				}
 				if err := write(out.Writer(), r, shownIDs); err != nil {
@@ -181,36 +201,25 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 type reportSink struct {
 	*stats.Collector
 	out   *recio.Output
-	langs map[string]bool
+	langs hf.Languages
+	prov  hf.Provenance
 }
 
 func (s *reportSink) Write(rec *record.Record) error {
-	if l := hf.RecordLang(rec); l != "" {
-		s.langs[l] = true
-	}
+	s.langs.Add(rec)
+	s.prov.Add(rec)
 	return s.Collector.Write(rec)
 }
 
 func (s *reportSink) Abort() { s.out.Abort() }
 
-func (s *reportSink) languages() []string {
-	var out []string
-	for l := range s.langs {
-		out = append(out, l)
+// writeCard writes a dataset card for the records read: the splits of
+// their data files when they are a dataset folder's, else one split.
+func writeCard(w io.Writer, r *stats.Report, info hf.CardInfo, prov *hf.Provenance) error {
+	if info.PrettyName == "" {
+		info.PrettyName = "dataset"
 	}
-	sort.Strings(out)
-	return out
-}
-
-// writeCard writes a dataset card for the records read, as the one split
-// of a folder that ngcat --hf would write.
-func writeCard(w io.Writer, r *stats.Report, langs []string, name, license, split string) error {
-	if name == "" {
-		name = "dataset"
-	}
-	info := hf.CardInfo{PrettyName: name, License: license, Languages: langs,
-		Splits: []hf.SplitInfo{{Name: split, NumExamples: r.Records}}}
-	body := hf.DefaultBody(info) + "\n" + stats.CardMarkdown(r)
+	body := hf.DefaultBody(info) + "\n" + prov.Markdown() + "\n" + stats.CardMarkdown(r)
 	card, err := hf.Card(info, body)
 	if err != nil {
 		return err

@@ -4,7 +4,8 @@
 //
 //	mkfixture -dir DIR [-n 300]
 //	    writes DIR/records.parquet, DIR/records.arrows (IPC stream),
-//	    DIR/records.arrow (IPC file) and DIR/expect.json
+//	    DIR/records.arrow (IPC file), the same records as DIR/records.jsonl,
+//	    and DIR/expect.json
 //	mkfixture -gen-jsonl FILE [-mb 230]
 //	    writes about that many MB of synthetic JSONL records
 //	mkfixture -convert FILE.jsonl -o OUT.parquet|OUT.arrows|OUT.arrow [-rowgroup-mb 64]
@@ -208,6 +209,10 @@ func fixture(dir string, n int) error {
 		}},
 		{"records.arrow", func(w io.Writer) (recio.Writer[record.Record], error) {
 			return recio.NewArrowWriter[record.Record](w, true)
+		}},
+		// What every reader of the columnar files must agree with (compare.mjs).
+		{"records.jsonl", func(w io.Writer) (recio.Writer[record.Record], error) {
+			return recio.NewJSONLWriter[record.Record](w), nil
 		}},
 	}
 	for _, f := range files {
