@@ -190,10 +190,12 @@ func TestNglabelChainToNgstats(t *testing.T) {
 // per finished record.
 func TestNglabelFaultsNeverLoseARecord(t *testing.T) {
 	in, recs := labelInput(t)
-	srv := labelFake(t, llmtest.Options{FaultRate: 0.2, Seed: 3, RetryAfter: 2 * time.Millisecond, SlowFor: 2 * time.Second})
+	// The timeout leaves room for a loaded machine (CI under -race): at
+	// 300 ms, ordinary replies timed out there too and ran out of retries.
+	srv := labelFake(t, llmtest.Options{FaultRate: 0.2, Seed: 3, RetryAfter: 2 * time.Millisecond, SlowFor: 5 * time.Second})
 	dir := t.TempDir()
 	out, errs := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "errors.jsonl")
-	code, _, stderr := labelRun(t, srv, "", in, "--tasks", "norm,intent,emotion,stage,safety", "--no-cache", "--concurrency", "16", "--timeout", "300ms",
+	code, _, stderr := labelRun(t, srv, "", in, "--tasks", "norm,intent,emotion,stage,safety", "--no-cache", "--concurrency", "16", "--timeout", "1500ms",
 		"--backoff", "1ms", "--retry-after-cap", "20ms", "-o", out, "--errors", errs, "-q")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
