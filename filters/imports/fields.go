@@ -90,6 +90,12 @@ func setDialogue(rec *record.Record, text string) {
 		rec.Checks.Unplaced = res.Unplaced
 		rec.AddDefect(record.DefectUnplaced)
 	}
+	if res.Removed > 0 {
+		if rec.Checks == nil {
+			rec.Checks = &record.Checks{}
+		}
+		rec.Checks.Removed = res.Removed
+	}
 }
 
 // SplitDialogues is the stage of --split-dialogues: a record whose text
@@ -134,8 +140,8 @@ func splitDialogues(rec *record.Record) []*record.Record {
 					c.Defects = append(c.Defects, x)
 				}
 			}
-			if k > 0 {
-				c.Unplaced = nil
+			if k > 0 { // what no block owns stays with the first
+				c.Unplaced, c.Removed = nil, 0
 			}
 			r.Checks = &c
 		}

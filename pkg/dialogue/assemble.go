@@ -630,7 +630,7 @@ func (a *assembler) clean(s string, trail bool) string {
 		t = trim(stripQuotes(t))
 		if t != s && (strings.IndexByte(t, ']') >= 0 || strings.IndexByte(t, '>') >= 0 || strings.Contains(t, "】") || strings.IndexByte(t, ')') >= 0 || strings.Contains(t, "）")) {
 			// removing a direction may join a marker: "[EN(x)D]"
-			t = trim(removeEndMarkers(t, &a.p.bits, a.p.tr))
+			t = trim(removeEndMarkers(t, &a.p.bits, a.p))
 		}
 		t = noEscapes(t)
 		if t == s || !mayClean(t) {

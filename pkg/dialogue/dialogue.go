@@ -115,6 +115,11 @@ type Result struct {
 	Dialogues []Dialogue // usually one; more when the text holds several dialogues
 	Unplaced  []string   // lines that could not be placed, verbatim (trimmed) — never silently dropped
 	Defects   []string   // defect names of the quirks found (each once, stable order)
+	// Removed counts the pieces of text taken out as format markers,
+	// headers, separators, list numbers or leaked reasoning (Defects name
+	// the kinds): with the turns, narration and Unplaced, every line of
+	// the input is accounted for.
+	Removed int
 }
 
 // Dialogue is one parsed dialogue.

@@ -34,9 +34,12 @@ type item struct {
 }
 
 type parser struct {
-	bits  uint32
-	items []item
-	tr    *trace
+	bits uint32
+	// removed counts the pieces of text taken out as markers, headers,
+	// separators, list numbers or leaked reasoning (Result.Removed).
+	nRemoved int
+	items    []item
+	tr       *trace
 
 	// a narration opened by '(' and not yet closed on its line
 	open      []string
@@ -176,7 +179,9 @@ func parse1(text, hint string, tr *trace) Result {
 	defer putParser(p)
 	texts := p.prepare(text)
 	if len(texts) == 1 {
-		return p.run(texts[0])
+		res := p.run(texts[0])
+		res.Removed = p.nRemoved
+		return res
 	}
 	// a JSON envelope with several dialogues
 	var res Result
@@ -188,6 +193,7 @@ func parse1(text, hint string, tr *trace) Result {
 		r := q.run(t)
 		res.Dialogues = append(res.Dialogues, r.Dialogues...)
 		res.Unplaced = append(res.Unplaced, r.Unplaced...)
+		res.Removed += q.nRemoved
 		bits |= q.bits
 		putParser(q)
 	}
@@ -198,11 +204,16 @@ func parse1(text, hint string, tr *trace) Result {
 		bits &^= dEmpty
 	}
 	res.Defects = defectList(bits)
+	res.Removed += p.nRemoved
 	return res
 }
 
 func (p *parser) removed(s string) {
-	if p.tr != nil && s != "" {
+	if s == "" {
+		return
+	}
+	p.nRemoved++
+	if p.tr != nil {
 		p.tr.removed = append(p.tr.removed, s)
 	}
 }
@@ -536,7 +547,7 @@ func (p *parser) line(line string, blank bool) {
 	}
 	raw := line
 	if p.ends != 0 {
-		line = removeEndMarkersK(line, p.ends, &p.bits, p.tr)
+		line = removeEndMarkersK(line, p.ends, &p.bits, p)
 	}
 	if line == "" || onlyJunk(line) {
 		if line != "" {

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -77,6 +78,9 @@ func letters(s string, m map[rune]int, sign int) {
 // (an end marker, a header, reasoning), and that nothing was added. It
 // returns the input lines whose letters are not all accounted for.
 func checkAccounted(text string, res Result, tr *trace) (lost []string) {
+	if res.Removed != len(tr.removed) { // what importers report in checks.removed
+		return []string{fmt.Sprintf("Result.Removed is %d, the parser removed %d pieces", res.Removed, len(tr.removed))}
+	}
 	pool := map[rune]int{} // letters of the output, used up line by line
 	for _, d := range res.Dialogues {
 		for _, t := range d.Turns {
@@ -245,16 +249,24 @@ func TestCheckAccounted(t *testing.T) {
 		t.Fatalf("good parse reported lost lines %q", lost)
 	}
 	d := res.Dialogues[0]
-	dropped := Result{Dialogues: []Dialogue{{Turns: d.Turns[:1], Narration: d.Narration}}}
+	dropped := Result{Dialogues: []Dialogue{{Turns: d.Turns[:1], Narration: d.Narration}}, Removed: res.Removed}
 	if lost := checkAccounted(text, dropped, tr); len(lost) != 1 || lost[0] != "Sarah: Hello" {
 		t.Errorf("dropped turn: lost %q", lost)
 	}
-	noNarr := Result{Dialogues: []Dialogue{{Turns: d.Turns}}}
+	noNarr := Result{Dialogues: []Dialogue{{Turns: d.Turns}}, Removed: res.Removed}
 	if lost := checkAccounted(text, noNarr, tr); len(lost) != 1 || lost[0] != "(They sit.)" {
 		t.Errorf("dropped narration: lost %q", lost)
 	}
-	extra := Result{Dialogues: []Dialogue{{Turns: d.Turns, Narration: append(d.Narration, "x")}}}
+	extra := Result{Dialogues: []Dialogue{{Turns: d.Turns, Narration: append(d.Narration, "x")}}, Removed: res.Removed}
 	if lost := checkAccounted(text, extra, tr); lost == nil {
 		t.Error("added text not reported")
+	}
+	if res.Removed != 1 { // the [END] marker
+		t.Errorf("Removed = %d, want 1", res.Removed)
+	}
+	uncounted := res
+	uncounted.Removed = 0
+	if lost := checkAccounted(text, uncounted, tr); lost == nil {
+		t.Error("a removed piece not counted in Removed was not reported")
 	}
 }

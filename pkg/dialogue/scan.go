@@ -411,11 +411,11 @@ func markerIn(s string) bool {
 
 // removeEndMarkers removes end markers anywhere in s; a line that is just
 // "[END" (cut short) counts too.
-func removeEndMarkers(s string, bits *uint32, tr *trace) string {
-	return removeEndMarkersK(s, 0xff, bits, tr)
+func removeEndMarkers(s string, bits *uint32, p *parser) string {
+	return removeEndMarkersK(s, 0xff, bits, p)
 }
 
-func removeEndMarkersK(s string, kinds uint8, bits *uint32, tr *trace) string {
+func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
 	if !hasEndKinds(s, kinds) {
 		return s
 	}
@@ -430,8 +430,11 @@ func removeEndMarkersK(s string, kinds uint8, bits *uint32, tr *trace) string {
 	}
 	if s != orig {
 		*bits |= dEndMarker
-		if tr != nil {
-			tr.removed = append(tr.removed, endMarkerTrace)
+		if p != nil { // counted, and traced as a stand-in
+			p.nRemoved++
+			if p.tr != nil {
+				p.tr.removed = append(p.tr.removed, endMarkerTrace)
+			}
 		}
 		s = trim(s)
 		if strings.Contains(s, "   ") {

@@ -136,6 +136,10 @@ type Checks struct {
 	Defects []string `json:"defects,omitempty" parquet:"defects,optional,list"`
 	// Unplaced are input lines a parser could not place, kept verbatim.
 	Unplaced []string `json:"unplaced,omitempty" parquet:"unplaced,optional,list"`
+	// Removed counts the pieces of the source text an importer took out as
+	// format markers, headers, separators, list numbers or leaked
+	// reasoning (the defects name the kinds).
+	Removed int `json:"removed,omitempty" parquet:"removed,optional"`
 }
 
 // Review is what reviewers said of a whole dialogue in a review tool.
