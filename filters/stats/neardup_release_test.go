@@ -1,8 +1,6 @@
 package stats
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,26 +23,11 @@ func releaseRecords(t *testing.T) []*record.Record {
 	if testing.Short() || raceEnabled {
 		t.Skip("reads the whole release: not with -short or -race")
 	}
-	src, err := imports.NewNormGenesis(files, imports.NormGenesisOptions{})
+	recs, err := imports.ReadNormGenesis(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := it.Decode(it.Raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
+	return recs
 }
 
 // TestReleaseNearDuplicates measures the near-duplicate clusters on the
