@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -17,8 +18,8 @@ const defaultSampleTemperature = 0.7
 // Nglabel labels the turns of dialogue records (norm adherence, intent,
 // emotion, V2R stage, safety with rules-of-thumb), judges dialogue
 // quality, and compares dialogues pairwise with a baseline corpus.
-func Nglabel(env pipeline.Env) int {
-	p := llm.NewProgram("nglabel", "label dialogue turns (norm, intent, emotion, V2R stage, safety + rules-of-thumb) and judge dialogue quality with an LLM", "[flags] [FILE...]")
+func Nglabel(env app.Env) error {
+	p := app.NewLLMProgram("nglabel", "label dialogue turns (norm, intent, emotion, V2R stage, safety + rules-of-thumb) and judge dialogue quality with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads dialogue records (JSONL, Parquet or Arrow; files or stdin) and writes them with
 labels on every turn: turns[].labels.{norm,intent,emotion,stage,safety,rots,explanation}.

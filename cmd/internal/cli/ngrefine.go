@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -13,8 +14,8 @@ import (
 
 // Ngrefine refines seed records toward expert exemplars: judge, rewrite
 // with the critique, judge again, up to --max-rounds.
-func Ngrefine(env pipeline.Env) int {
-	p := llm.NewProgram("ngrefine", "exemplar-guided iterative refinement of seed scenarios and situations with an LLM judge", "[flags] [FILE...]")
+func Ngrefine(env app.Env) error {
+	p := app.NewLLMProgram("ngrefine", "exemplar-guided iterative refinement of seed scenarios and situations with an LLM judge", "[flags] [FILE...]")
 	p.Details = `
 Reads seed records (culture, category, dialogue_type, norm, scenario, situation; JSONL,
 Parquet or Arrow, files or stdin, as ngseed writes them) and writes them refined, with

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -15,8 +16,8 @@ import (
 
 // Ngseed turns norms into seeds: scenarios, their situations, and the
 // violation and V2R seeds derived from them.
-func Ngseed(env pipeline.Env) int {
-	p := llm.NewProgram("ngseed", "norms to seeds: short scenarios, 3-5 sentence situations, and violation and V2R seeds, with an LLM", "[flags] [FILE...]")
+func Ngseed(env app.Env) error {
+	p := app.NewLLMProgram("ngseed", "norms to seeds: short scenarios, 3-5 sentence situations, and violation and V2R seeds, with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads norms and writes seed records. Without FILE arguments the norms are the
 built-in norm bank (the NormGenesis release: american, chinese and korean, 12

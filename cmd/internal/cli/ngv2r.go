@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/v2r"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -13,8 +14,8 @@ import (
 
 // Ngv2r turns seeds into validated adherence, violation and
 // Violation-to-Resolution dialogues.
-func Ngv2r(env pipeline.Env) int {
-	p := llm.NewProgram("ngv2r", "seeds to adherence, violation and Violation-to-Resolution dialogues, validated, with an LLM", "[flags] [FILE...]")
+func Ngv2r(env app.Env) error {
+	p := app.NewLLMProgram("ngv2r", "seeds to adherence, violation and Violation-to-Resolution dialogues, validated, with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads seed records (from ngseed or ngrefine: culture, category, norm, dialogue_type,
 scenario, situation) and writes one dialogue record per seed, made by one LLM call.
