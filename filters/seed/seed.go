@@ -45,9 +45,8 @@ type Options struct {
 	// to replace the dropped ones (0: none; ngseed's default is
 	// DefaultMaxTopUps).
 	MaxTopUps int
-	// Cultures are profiles given by the user (--culture-file), by name;
-	// other cultures are looked up with normbank.Profile.
-	Cultures map[string]*normbank.Culture
+	// Profile finds a culture's profile; normbank.Profile when nil.
+	Profile func(name string) (*normbank.Culture, error)
 }
 
 // Stage turns norm records into seed records. It is safe for concurrent use.
@@ -85,6 +84,9 @@ func New(opt Options) (*Stage, error) {
 	}
 	if len(opt.Types) == 0 {
 		opt.Types = []string{record.TypeAdherence}
+	}
+	if opt.Profile == nil {
+		opt.Profile = normbank.Profile
 	}
 	s := &Stage{opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
 	for _, t := range opt.Types {
@@ -130,9 +132,7 @@ func (s *Stage) culture(name string) (*cultureEntry, error) {
 	}
 	s.mu.Unlock()
 	e.once.Do(func() {
-		if e.c = s.opt.Cultures[name]; e.c == nil {
-			e.c, e.err = normbank.Profile(name)
-		}
+		e.c, e.err = s.opt.Profile(name)
 		if e.err == nil {
 			e.det, e.err = detectorFor(e.c)
 		}

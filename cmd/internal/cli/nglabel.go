@@ -8,7 +8,6 @@ import (
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/prompt"
 )
 
 // defaultSampleTemperature makes --samples draw different labellings when
@@ -91,7 +90,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	drop := fs.Bool("drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
 	pairwise := fs.String("pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
 	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
-	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (label/turns[.culture].tmpl, ...)")
+	var prompts app.Prompts
+	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
 	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
 		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop}
 		switch {
@@ -119,7 +119,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			}
 			opt.SampleSeed = p.LLM.Seed
 		}
-		pack, err := prompt.Open(*prompts)
+		pack, err := prompts.Open()
 		if err != nil {
 			return nil, err
 		}
