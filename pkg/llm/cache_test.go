@@ -116,7 +116,7 @@ func TestCacheKeepsOnlyAcceptedReplies(t *testing.T) {
 	if err != nil || !resp.Gen.CacheHit || resp.Text != "echo: x" {
 		t.Fatalf("second call: %+v %v", resp, err)
 	}
-	req.Check = func(*Response) error { return fmt.Errorf("no longer good enough") }
+	req.Check = func(*Response) (any, error) { return nil, fmt.Errorf("no longer good enough") }
 	if _, err := c.Call(context.Background(), req); err == nil || srv.Count() != 5 {
 		t.Errorf("a refused cache entry was used: %v, %d requests", err, srv.Count())
 	}

@@ -47,7 +47,7 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 		if r.Situation == "" || len(r.Gen) != 1 || r.Gen[0].Stage != "koecho" || r.Gen[0].TokensIn == 0 || r.Gen[0].PromptPack != "test-v1" {
 			t.Fatalf("record %s: situation %q gen %+v", r.ID, r.Situation, r.Gen)
 		}
-		if koreanCheck(&llm.Response{JSON: json.RawMessage(`{"text":` + quote(r.Situation) + `}`)}) != nil {
+		if _, err := koreanCheck(&llm.Response{JSON: json.RawMessage(`{"text":` + quote(r.Situation) + `}`)}); err != nil {
 			t.Fatalf("record %s is not Korean: %q", r.ID, r.Situation)
 		}
 	}

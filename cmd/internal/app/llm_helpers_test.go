@@ -65,15 +65,15 @@ var koDetector = func() *lang.Detector {
 	return d
 }()
 
-func koreanCheck(r *llm.Response) error {
+func koreanCheck(r *llm.Response) (any, error) {
 	var out struct{ Text string }
 	if err := r.Decode(&out); err != nil {
-		return err
+		return nil, err
 	}
 	if share, langs := koDetector.Check([]string{out.Text}, "ko"); share < 0.5 {
-		return fmt.Errorf("reply is in %v, not Korean", langs)
+		return nil, fmt.Errorf("reply is in %v, not Korean", langs)
 	}
-	return nil
+	return out.Text, nil
 }
 
 // koecho is the test program: the shared flags, the runner, koStage.

@@ -129,7 +129,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 				return nil, err
 			}
 		}
-		return label.New(c, opt), nil
+		return label.New(c, opt)
 	})
 }
 

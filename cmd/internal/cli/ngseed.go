@@ -120,7 +120,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		if err != nil {
 			return nil, err
 		}
-		return seed.New(seed.Options{Client: c, Pack: pack, PerNorm: *perNorm, Types: types,
+		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Profile: cultures.Lookup})
 	})
 }
