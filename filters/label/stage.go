@@ -19,11 +19,6 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Caller makes LLM calls; *llm.Client is one.
-type Caller interface {
-	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
-}
-
 // Options configure the stage.
 type Options struct {
 	// Tasks to label; none (with a Baseline) judges pairs only.
@@ -50,19 +45,20 @@ type Options struct {
 
 // Stage labels records; it is a pipeline.Stage.
 type Stage struct {
-	c   Caller
-	opt Options
+	caller llm.Caller
+	opt    Options
 }
 
-// New returns the stage.
-func New(c Caller, opt Options) *Stage {
+// New returns the stage. (It has no options to refuse yet; the error
+// keeps its shape that of every LLM stage.)
+func New(caller llm.Caller, opt Options) (*Stage, error) {
 	if opt.Samples < 1 {
 		opt.Samples = 1
 	}
 	if opt.Pack == nil {
 		opt.Pack = prompt.Builtin()
 	}
-	return &Stage{c: c, opt: opt}
+	return &Stage{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.
@@ -113,20 +109,16 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 			return nil, err
 		}
 		for i := range s.opt.Samples {
-			var got []turnLabels
-			resp, err := s.c.Call(ctx, llm.Request{
+			resp, err := s.caller.Call(ctx, llm.Request{
 				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", PromptPack: s.opt.Pack.Version(),
 				Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 				Sampling: s.sampling(i),
-				Check: func(r *llm.Response) error {
-					var err error
-					got, err = parseTurns(r.JSON, spec)
-					return err
-				},
+				Check:    func(r *llm.Response) (any, error) { return parseTurns(r.JSON, spec) },
 			})
 			if ok, err := keep(resp, err); err != nil {
 				return nil, err
 			} else if ok {
+				got, _ := resp.Checked.([]turnLabels)
 				if got == nil { // answered from the cache or a file, where Check ran on another value
 					if got, err = parseTurns(resp.JSON, spec); err != nil {
 						return nil, err

@@ -23,7 +23,7 @@ type CardSummary struct {
 
 // NewCardSummary returns a summary with ngstats' default thresholds.
 func NewCardSummary() *CardSummary {
-	return &CardSummary{Audit: &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}, Collector: NewCollector()}
+	return &CardSummary{Audit: &Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}, Collector: NewCollector()}
 }
 
 // Stage audits a copy of each record on the pipeline's workers and passes

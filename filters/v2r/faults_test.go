@@ -136,7 +136,7 @@ func TestStatsFindsNoDefects(t *testing.T) {
 
 func statsReport(t testing.TB, recs []*record.Record) *stats.Report {
 	t.Helper()
-	audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8} // ngstats' defaults
+	audit := &stats.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8} // ngstats' defaults
 	col := stats.NewCollector()
 	var rep *stats.Report
 	col.Done = func(r *stats.Report) error { rep = r; return nil }

@@ -46,7 +46,7 @@ func releasePairs(t testing.TB, culture, typ string) []pair {
 	return out
 }
 
-var defaultRules = Rules{MinTurns: 5, MaxTurns: 15, MinLangShare: 1}
+var defaultRules = Rules{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 1}
 
 // checkDefault is defaultRules as a v2rtest.Check.
 func checkDefault(turns []record.Turn, narration []string, typ, lang string) error {

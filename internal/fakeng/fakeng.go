@@ -26,7 +26,7 @@ type Model struct {
 }
 
 // Rules are ngv2r's defaults: the fake's dialogues pass them.
-var Rules = v2r.Rules{MinTurns: 5, MaxTurns: 15, MinLangShare: 1}
+var Rules = v2r.Rules{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 1}
 
 // New loads the release fixtures of the stages' fakes.
 func New() (*Model, error) {

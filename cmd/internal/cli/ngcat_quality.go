@@ -171,7 +171,7 @@ func (q *ngcatQuality) stage() (pipeline.Stage, error) {
 			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
 		}
 		d.Defects = classes
-		audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+		audit := &stats.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}
 		d.Find = func(rec *record.Record) []string {
 			// Audit a copy: ngcat passes records through as they came.
 			c := *rec

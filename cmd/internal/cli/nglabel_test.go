@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/stats"
@@ -28,7 +29,7 @@ func labelRun(t testing.TB, srv *llmtest.Server, stdin string, args ...string) (
 		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake-labeller"
 	}
 	var out, errb bytes.Buffer
-	code = Nglabel(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+	code = exit(Nglabel, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
 }

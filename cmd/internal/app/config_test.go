@@ -1,15 +1,16 @@
-package llm
+package app
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/spf13/pflag"
 )
 
-func resolve(t *testing.T, vars map[string]string, args ...string) (Config, error) {
+func resolve(t *testing.T, vars map[string]string, args ...string) (llm.Config, error) {
 	t.Helper()
-	var f Flags
+	var f LLMFlags
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	f.Register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -23,20 +24,20 @@ func TestConfigOrder(t *testing.T) {
 	all := map[string]string{"NG_BASE_URL": "http://ng/v1", "OPENAI_BASE_URL": "http://openai/v1", "NG_MODEL": "ng-model",
 		"NG_API_KEY": "ng-key", "OPENAI_API_KEY": "openai-key", "MY_KEY": "my-key"}
 	cfg, err := resolve(t, all, "--base-url", "http://flag/v1", "--model", "flag-model", "--api-key-env", "MY_KEY")
-	if err != nil || cfg.BaseURL != "http://flag/v1" || cfg.Model != "flag-model" || cfg.APIKey.reveal() != "my-key" {
+	if err != nil || cfg.BaseURL != "http://flag/v1" || cfg.Model != "flag-model" || !cfg.APIKey.Is("my-key") {
 		t.Errorf("flags: %+v %v", cfg, err)
 	}
 	cfg, err = resolve(t, all)
-	if err != nil || cfg.BaseURL != "http://ng/v1" || cfg.Model != "ng-model" || cfg.APIKey.reveal() != "ng-key" {
+	if err != nil || cfg.BaseURL != "http://ng/v1" || cfg.Model != "ng-model" || !cfg.APIKey.Is("ng-key") {
 		t.Errorf("NG_*: %+v %v", cfg, err)
 	}
 	cfg, err = resolve(t, map[string]string{"OPENAI_BASE_URL": "http://openai/v1", "OPENAI_API_KEY": "openai-key", "NG_MODEL": "m"})
-	if err != nil || cfg.BaseURL != "http://openai/v1" || cfg.APIKey.reveal() != "openai-key" {
+	if err != nil || cfg.BaseURL != "http://openai/v1" || !cfg.APIKey.Is("openai-key") {
 		t.Errorf("OPENAI_*: %+v %v", cfg, err)
 	}
 	// A key alone means OpenAI.
 	cfg, err = resolve(t, map[string]string{"OPENAI_API_KEY": "k", "NG_MODEL": "gpt-4o-mini"})
-	if err != nil || cfg.BaseURL != OpenAIBaseURL {
+	if err != nil || cfg.BaseURL != llm.OpenAIBaseURL {
 		t.Errorf("OpenAI default: %+v %v", cfg, err)
 	}
 	// A local server needs no key.
@@ -83,5 +84,23 @@ func TestHelp(t *testing.T) {
 	}
 	if code != 0 || strings.Contains(stdout, testKey) || strings.Contains(stdout, "secret-host") {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// --concurrency takes a number or auto (the slots are read by the client:
+// TestConcurrencyAutoReadsSlots in pkg/llm).
+func TestConcurrencyFlag(t *testing.T) {
+	vars := map[string]string{"NG_BASE_URL": "http://localhost:8080/v1", "NG_MODEL": "m"}
+	if cfg, err := resolve(t, vars, "--concurrency", "auto"); err != nil || !cfg.ConcurrencyAuto {
+		t.Errorf("--concurrency auto: %v %+v", err, cfg)
+	}
+	if cfg, err := resolve(t, vars); err != nil || cfg.ConcurrencyAuto || cfg.Concurrency != 16 {
+		t.Errorf("default: %v %+v", err, cfg)
+	}
+	var f LLMFlags
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	f.Register(fs)
+	if err := fs.Parse([]string{"--concurrency", "many"}); err == nil {
+		t.Error("--concurrency many accepted")
 	}
 }

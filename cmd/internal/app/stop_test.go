@@ -1,4 +1,4 @@
-package llm
+package app
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package llm
+package app
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -31,7 +32,7 @@ func batchRun(t *testing.T, srvURL, input, output string) int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var req BatchRequest
+		var req llm.BatchRequest
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,9 @@
-package pipeline
+// Package app is what makes an ngkit program: the process environment,
+// the help and flag parsing, the flags every program shares (I/O, and the
+// LLM flags of the programs that call a model), the run of a stage over
+// the inputs, and the one mapping from errors to exit statuses (Exit).
+// Each program's own wiring is in cmd/internal/cli.
+package app
 
 import (
 	"context"
@@ -12,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/spf13/pflag"
 )
@@ -40,7 +46,10 @@ func (e Env) Var(key string) string {
 	return e.Getenv(key)
 }
 
-// Program describes a command for --help and flag errors.
+// Program is a command: its help, its flags, and the shared I/O flags
+// (registered by the program where its help lists them: IO.Register). An
+// LLM program (NewLLMProgram) is the same with the LLM flags registered
+// too, run by Run.
 type Program struct {
 	Name     string // ngcat
 	Summary  string // one line
@@ -48,6 +57,13 @@ type Program struct {
 	Details  string // paragraphs after the summary
 	Examples string // shell lines, one per example
 	Flags    *pflag.FlagSet
+	IO       IOFlags
+	// LLM are the LLM flags, registered by NewLLMProgram.
+	LLM LLMFlags
+	// Source, when set, makes the input from the arguments left after the
+	// flags instead of reading them as record files (ngseed reads the
+	// built-in norm bank when given no file). Its error is a usage error.
+	Source func(args []string) (pipeline.Source, error)
 }
 
 // NewProgram makes a program with an empty flag set that has -h/--help.
@@ -58,24 +74,23 @@ func NewProgram(name, summary, usage string) *Program {
 	return &Program{Name: name, Summary: summary, Usage: usage, Flags: fs}
 }
 
-// Parse parses env.Args. It returns ok=false with the exit code to use
-// when the program should stop now: after --help (0) or on a flag error (2,
-// one line on stderr).
-func (p *Program) Parse(env Env) (args []string, code int, ok bool) {
+// Parse parses env.Args. A non-nil error says the program should stop
+// now: after --help (exit 0, nothing more to print) or on a flag error
+// (a usage error, exit 2).
+func (p *Program) Parse(env Env) (args []string, err error) {
 	help := p.Flags.BoolP("help", "h", false, "show this help")
 	if err := p.Flags.Parse(env.Args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			p.PrintHelp(env.Stdout)
-			return nil, ExitOK, false
+			return nil, errHelped
 		}
-		fmt.Fprintf(env.Stderr, "%s: %v (see %s --help)\n", p.Name, err, p.Name)
-		return nil, ExitUsage, false
+		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v (see %s --help)", p.Name, err, p.Name)}
 	}
 	if *help {
 		p.PrintHelp(env.Stdout)
-		return nil, ExitOK, false
+		return nil, errHelped
 	}
-	return p.Flags.Args(), 0, true
+	return p.Flags.Args(), nil
 }
 
 // PrintHelp writes the usage, details, flags and examples.
@@ -94,10 +109,10 @@ func (p *Program) PrintHelp(w io.Writer) {
 	fmt.Fprintf(w, "\nExit status: 0 all records done, 1 some records failed (see --errors), 2 bad usage or unreadable input, 130 interrupted.\n")
 }
 
-// Usagef reports a usage error in one line and returns ExitUsage.
-func (p *Program) Usagef(env Env, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, fmt.Sprintf(format, a...))
-	return ExitUsage
+// Usagef makes a usage error (exit 2) of one line led by the program's
+// name.
+func (p *Program) Usagef(format string, a ...any) error {
+	return UsageError(p.Name, fmt.Errorf(format, a...))
 }
 
 // IOFlags are the input/output options every program spells the same way.
@@ -111,7 +126,7 @@ type IOFlags struct {
 	Quiet      bool
 	RowGroupMB int
 	Resume     bool
-	// MaxErrorRate stops a run early (see Config.MaxErrorRate); 0: never.
+	// MaxErrorRate stops a run early (see pipeline.Config.MaxErrorRate); 0: never.
 	// Programs that call a model register --max-error-rate for it.
 	MaxErrorRate float64
 }
@@ -154,11 +169,11 @@ func (f *IOFlags) Create(env Env) (*recio.Output, error) {
 
 // RunSpec is what a program hands to Execute.
 type RunSpec struct {
-	Stage  Stage
-	Source Source // default: the input files named by Inputs
+	Stage  pipeline.Stage
+	Source pipeline.Source // default: the input files named by Inputs
 	Inputs []string
 	// Sink, when set, replaces the default sink (records to -o or stdout).
-	Sink func() (Sink, error)
+	Sink func() (pipeline.Sink, error)
 	// Finish, when set, runs once the run is over and before the last
 	// line, so that what it prints (a usage summary) never follows the
 	// line that says how the run ended; its error fails the run (exit 1).
@@ -166,21 +181,22 @@ type RunSpec struct {
 }
 
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
-// file, shard, progress, signals, the summary and the exit code.
-func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
+// file, shard, progress, signals and the summary. Its error says how the
+// run ended when not every record made it (an *ExitError: unreadable
+// input 2, failed records 1, interrupted 130).
+func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	// First, so that what the sink and stage set up (e.g. pkg/lang raising
 	// the limit for its models) builds on it.
 	tuneGC()
 	// fail is for errors before the run: Run closes the source, so here
 	// it is closed by hand.
-	fail := func(err error) int {
+	fail := func(err error) error {
 		if spec.Source != nil {
 			spec.Source.Close()
 		}
-		fmt.Fprintf(env.Stderr, "%s: %v\n", prog, err)
-		return ExitUsage
+		return UsageError(prog, err)
 	}
-	shard, err := ParseShard(f.Shard)
+	shard, err := pipeline.ParseShard(f.Shard)
 	if err != nil {
 		return fail(err)
 	}
@@ -190,13 +206,13 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	if f.Resume && (f.Output == "" || f.Output == "-") {
 		return fail(errors.New("--resume needs -o FILE: the ids to skip are read from it"))
 	}
-	var sink Sink
+	var sink pipeline.Sink
 	if spec.Sink != nil {
 		sink, err = spec.Sink()
 	} else {
 		var out *recio.Output
 		if out, err = f.Create(env); err == nil {
-			sink, err = NewRecordSink(out, f.WriteOptions())
+			sink, err = pipeline.NewRecordSink(out, f.WriteOptions())
 		}
 	}
 	if err != nil {
@@ -204,34 +220,34 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	}
 	var done map[string]struct{}
 	if f.Resume {
-		if done, err = resumeFrom(f.Output, sink); err != nil {
+		if done, err = pipeline.ResumeFrom(f.Output, sink); err != nil {
 			sink.Abort()
 			return fail(err)
 		}
 	}
-	var elog *ErrorLog
+	var elog *pipeline.ErrorLog
 	if f.Errors != "" {
-		if elog, err = OpenErrorLog(f.Errors); err != nil {
+		if elog, err = pipeline.OpenErrorLog(f.Errors); err != nil {
 			sink.Abort()
 			return fail(err)
 		}
 	}
 	src := spec.Source
 	if src == nil {
-		src = NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
+		src = pipeline.NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
 	}
-	bar := NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
-	if fsrc, ok := src.(*FileSource); ok && bar != nil && bar.bar != nil {
-		if total, inBytes := InputTotal(spec.Inputs); inBytes {
+	bar := pipeline.NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
+	if fsrc, ok := src.(*pipeline.FileSource); ok && bar.Draws() {
+		if total, inBytes := pipeline.InputTotal(spec.Inputs); inBytes {
 			bar.SetInput(total, fsrc.Consumed)
 		} else {
 			bar.SetInput(total, nil)
 		}
 	}
-	msgs := MessageWriter(env.Stderr)
+	msgs := pipeline.MessageWriter(env.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st, err := Run(ctx, Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
+	st, err := pipeline.Run(ctx, pipeline.Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
 		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: msgs, Done: done,
 		MaxErrorRate: f.MaxErrorRate})
 	if cerr := elog.Close(); cerr != nil && err == nil {
@@ -245,8 +261,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(msgs, "%s: %v\n", prog, err)
-		return ExitUsage
+		return InputError(prog, err)
 	}
 	if st.Dropped > 0 && !f.Quiet {
 		where := "keep them with --errors FILE"
@@ -261,19 +276,16 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) int {
 	}
 	switch {
 	case st.Stopped != "":
-		fmt.Fprintf(msgs, "%s: stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume\n",
-			prog, st.Stopped, st.Out, st.Failed, where)
-		return ExitFailed
+		return FailedError(prog, fmt.Sprintf("stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume",
+			st.Stopped, st.Out, st.Failed, where))
 	case st.Interrupted:
-		fmt.Fprintf(msgs, "%s: interrupted: %d records written, %d failed or cancelled\n", prog, st.Out, st.Failed)
-		return ExitInterrupted
+		return InterruptedError(prog, fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed))
 	case st.Failed > 0:
-		fmt.Fprintf(msgs, "%s: %d of %d records failed (%s)\n", prog, st.Failed, st.In, where)
-		return ExitFailed
+		return FailedError(prog, fmt.Sprintf("%d of %d records failed (%s)", st.Failed, st.In, where))
 	case !finished:
-		return ExitFailed
+		return FailedError(prog, "") // the reason is printed above
 	}
-	return ExitOK
+	return nil
 }
 
 // tuneGC trades heap for fewer collections — records are short-lived and

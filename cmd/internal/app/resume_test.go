@@ -1,4 +1,4 @@
-package pipeline
+package app
 
 import (
 	"bytes"
@@ -13,13 +13,14 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
 )
 
 // execute runs stage as a program with the I/O flags and args.
-func execute(t *testing.T, stage Stage, args ...string) (int, string) {
+func execute(t *testing.T, stage pipeline.Stage, args ...string) (int, string) {
 	t.Helper()
 	var f IOFlags
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -29,7 +30,7 @@ func execute(t *testing.T, stage Stage, args ...string) (int, string) {
 	}
 	var stderr bytes.Buffer
 	env := Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr}
-	code := f.Execute(env, "t", RunSpec{Stage: stage, Inputs: fs.Args()})
+	code := Exit(env, f.Execute(env, "t", RunSpec{Stage: stage, Inputs: fs.Args()}))
 	return code, stderr.String()
 }
 
@@ -71,7 +72,7 @@ func TestResumeSkipsWhatIsDone(t *testing.T) {
 	in := writeInput(t, dir, 100)
 	var calls atomic.Int64
 	failFrom := int64(60)
-	derive := StageFunc{"derive", func(_ context.Context, r *record.Record) ([]*record.Record, error) {
+	derive := pipeline.StageFunc{StageName: "derive", Fn: func(_ context.Context, r *record.Record) ([]*record.Record, error) {
 		calls.Add(1)
 		n, _ := strconv.Atoi(r.ID[1:])
 		if int64(n) >= atomic.LoadInt64(&failFrom) {
@@ -108,13 +109,13 @@ func TestResumeSkipsWhatIsDone(t *testing.T) {
 func TestResumeNeedsAnOutputFile(t *testing.T) {
 	dir := t.TempDir()
 	in := writeInput(t, dir, 3)
-	code, errs := execute(t, Identity, "--resume", in)
+	code, errs := execute(t, pipeline.Identity, "--resume", in)
 	if code != ExitUsage || !strings.Contains(errs, "--resume needs -o FILE") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	// No file yet: a fresh run.
 	out := filepath.Join(dir, "new.parquet")
-	if code, errs := execute(t, Identity, "--resume", "-o", out, in); code != ExitOK || len(readParquetIDs(t, out)) != 3 {
+	if code, errs := execute(t, pipeline.Identity, "--resume", "-o", out, in); code != ExitOK || len(readParquetIDs(t, out)) != 3 {
 		t.Errorf("fresh resume: exit %d: %s", code, errs)
 	}
 }
@@ -122,7 +123,7 @@ func TestResumeNeedsAnOutputFile(t *testing.T) {
 func readParquetIDs(t *testing.T, path string) []string {
 	t.Helper()
 	var ids []string
-	src := NewFileSource([]string{path}, recio.OpenOptions{})
+	src := pipeline.NewFileSource([]string{path}, recio.OpenOptions{})
 	defer src.Close()
 	for {
 		it, err := src.Next()
@@ -132,4 +133,13 @@ func readParquetIDs(t *testing.T, path string) []string {
 		ids = append(ids, it.Rec.ID)
 	}
 	return ids
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

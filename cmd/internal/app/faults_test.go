@@ -1,4 +1,4 @@
-package llm
+package app
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
@@ -46,7 +47,7 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 		if r.Situation == "" || len(r.Gen) != 1 || r.Gen[0].Stage != "koecho" || r.Gen[0].TokensIn == 0 || r.Gen[0].PromptPack != "test-v1" {
 			t.Fatalf("record %s: situation %q gen %+v", r.ID, r.Situation, r.Gen)
 		}
-		if koreanCheck(&Response{JSON: json.RawMessage(`{"text":` + quote(r.Situation) + `}`)}) != nil {
+		if _, err := koreanCheck(&llm.Response{JSON: json.RawMessage(`{"text":` + quote(r.Situation) + `}`)}); err != nil {
 			t.Fatalf("record %s is not Korean: %q", r.ID, r.Situation)
 		}
 	}
@@ -60,7 +61,7 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 			t.Errorf("fault %s never injected: %v", f, injected)
 		}
 	}
-	var u Usage
+	var u llm.Usage
 	b, err := os.ReadFile(usage)
 	if err != nil || json.Unmarshal(b, &u) != nil {
 		t.Fatalf("usage json: %v %s", err, b)

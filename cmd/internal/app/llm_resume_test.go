@@ -1,4 +1,4 @@
-package llm
+package app
 
 import (
 	"os"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
 // Ctrl-C in the middle of a run, then the same command with --resume:
@@ -45,7 +44,7 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitInterrupted {
 		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
 	}
 	done := readRecords(t, out) // every line parses: nothing truncated

@@ -1,4 +1,4 @@
-package llm
+package app
 
 import (
 	"errors"
@@ -7,18 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/spf13/pflag"
 )
 
-// OpenAIBaseURL is the endpoint used when only an OpenAI key is set.
-const (
-	OpenAIBaseURL = "https://" + openAIHost + "/v1"
-	openAIHost    = "api.openai.com"
-)
-
-// Flags are the LLM options every generating and labelling program
+// LLMFlags are the LLM options every generating and labelling program
 // shares, registered once by Register.
-type Flags struct {
+type LLMFlags struct {
 	BaseURL, Model, APIKeyEnv string
 	Temperature, TopP         float64
 	MaxTokens                 int
@@ -39,7 +34,7 @@ type Flags struct {
 
 // Register adds the LLM flags to fs. Nothing is read from the
 // environment here: --help shows no endpoint, model or key.
-func (f *Flags) Register(fs *pflag.FlagSet) {
+func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default $NG_BASE_URL, else $OPENAI_BASE_URL, else OpenAI when a key is set); Ollama: http://localhost:11434/v1")
 	fs.StringVar(&f.Model, "model", "", "model `NAME` (default $NG_MODEL)")
@@ -70,8 +65,8 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 // Config resolves the flags and the environment (getenv) into a client
 // configuration. Order: flags, then NG_*, then OPENAI_*. A missing
 // endpoint or model is an error of one line that says how to set it.
-func (f *Flags) Config(getenv func(string) string) (Config, error) {
-	cfg := Config{
+func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
+	cfg := llm.Config{
 		Concurrency: f.Concurrency.N, ConcurrencyAuto: f.Concurrency.Auto, RPM: f.RPM, TPM: f.TPM,
 		Timeout: f.Timeout, Deadline: f.Deadline,
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
@@ -103,11 +98,11 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 	} else {
 		key = first(getenv("NG_API_KEY"), getenv("OPENAI_API_KEY"))
 	}
-	cfg.APIKey = NewSecret(key)
+	cfg.APIKey = llm.NewSecret(key)
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
 	offline := f.Responses != "" || f.EmitRequests != ""
 	if cfg.BaseURL == "" && (key != "" || offline) {
-		cfg.BaseURL = OpenAIBaseURL
+		cfg.BaseURL = llm.OpenAIBaseURL
 	}
 	cfg.Model = first(f.Model, getenv("NG_MODEL"))
 	var missing []string
@@ -133,7 +128,7 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 	if !f.NoCache {
 		cfg.CacheDir = f.Cache
 		if cfg.CacheDir == "" {
-			d, err := DefaultCacheDir()
+			d, err := llm.DefaultCacheDir()
 			if err != nil {
 				return cfg, fmt.Errorf("no user cache directory (%v): give --cache DIR or --no-cache", err)
 			}
