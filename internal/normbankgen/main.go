@@ -4,7 +4,7 @@
 // data/README.md (attribution, counts, what was found). Run it from the
 // repository root after a change to the rule or the release:
 //
-//	go run ./pkg/normbank/internal/gen [-release DIR] [-out DIR] [-k 3]
+//	go run ./internal/normbankgen [-release DIR] [-out DIR] [-k 3]
 //
 // The release directory defaults to $NG_RELEASE_DIR, else
 // ../shared/data/normgenesis beside the repository. The output is
@@ -31,7 +31,7 @@ import (
 	"text/template"
 
 	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -367,7 +367,7 @@ func (g *gen) exemplars() ([]candidate, error) {
 		scenarios[r.file+"\x00"+strings.TrimSpace(r.rec.Scenario)]++
 	}
 	profiles := map[string]*normbank.Culture{}
-	audit := &stats.Audit{Detector: g.det, MinTurns: normbank.MinTurns, MaxTurns: normbank.MaxTurns, MinLangShare: 1}
+	aud := &audit.Audit{Detector: g.det, MinTurns: normbank.MinTurns, MaxTurns: normbank.MaxTurns, MinLangShare: 1}
 	groups := map[string][]candidate{}
 	for _, r := range g.recs {
 		rec := r.rec
@@ -391,7 +391,7 @@ func (g *gen) exemplars() ([]candidate, error) {
 			g.rejections[rejImport]++
 			continue
 		}
-		audit.Record(rec)
+		aud.Record(rec)
 		if rec.Checks != nil && len(rec.Checks.Defects) > 0 {
 			g.rejections[rejNgstats]++
 			continue
