@@ -290,6 +290,13 @@ func ReadNormGenesis(names []string) ([]*record.Record, error) {
 		return nil, err
 	}
 	defer src.Close()
+	return ReadAll(src)
+}
+
+// ReadAll drains a source (any importer's, review.Source, a recio reader)
+// into memory, decoding each item, in order; it does not close src. For
+// tests and generators, like ReadNormGenesis.
+func ReadAll(src pipeline.Source) ([]*record.Record, error) {
 	var out []*record.Record
 	for {
 		it, err := src.Next()
@@ -299,9 +306,11 @@ func ReadNormGenesis(names []string) ([]*record.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
+		rec := it.Rec
+		if it.Decode != nil {
+			if rec, err = it.Decode(it.Raw); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, rec)
 	}
