@@ -18,7 +18,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -154,26 +153,14 @@ type releaseRecord struct {
 // readRelease decodes the release files with ngcat's importer, which parses
 // each dialogue and notes its defects in checks.defects.
 func readRelease(names []string) ([]releaseRecord, error) {
-	src, err := imports.NewNormGenesis(names, imports.NormGenesisOptions{})
+	recs, err := imports.ReadNormGenesis(names)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
 	var out []releaseRecord
 	counts := map[string]int{}
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
-		}
-		file := filepath.Base(it.Name)
+	for _, rec := range recs {
+		file, _ := rec.ExtraString("source_file") // the base name
 		out = append(out, releaseRecord{rec: rec, file: file, index: counts[file]})
 		counts[file]++
 	}
