@@ -512,6 +512,9 @@ func (p *parser) emitNarr(text, raw string, blank, closed bool) {
 		}
 	}
 	text = trim(text[openAt(text, 0):])
+	if inner, ok := wholeBracket(text); ok && endWord(inner) {
+		text = inner // "((完)": an end marker in the unclosed bracket
+	}
 	if endWord(text) {
 		p.bits |= dEndMarker // "(END" cut short
 		p.removed(text)

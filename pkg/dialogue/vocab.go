@@ -30,19 +30,19 @@ func EndMarkerIn(s string) string {
 			return m
 		}
 	}
-	// a stage direction that is only an end word: "(end)", "（完）", "( END )"
-	for i := 0; i < len(s); i++ {
-		w := openAt(s, i)
-		if w == 0 {
-			continue
-		}
-		j := strings.IndexAny(s[i+w:], ")）")
-		if j < 0 {
+	// a stage direction that is only an end word: "(end)", "（完）", "( END )";
+	// as in splitDirs, "x(end)" and "(end)x" are words, not directions, and
+	// a direction stands on one line
+	for j := nextOpen(s, 0); j >= 0; j = nextOpen(s, j+1) {
+		e := matchParen(s, j)
+		if e < 0 {
 			break
 		}
-		if inner := s[i+w : i+w+j]; endWord(inner) {
-			_, cw := utf8.DecodeRuneInString(s[i+w+j:])
-			return s[i : i+w+j+cw]
+		if (s[j] == '(' && j > 0 && isASCIIWord(s[j-1])) || (s[e-1] == ')' && e < len(s) && isASCIIWord(s[e])) || strings.IndexByte(s[j:e], '\n') >= 0 {
+			continue
+		}
+		if endWord(s[j+openAt(s, j) : e-closeEndsAt(s, e)]) {
+			return s[j:e]
 		}
 	}
 	for line := range strings.SplitSeq(s, "\n") {
