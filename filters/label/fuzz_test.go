@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 )
 
 // FuzzParseTurns: any reply either fails with a reason or gives exactly

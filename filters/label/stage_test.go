@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
@@ -28,11 +28,11 @@ func sample(t testing.TB) []*record.Record {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("sample files: %v %v", files, err)
 	}
-	recs, err := labeltest.Dialogues(files, 4)
+	all, err := imports.ReadNormGenesis(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return recs
+	return labeltest.Dialogues(all, 4)
 }
 
 // pick returns a copy of the first sample record of a culture and type.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
@@ -34,7 +35,7 @@ func New() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := v2rtest.Release(v2rtest.ReleaseFiles())
+	recs, err := imports.ReadNormGenesis(v2rtest.ReleaseFiles())
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func New() (*Model, error) {
 
 // Reply is an llmtest.Options.Reply.
 func (m *Model) Reply(req *llmtest.ChatRequest) string {
-	name := seedtest.SchemaName(req)
+	name := req.SchemaName()
 	switch {
 	case strings.HasPrefix(name, "seed_"):
 		return m.seed.Reply(req)

@@ -250,15 +250,18 @@ func (p *parser) stripReasoning(text string) string {
 			return trim(text)
 		}
 	}
-	if i := strings.LastIndex(text, "</think>"); i >= 0 {
-		p.bits |= dReasoning
-		p.removed(text[:i+len("</think>")])
-		return trim(text[i+len("</think>"):])
-	}
-	if i := strings.Index(text, "<think>"); i >= 0 {
-		p.bits |= dReasoning
-		p.removed(text[i:])
-		return trim(text[:i])
+	for _, tag := range reasoningTags {
+		if cl := "</" + tag + ">"; strings.Contains(text, cl) {
+			i := strings.LastIndex(text, cl)
+			p.bits |= dReasoning
+			p.removed(text[:i+len(cl)])
+			return trim(text[i+len(cl):])
+		}
+		if i := strings.Index(text, "<"+tag+">"); i >= 0 {
+			p.bits |= dReasoning
+			p.removed(text[i:])
+			return trim(text[:i])
+		}
 	}
 	if strings.HasPrefix(text, "analysis") && len(text) > len("analysis") {
 		// "analysisWe need to ..." with no final answer: all of it is reasoning
@@ -509,6 +512,9 @@ func (p *parser) emitNarr(text, raw string, blank, closed bool) {
 		}
 	}
 	text = trim(text[openAt(text, 0):])
+	if inner, ok := wholeBracket(text); ok && endWord(inner) {
+		text = inner // "((完)": an end marker in the unclosed bracket
+	}
 	if endWord(text) {
 		p.bits |= dEndMarker // "(END" cut short
 		p.removed(text)

@@ -194,10 +194,10 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		}
 	}
 	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
-	var splits []cat.Split
+	var splits []record.Split
 	if *split != "" {
 		var err error
-		if splits, err = cat.ParseSplits(*split); err != nil {
+		if splits, err = record.ParseSplits(*split); err != nil {
 			return p.Usagef("%v", err)
 		}
 	}

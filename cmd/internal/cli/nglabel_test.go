@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/stats"
@@ -42,9 +43,11 @@ func labelInput(t testing.TB) (path string, recs []*record.Record) {
 	if err != nil || len(files) != 8 {
 		t.Fatalf("sample files: %v %v", files, err)
 	}
-	if recs, err = labeltest.Dialogues(files, 0); err != nil {
+	all, err := imports.ReadNormGenesis(files)
+	if err != nil {
 		t.Fatal(err)
 	}
+	recs = labeltest.Dialogues(all, 0)
 	var b []byte
 	for _, r := range recs {
 		if b, err = r.AppendJSON(b); err != nil {

@@ -207,7 +207,7 @@ func TestNgseedNearDuplicatesReplaced(t *testing.T) {
 			}
 			var asks []string
 			for _, q := range srv.Requests() {
-				if seedtest.SchemaName(&q.Request) == "seed_scenarios" {
+				if q.Request.SchemaName() == "seed_scenarios" {
 					asks = append(asks, q.Request.LastUser())
 				}
 			}

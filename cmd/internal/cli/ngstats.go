@@ -10,6 +10,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -49,7 +50,7 @@ duplicate detection.
 
 --fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
 (or "any": records with at least one defect) is above its rate, so a pipeline
-stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", ") + `.`
+stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
@@ -127,7 +128,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 		if format != "html" {
 			return p.Usagef("--show-defect goes with --html")
 		}
-		if !slices.Contains(stats.DefectNames(), *showDefect) {
+		if !slices.Contains(audit.DefectNames(), *showDefect) {
 			return p.Usagef("--show-defect %q: not a defect class (see --help)", *showDefect)
 		}
 	}
@@ -138,7 +139,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	var exceeded []string // --fail-on rules broken
 	spec := app.RunSpec{
 		Inputs: args,
-		Stage:  &stats.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
+		Stage:  &audit.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 		Sink: func() (pipeline.Sink, error) {
 			// Load the language models while the input is read (here,
 			// after Execute has set the memory limit they raise).

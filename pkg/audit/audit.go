@@ -1,10 +1,16 @@
-package stats
+// Package audit is the text-hygiene audit of a record that ngstats, ngv2r,
+// the importers and the norm bank's generator all run: the language of
+// each turn, the turn and speaker bounds, and the format markers left in
+// the text, named by the defect classes defined here and in pkg/record and
+// pkg/dialogue. What counts as a marker is pkg/dialogue's vocabulary, the
+// one the parser removes.
+package audit
 
 import (
 	"context"
 
-	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -45,11 +51,12 @@ func ExpectedLang(rec *record.Record) string {
 	if rec.Lang != "" {
 		return lang.Normalize(rec.Lang)
 	}
-	return imports.CultureLang[rec.Culture]
+	return lang.Normalize(normbank.CultureLang(rec.Culture))
 }
 
 // Record audits one record in place.
 func (a *Audit) Record(rec *record.Record) {
+	FieldDefects(rec)
 	if len(rec.Turns) == 0 {
 		if _, ok := rec.Extra["dialogue"]; ok {
 			rec.AddDefect(record.DefectEmptyDialogue)
@@ -74,7 +81,7 @@ func (a *Audit) Record(rec *record.Record) {
 			t.Lang = ""
 			continue
 		}
-		textDefects(t.Text, rec.AddDefect)
+		TextDefects(t.Text, rec.AddDefect)
 		r := det.Detect(t.Text)
 		switch {
 		case r.Confidence < lang.MinConfidence:

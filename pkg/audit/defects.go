@@ -1,15 +1,15 @@
-package stats
+package audit
 
 import (
+	"slices"
 	"strings"
 
-	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Defect names that ngstats finds itself, beside those earlier stages wrote
-// into checks.defects (record.Defect* and dialogue.Defect*).
+// Defect names that the audit finds itself, beside those earlier stages
+// wrote into checks.defects (record.Defect* and dialogue.Defect*).
 const (
 	DefectEmptyTurn         = "empty_turn"
 	DefectSingleSpeaker     = "single_speaker"
@@ -21,6 +21,11 @@ const (
 	DefectDuplicateScenario = "duplicate_scenario"
 	DefectNearDupScenario   = "near_duplicate_scenario"
 	DefectEmptyScenario     = "empty_scenario"
+	// DefectIncomplete marks a dialogue whose rows do not run from
+	// response_id 0 without gaps, or whose last row does not end the
+	// episode: rows are missing from the input (the ProsocialDialog
+	// importer).
+	DefectIncomplete = "incomplete_dialogue"
 )
 
 type defectInfo struct{ kind, help string }
@@ -32,7 +37,7 @@ var defectInfos = map[string]defectInfo{
 	record.DefectEmptyDialogue:    {"content", "no turns at all"},
 	dialogue.DefectPlaceholder:    {"content", `a placeholder ("...", "...full dialogue...") instead of a dialogue`},
 	record.DefectReasoning:        {"content", "model reasoning leaked into the text or the scenario"},
-	imports.DefectIncomplete:      {"content", "rows of the dialogue are missing in the imported data (ProsocialDialog response ids with gaps, no episode end)"},
+	DefectIncomplete:              {"content", "rows of the dialogue are missing in the imported data (ProsocialDialog response ids with gaps, no episode end)"},
 	DefectEmptyTurn:               {"content", "a turn with neither text nor stage direction"},
 	DefectSingleSpeaker:           {"content", "fewer than two speakers"},
 	record.DefectEndMarker:        {"format", "[END] / [끝] style end markers in the text"},
@@ -58,44 +63,60 @@ var defectInfos = map[string]defectInfo{
 	record.DefectLabelUnresolved:           {"label", "a V2R dialogue's violated turn is not followed by a recognition turn and then a repair turn labelled adhered (nglabel)"},
 }
 
-// textDefects finds format markers left in one turn's text (records that
-// did not come through the dialogue parser, e.g. from an LLM stage).
-func textDefects(text string, add func(string)) {
+// DefectNames lists the defect classes a report can name, sorted.
+func DefectNames() []string {
+	var names []string
+	for n := range defectInfos {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Describe gives the kind ("content", "format", "length", "language",
+// "duplicate", "label") and a one-line help of a defect class; ok is false
+// for a class no stage here defines.
+func Describe(name string) (kind, help string, ok bool) {
+	i, ok := defectInfos[name]
+	return i.kind, i.help, ok
+}
+
+// TextDefects finds the format markers left in one turn's text (records
+// that did not come through the dialogue parser, e.g. from an LLM stage),
+// by the parser's own vocabulary (pkg/dialogue), and calls add with the
+// name of each.
+func TextDefects(text string, add func(string)) {
 	if strings.Contains(text, `\n`) {
 		add(record.DefectLiteralNewline)
 	}
 	if strings.Contains(text, "**") || strings.Contains(text, "__") {
 		add(record.DefectMarkdown)
 	}
-	up := strings.ToUpper(text)
-	for _, m := range endMarkers {
-		if strings.Contains(up, m) {
-			add(record.DefectEndMarker)
-			break
-		}
+	if dialogue.EndMarkerIn(text) != "" {
+		add(record.DefectEndMarker)
+	}
+	if dialogue.HasReasoning(text) {
+		add(record.DefectReasoning)
 	}
 	for line := range strings.SplitSeq(text, "\n") {
 		l := strings.TrimSpace(line)
 		switch {
 		case l == "":
-		case strings.Trim(l, "-—–=*_ ") == "" && len(l) >= 3:
+		case dialogue.IsSeparator(l):
 			add(record.DefectSeparator)
-		case isHeader(l):
+		case dialogue.IsHeader(l):
 			add(record.DefectHeader)
+		case dialogue.IsJSONResidue(l):
+			add(dialogue.DefectJSONResidue)
 		}
 	}
 }
 
-var endMarkers = []string{"[END]", "【END】", "(END)", "[끝]", "[结束]", "【结束】", "[完]", "<END>"}
-
-// isHeader spots a line that only names the text: "Dialogue:", "## 对话",
-// "대화 2:".
-func isHeader(l string) bool {
-	low := strings.ToLower(strings.Trim(l, "#*:： "))
-	low = strings.TrimRight(low, "0123456789 ")
-	switch low {
-	case "dialogue", "conversation", "对话", "對話", "대화":
-		return true
+// FieldDefects finds leaked reasoning in a record's scenario and
+// situation (the release has scenarios that begin "analysisWe need to
+// produce JSON").
+func FieldDefects(rec *record.Record) {
+	if dialogue.HasReasoning(rec.Scenario) || dialogue.HasReasoning(rec.Situation) {
+		rec.AddDefect(record.DefectReasoning)
 	}
-	return false
 }

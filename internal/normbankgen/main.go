@@ -4,7 +4,7 @@
 // data/README.md (attribution, counts, what was found). Run it from the
 // repository root after a change to the rule or the release:
 //
-//	go run ./pkg/normbank/internal/gen [-release DIR] [-out DIR] [-k 3]
+//	go run ./internal/normbankgen [-release DIR] [-out DIR] [-k 3]
 //
 // The release directory defaults to $NG_RELEASE_DIR, else
 // ../shared/data/normgenesis beside the repository. The output is
@@ -18,7 +18,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,7 +30,7 @@ import (
 	"text/template"
 
 	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -154,26 +153,14 @@ type releaseRecord struct {
 // readRelease decodes the release files with ngcat's importer, which parses
 // each dialogue and notes its defects in checks.defects.
 func readRelease(names []string) ([]releaseRecord, error) {
-	src, err := imports.NewNormGenesis(names, imports.NormGenesisOptions{})
+	recs, err := imports.ReadNormGenesis(names)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
 	var out []releaseRecord
 	counts := map[string]int{}
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
-		}
-		file := filepath.Base(it.Name)
+	for _, rec := range recs {
+		file, _ := rec.ExtraString("source_file") // the base name
 		out = append(out, releaseRecord{rec: rec, file: file, index: counts[file]})
 		counts[file]++
 	}
@@ -367,7 +354,7 @@ func (g *gen) exemplars() ([]candidate, error) {
 		scenarios[r.file+"\x00"+strings.TrimSpace(r.rec.Scenario)]++
 	}
 	profiles := map[string]*normbank.Culture{}
-	audit := &stats.Audit{Detector: g.det, MinTurns: normbank.MinTurns, MaxTurns: normbank.MaxTurns, MinLangShare: 1}
+	aud := &audit.Audit{Detector: g.det, MinTurns: normbank.MinTurns, MaxTurns: normbank.MaxTurns, MinLangShare: 1}
 	groups := map[string][]candidate{}
 	for _, r := range g.recs {
 		rec := r.rec
@@ -391,7 +378,7 @@ func (g *gen) exemplars() ([]candidate, error) {
 			g.rejections[rejImport]++
 			continue
 		}
-		audit.Record(rec)
+		aud.Record(rec)
 		if rec.Checks != nil && len(rec.Checks.Defects) > 0 {
 			g.rejections[rejNgstats]++
 			continue

@@ -31,7 +31,7 @@ func TestDataUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is out of date: run go run ./pkg/normbank/internal/gen", p)
+			t.Errorf("%s is out of date: run go run ./internal/normbankgen", p)
 		}
 	}
 }
