@@ -332,8 +332,13 @@ func (p *parser) envelope(text string) ([]string, bool) {
 		// everything but the dialogue strings is removed on purpose
 		rest := body
 		for _, t := range texts {
-			if b, err := json.Marshal(t); err == nil {
-				rest = strings.Replace(rest, string(b[1:len(b)-1]), " ", 1)
+			// as written: "&" stays "&", not json.Marshal's "\u0026"
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(t) == nil {
+				q := strings.TrimSuffix(b.String(), "\n")
+				rest = strings.Replace(rest, q[1:len(q)-1], " ", 1)
 			}
 		}
 		p.removed(rest)
@@ -644,7 +649,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 			// "**Dialogue 2**:" — a header in markdown
 			p.bits |= sp.deco
 			if p.header(num, sp.full, blank); sp.rest != "" {
-				p.classify(sp.rest, raw, false, narr)
+				p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
 			}
 			return
 		}

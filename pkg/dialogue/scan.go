@@ -1209,6 +1209,9 @@ scan:
 			marks--
 			stars = true
 		}
+		if stars {
+			be = trimSpaceBack(line, be) // "A *():" — the name is "A"
+		}
 		base := line[start:max(start, be)]
 		if stars {
 			full = base + " " + line[o:e]
