@@ -180,7 +180,8 @@ func languageProblems(turns []turnLabels, spec turnsSpec) []string {
 
 // langNames name the languages prompts mention.
 var langNames = map[string]string{"en": "English", "ko": "Korean", "zh": "Chinese", "ja": "Japanese",
-	"fr": "French", "es": "Spanish", "de": "German"}
+	"fr": "French", "es": "Spanish", "de": "German", "zh-Hant": "Chinese (Traditional characters)",
+	"vi": "Vietnamese", "th": "Thai", "id": "Indonesian", "ms": "Malay", "tl": "Filipino", "ta": "Tamil"}
 
 // LangName is the English name of a language code ("ko" -> "Korean"); the
 // code itself when unknown.

@@ -44,11 +44,11 @@ func (s *Stage) culture(name string) (*culture, error) {
 }
 
 // scriptLangs are decided by script in pkg/lang, without lingua models.
-var scriptLangs = []string{"zh", "ja", "ko"}
+var scriptLangs = []string{"zh", "ja", "ko", "zh-Hant", "th", "ta"}
 
 // detectorFor returns a detector that tells the scenario language from
-// what a model may drift into. For Chinese, Japanese and Korean, those
-// three and English do, and need no lingua model (~170 MB resident): a
+// what a model may drift into. For Chinese (either form), Japanese,
+// Korean, Thai and Tamil, those and English do, and need no lingua model (~170 MB resident): a
 // run over those cultures never loads one. A Latin-script language needs
 // its Latin neighbours (the default set) to be told apart.
 func detectorFor(scenarioLang string) (*lang.Detector, error) {
@@ -56,10 +56,7 @@ func detectorFor(scenarioLang string) (*lang.Detector, error) {
 	if slices.Contains(scriptLangs, l) {
 		return lang.New(append(slices.Clone(scriptLangs), "en")...)
 	}
-	if slices.Contains(lang.DefaultLanguages, l) {
-		return lang.Default(), nil
-	}
-	return lang.New(append(slices.Clone(lang.DefaultLanguages), l)...)
+	return lang.For(l)
 }
 
 // audit returns the rules of the exemplar audit a version breaks: a

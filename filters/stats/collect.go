@@ -235,6 +235,7 @@ func (c *Collector) language(rec *record.Record) {
 	}
 	a.Records++
 	a.expected[exp]++
+	accepted := AcceptedLangs(rec, exp)
 	if rec.Checks.LangOK != nil && !*rec.Checks.LangOK {
 		a.RecordsBelow++
 	}
@@ -244,7 +245,7 @@ func (c *Collector) language(rec *record.Record) {
 			continue
 		}
 		a.Confident++
-		if t.Lang == exp {
+		if slices.Contains(accepted, t.Lang) {
 			a.Matching++
 			continue
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/seed"
@@ -20,7 +21,8 @@ func Ngseed(env pipeline.Env) int {
 	p.Details = `
 Reads norms and writes seed records. Without FILE arguments the norms are the
 built-in norm bank (the NormGenesis release: american, chinese and korean, 12
-categories of about 10 norms each), selected with --culture, --categories and
+categories of about 10 norms each; the other built-in cultures have profiles but
+no norms yet, so give theirs with --norms), selected with --culture, --categories and
 --limit; --norms FILE takes another list (JSONL, Parquet or Arrow records with
 culture, category and norm; norm_id kept when given). With FILE arguments (- for
 stdin) norm records stream in, so the first seeds leave before the last norm is
@@ -67,7 +69,7 @@ ngcat norms.jsonl | ngseed - --culture american --types v2r
 ngseed --culture-file cultures/japanese.yaml --norms japanese-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
-	culture := fs.String("culture", "", "use the norms of culture `NAME` only (american, chinese, korean, or one with a profile)")
+	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")
 	categories := fs.StringSlice("categories", nil, "use the norms of these `CATEGORIES` only, comma-separated (apology, compliment, ...)")
 	limit := fs.Int("limit", 0, "use the first `N` selected norms only (0: all)")
 	normsFile := fs.String("norms", "", "read the norms from `FILE` (JSONL, Parquet or Arrow with culture, category, norm) instead of the built-in bank")
@@ -98,6 +100,9 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			}
 			return seed.NormSource(norms, sel, *normsFile)
 		default:
+			if err := builtinNormsFor(cultures, sel.Culture); err != nil {
+				return nil, err
+			}
 			return seed.NormSource(normbank.BuiltinNorms(), sel, "builtin")
 		}
 	}
@@ -126,6 +131,24 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		return seed.New(seed.Options{Client: c, Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Cultures: cultures})
 	})
+}
+
+// builtinNormsFor says why the built-in norm bank cannot serve --culture
+// NAME: no profile, or a profile but no built-in norms (the cultures beyond
+// the release's three have profiles only).
+func builtinNormsFor(given map[string]*normbank.Culture, name string) error {
+	if name == "" {
+		return nil
+	}
+	c, err := lookupCulture(given, name)
+	if err != nil {
+		return fmt.Errorf("--culture: %w", err)
+	}
+	if have := normbank.NormCultures(); !slices.Contains(have, c.Name) {
+		return fmt.Errorf("--culture %s: the built-in norm bank has no %s norms (only %s); give them with --norms FILE or as FILE arguments (JSONL, Parquet or Arrow records with culture, category and norm)",
+			c.Name, c.Name, strings.Join(have, ", "))
+	}
+	return nil
 }
 
 // lookupCulture finds a culture's profile: given by --culture-file, or
