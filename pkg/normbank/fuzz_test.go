@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"math"
 	"strings"
-	"unicode"
 	"testing"
+	"unicode"
 )
 
 // FuzzParseProfile: any bytes give a valid profile or an error naming the
