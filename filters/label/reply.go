@@ -137,7 +137,7 @@ func nonEmpty(l []string) []string {
 // scriptLangs are the languages checked: those the detector tells apart by
 // script, with English as the only Latin candidate, so no lingua model is
 // ever loaded for this check.
-var scriptLangs = []string{"en", "ko", "zh", "ja"}
+var scriptLangs = []string{"en", "ko", "zh", "ja", "zh-Hant", "th", "ta"}
 
 // scriptDetector is built on first use, not when every program of the
 // multi-call binary starts.
