@@ -95,7 +95,7 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 			if err != nil {
 				return err
 			}
-			got, err = s.opt.Check(d, typ, expected)
+			got, err = s.opt.CheckFor(d, typ, seed.Culture, expected)
 			return err
 		},
 	}
