@@ -265,3 +265,20 @@ func linguaFor(t testing.TB, codes ...string) func(string) string {
 		return strings.ToLower(l.IsoCode639_1().String())
 	}
 }
+
+func TestDetectShortAsia(t *testing.T) {
+	// Short Latin turns are too short to tell whatever the language; short
+	// Thai, Tamil and Han turns are told by their script.
+	runDetectCases(t, allAsia(t), []detectCase{
+		{text: "Dạ.", want: "en", maxConf: MinConfidence - 0.01},
+		{text: "Opo.", want: "en", maxConf: MinConfidence - 0.01},
+		{text: "Ya.", want: "en", maxConf: MinConfidence - 0.01},
+		{text: "Tak.", want: "en", maxConf: MinConfidence - 0.01},
+		{text: "ค่ะ", want: "th", minConf: 0.5},
+		{text: "ครับ", want: "th", minConf: 0.7},
+		{text: "சரி", want: "ta", minConf: 0.5},
+		{text: "謝謝", want: "zh-Hant", minConf: 0.5},
+		{text: "嗯", want: "zh", maxConf: MinConfidence - 0.01},
+		{text: "๑๒๓", want: "", maxConf: 0}, // Thai digits are no letters
+	})
+}
