@@ -3,6 +3,7 @@ package stats
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ngkit/ngkit/filters/imports"
@@ -93,6 +94,23 @@ func cultureLangs(culture string) []string {
 	return langs
 }
 
+// detectors caches lang.For by accepted languages: it is asked once per
+// record, and building its key is cheaper than lang.For's own lookup.
+var detectors sync.Map
+
+func detectorFor(accepted []string) *lang.Detector {
+	key := strings.Join(accepted, ",")
+	if d, ok := detectors.Load(key); ok {
+		return d.(*lang.Detector)
+	}
+	d, err := lang.For(accepted...)
+	if err != nil {
+		d = lang.Default()
+	}
+	detectors.Store(key, d)
+	return d
+}
+
 // Record audits one record in place.
 func (a *Audit) Record(rec *record.Record) {
 	if len(rec.Turns) == 0 {
@@ -105,10 +123,7 @@ func (a *Audit) Record(rec *record.Record) {
 	accepted := AcceptedLangs(rec, expected)
 	det := a.Detector
 	if det == nil {
-		var err error
-		if det, err = lang.For(accepted...); err != nil {
-			det = lang.Default()
-		}
+		det = detectorFor(accepted)
 	}
 	var confident, matching int
 	found := make([]int, len(accepted))
