@@ -66,7 +66,8 @@ ngseed --culture korean --limit 5 -o seeds.jsonl
 ngseed --culture chinese --categories apology,thanks --types adherence,violation,v2r | ngrefine | ngv2r
 ngseed --norms my-norms.parquet --per-norm 5 -o seeds.parquet
 ngcat norms.jsonl | ngseed - --culture american --types v2r
-ngseed --culture-file cultures/japanese.yaml --norms japanese-norms.jsonl
+ngseed --culture thai --norms thai-norms.jsonl
+ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
 	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")
