@@ -137,7 +137,7 @@ func nonEmpty(l []string) []string {
 // scriptLangs are the languages checked: those the detector tells apart by
 // script, with English as the only Latin candidate, so no lingua model is
 // ever loaded for this check.
-var scriptLangs = []string{"en", "ko", "zh", "ja"}
+var scriptLangs = []string{"en", "ko", "zh", "ja", "th", "ta"}
 
 // scriptDetector is built on first use, not when every program of the
 // multi-call binary starts.
@@ -149,15 +149,32 @@ var scriptDetector = sync.OnceValue(func() *lang.Detector {
 	return d
 })
 
+// hantDetector checks zh-Hant the way scriptDetector checks zh: any
+// Chinese counts (with both forms as candidates, Chinese that neither form
+// marks would be weak and short explanations could not pass).
+var hantDetector = sync.OnceValue(func() *lang.Detector {
+	d, err := lang.New("en", "ko", "zh-Hant", "ja", "th", "ta")
+	if err != nil {
+		panic(err)
+	}
+	return d
+})
+
 // languageProblems checks that the explanations and rules-of-thumb are
 // mostly in the languages asked for.
 func languageProblems(turns []turnLabels, spec turnsSpec) []string {
 	var problems []string
 	check := func(what, want string, texts []string) {
-		if !slices.Contains(scriptLangs, want) || len(texts) == 0 {
+		det := scriptDetector()
+		if want == "zh-Hant" {
+			det = hantDetector()
+		} else if !slices.Contains(scriptLangs, want) {
 			return
 		}
-		share, langs := scriptDetector().Check(texts, want)
+		if len(texts) == 0 {
+			return
+		}
+		share, langs := det.Check(texts, want)
 		confident := 0
 		for _, l := range langs {
 			if l != "" {
@@ -180,7 +197,8 @@ func languageProblems(turns []turnLabels, spec turnsSpec) []string {
 
 // langNames name the languages prompts mention.
 var langNames = map[string]string{"en": "English", "ko": "Korean", "zh": "Chinese", "ja": "Japanese",
-	"fr": "French", "es": "Spanish", "de": "German"}
+	"fr": "French", "es": "Spanish", "de": "German", "zh-Hant": "Chinese (Traditional characters)",
+	"vi": "Vietnamese", "th": "Thai", "id": "Indonesian", "ms": "Malay", "tl": "Filipino", "ta": "Tamil"}
 
 // LangName is the English name of a language code ("ko" -> "Korean"); the
 // code itself when unknown.

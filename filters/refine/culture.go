@@ -44,22 +44,25 @@ func (s *Stage) culture(name string) (*culture, error) {
 }
 
 // scriptLangs are decided by script in pkg/lang, without lingua models.
-var scriptLangs = []string{"zh", "ja", "ko"}
+var scriptLangs = []string{"zh", "ja", "ko", "th", "ta"}
 
 // detectorFor returns a detector that tells the scenario language from
-// what a model may drift into. For Chinese, Japanese and Korean, those
-// three and English do, and need no lingua model (~170 MB resident): a
-// run over those cultures never loads one. A Latin-script language needs
-// its Latin neighbours (the default set) to be told apart.
+// what a model may drift into. For Chinese, Japanese, Korean, Thai and
+// Tamil, those and English do, and need no lingua model (~170 MB
+// resident): a run over those cultures never loads one. Traditional
+// Chinese is told from Simplified only when it is the scenario language:
+// with both forms as candidates, Chinese text that neither form marks is
+// weak, and a Simplified scenario must not be refused for that. A
+// Latin-script language needs its Latin neighbours (lang.For).
 func detectorFor(scenarioLang string) (*lang.Detector, error) {
 	l := lang.Normalize(scenarioLang)
-	if slices.Contains(scriptLangs, l) {
+	switch {
+	case slices.Contains(scriptLangs, l):
 		return lang.New(append(slices.Clone(scriptLangs), "en")...)
+	case l == "zh-Hant":
+		return lang.New(append(slices.Clone(scriptLangs), "en", l)...)
 	}
-	if slices.Contains(lang.DefaultLanguages, l) {
-		return lang.Default(), nil
-	}
-	return lang.New(append(slices.Clone(lang.DefaultLanguages), l)...)
+	return lang.For(l)
 }
 
 // audit returns the rules of the exemplar audit a version breaks: a

@@ -3,7 +3,6 @@ package seed
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -20,20 +19,11 @@ const (
 )
 
 // detectorFor returns a detector that knows the languages a culture
-// writes in besides pkg/lang's default candidates (a user's culture may
-// write in a language those do not include). Detectors are cached by
-// pkg/lang, so this is cheap after the first call.
+// writes in besides pkg/lang's default candidates (and their neighbours:
+// Indonesian for Malay, Simplified for Traditional Chinese). Detectors are
+// cached by pkg/lang, so this is cheap after the first call.
 func detectorFor(c *normbank.Culture) (*lang.Detector, error) {
-	langs := slices.Clone(lang.DefaultLanguages)
-	for _, l := range []string{c.ScenarioLang, c.Lang} {
-		if l = lang.Normalize(l); l != "" && !slices.Contains(langs, l) {
-			langs = append(langs, l)
-		}
-	}
-	if len(langs) == len(lang.DefaultLanguages) {
-		return lang.Default(), nil
-	}
-	return lang.New(langs...)
+	return lang.For(c.ScenarioLang, c.Lang)
 }
 
 // textError is why a scenario or situation was refused: a kind, for

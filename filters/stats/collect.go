@@ -236,6 +236,7 @@ func (c *Collector) language(rec *record.Record) {
 	}
 	a.Records++
 	a.expected[exp]++
+	accepted := audit.AcceptedLangs(rec, exp)
 	if rec.Checks.LangOK != nil && !*rec.Checks.LangOK {
 		a.RecordsBelow++
 	}
@@ -245,7 +246,7 @@ func (c *Collector) language(rec *record.Record) {
 			continue
 		}
 		a.Confident++
-		if t.Lang == exp {
+		if slices.Contains(accepted, t.Lang) {
 			a.Matching++
 			continue
 		}

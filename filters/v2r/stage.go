@@ -90,7 +90,7 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 			if err != nil {
 				return nil, err
 			}
-			return s.opt.Check(d, typ, expected)
+			return s.opt.CheckFor(d, typ, seed.Culture, expected)
 		},
 	}
 	if !s.opt.TextMode {

@@ -49,6 +49,14 @@ var stageTag = regexp.MustCompile(`(?i)[\[【(（]\s*(context|violation|recognit
 // and the language checks (lang_expected, lang_ok, lang_share). The error
 // lists what is wrong, in words the model can act on.
 func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) {
+	return r.CheckFor(d, typ, "", expected)
+}
+
+// CheckFor is Check for a dialogue of a culture: when the culture's profile
+// names several languages and expected is one of them (Singapore), a turn
+// in any of them counts as in the expected language, and lang_expected
+// says which of them the dialogue is in.
+func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Record, error) {
 	var probs problems
 	marked := false // a format marker was reported
 	n := len(d.Turns)
@@ -103,11 +111,12 @@ func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) 
 	probs.addErr(checkStages(d.Turns, typ))
 
 	// The audit ngstats runs, on a record of the turns alone.
-	rec := &record.Record{Lang: expected, Turns: d.Turns, Narration: d.Narration}
+	rec := &record.Record{Culture: culture, Lang: expected, Turns: d.Turns, Narration: d.Narration}
 	(&audit.Audit{Detector: r.Detector, MinTurns: r.MinTurns, MaxTurns: r.MaxTurns, MinLangShare: r.MinLangShare}).Record(rec)
+	accepted := audit.AcceptedLangs(rec, expected)
 	var wrong []string
 	for i, t := range rec.Turns {
-		if t.Lang != "" && t.Lang != expected {
+		if t.Lang != "" && !slices.Contains(accepted, t.Lang) {
 			wrong = append(wrong, fmt.Sprintf("%s is in %s", turnName(i, t.Speaker), langName(t.Lang)))
 		}
 	}

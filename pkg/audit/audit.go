@@ -8,6 +8,9 @@ package audit
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -24,7 +27,9 @@ const Undetermined = "und"
 // the expected one (checks.lang_*), and adds the defects it finds on the
 // turns to checks.defects. It changes only the record it is given.
 type Audit struct {
-	// Detector is lang.Default() when nil.
+	// Detector is, when nil, lang.For the record's accepted languages:
+	// the default candidates plus, say, Vietnamese for a Vietnamese
+	// dialogue, so that lingua loads only the models the records need.
 	Detector *lang.Detector
 	// MinTurns and MaxTurns bound a dialogue's turn count (0: no bound).
 	MinTurns, MaxTurns int
@@ -54,6 +59,63 @@ func ExpectedLang(rec *record.Record) string {
 	return lang.Normalize(normbank.CultureLang(rec.Culture))
 }
 
+// AcceptedLangs are the languages a record's dialogue may be in: expected,
+// and, when the record's culture has a profile that names several
+// languages of which expected is one (Singapore: en, zh, ms, ta), all of
+// them, expected first.
+func AcceptedLangs(rec *record.Record, expected string) []string {
+	if expected == "" {
+		return nil
+	}
+	langs := cultureLangs(rec.Culture)
+	if len(langs) < 2 || !slices.Contains(langs, expected) {
+		return []string{expected}
+	}
+	out := append(make([]string, 0, len(langs)), expected)
+	for _, l := range langs {
+		if l != expected {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// profileLangs caches the languages of each culture's profile (nil: no
+// profile): reading one parses YAML, far more work than auditing a record.
+var profileLangs sync.Map
+
+func cultureLangs(culture string) []string {
+	if culture == "" {
+		return nil
+	}
+	if v, ok := profileLangs.Load(culture); ok {
+		return v.([]string)
+	}
+	var langs []string
+	if p, err := normbank.Profile(culture); err == nil {
+		langs = p.Langs()
+	}
+	profileLangs.Store(culture, langs)
+	return langs
+}
+
+// detectors caches lang.For by accepted languages: it is asked once per
+// record, and building its key is cheaper than lang.For's own lookup.
+var detectors sync.Map
+
+func detectorFor(accepted []string) *lang.Detector {
+	key := strings.Join(accepted, ",")
+	if d, ok := detectors.Load(key); ok {
+		return d.(*lang.Detector)
+	}
+	d, err := lang.For(accepted...)
+	if err != nil {
+		d = lang.Default()
+	}
+	detectors.Store(key, d)
+	return d
+}
+
 // Record audits one record in place.
 func (a *Audit) Record(rec *record.Record) {
 	FieldDefects(rec)
@@ -63,12 +125,14 @@ func (a *Audit) Record(rec *record.Record) {
 		}
 		return
 	}
+	expected := ExpectedLang(rec)
+	accepted := AcceptedLangs(rec, expected)
 	det := a.Detector
 	if det == nil {
-		det = lang.Default()
+		det = detectorFor(accepted)
 	}
-	expected := ExpectedLang(rec)
 	var confident, matching int
+	found := make([]int, len(accepted))
 	speakers := make(map[string]struct{}, 4)
 	for i := range rec.Turns {
 		t := &rec.Turns[i]
@@ -93,8 +157,9 @@ func (a *Audit) Record(rec *record.Record) {
 		}
 		if t.Lang != "" {
 			confident++
-			if t.Lang == expected {
+			if k := slices.Index(accepted, t.Lang); k >= 0 {
 				matching++
+				found[k]++
 			}
 		}
 	}
@@ -114,7 +179,15 @@ func (a *Audit) Record(rec *record.Record) {
 	}
 	share := float64(matching) / float64(confident)
 	ok := share >= a.MinLangShare
-	rec.Checks.LangExpected = expected
+	// Of a culture's several languages, the one most turns were found in
+	// is the one the dialogue is in: lang_expected says which.
+	best := 0
+	for k := range found {
+		if found[k] > found[best] {
+			best = k
+		}
+	}
+	rec.Checks.LangExpected = accepted[best]
 	rec.Checks.LangShare = share
 	rec.Checks.LangOK = &ok
 	if !ok {

@@ -5,14 +5,21 @@
 //
 //  1. a script fast path on the stripped text (see StripForDetection): Hangul
 //     means Korean, kana means Japanese, Han without kana or Hangul means
-//     Chinese. Han, Hangul and kana decide by themselves, so lingua models
-//     are never needed for zh, ko and ja;
+//     Chinese, Thai script Thai, Tamil script Tamil. When both zh (Simplified)
+//     and zh-Hant (Traditional) are candidates, Han text is told apart by the
+//     characters only one of the two forms writes (们/們, 这/這, 说/說; a
+//     table from the Unicode Han database, see hanvariants.go); text with
+//     none of them (好的, 谢 and 謝 both absent) is Chinese of either form and
+//     is reported with a confidence under MinConfidence. These scripts decide
+//     by themselves, so lingua models are never needed for zh, zh-Hant, ko,
+//     ja, th and ta;
 //  2. text dominated by Latin letters is put to a vote of function words
-//     ("the", "you", "est", "qué", "nicht", ...; see words.go), which settles
-//     most turns in about a microsecond;
+//     ("the", "you", "est", "qué", "nicht", "không", "hindi", "nggak", ...;
+//     see words.go), which settles most turns in about a microsecond;
 //  3. Latin text the vote leaves open goes to lingua-go, restricted to the
-//     Latin-script candidates. Together, 2 and 3 catch French or Spanish in a
-//     dialogue that should be English.
+//     Latin-script candidates (en, vi, id, ms, tl and the neighbours fr, es,
+//     de). Together, 2 and 3 catch French or Spanish in a dialogue that
+//     should be English, and Indonesian in one that should be Malay.
 //
 // Mixed-script text resolves to the dominant script, measured in words, not
 // letters: a Latin word counts as one unit, a Hangul run (a Korean eojeol) as
@@ -29,7 +36,10 @@
 // lingua's models are large (~40 MB resident per language once decoded) and are
 // held in process-wide maps inside lingua: they are loaded once per process,
 // when the first Detector that needs them is built, and only for the Latin
-// candidates of that Detector.
+// candidates of that Detector. For builds the detector a run needs for
+// given expected languages: the default set plus those languages and their
+// near neighbours, so a run over Korean and Thai dialogues loads no more
+// than the default set, and one over Malay loads Malay and Indonesian.
 package lang
 
 import (
@@ -37,6 +47,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -59,12 +70,28 @@ const MinConfidence = 0.5
 // false positives on short English turns, so the set stops at three.
 // Italian, Portuguese and Dutch text is still reported as "not a candidate"
 // by the function-word vote (words.go), without loading their models.
-var DefaultLanguages = []string{"en", "zh", "ko", "ja", "fr", "es", "de"}
+// Thai and Tamil are decided by script and cost nothing, so they are
+// candidates too. The Latin languages of the Southeast Asian cultures (vi,
+// id, ms, tl) and zh-Hant are not: each Latin one costs a model, and
+// zh-Hant would make every Chinese turn without a distinguishing character
+// weak; For adds them when a run needs them.
+var DefaultLanguages = []string{"en", "zh", "ko", "ja", "fr", "es", "de", "th", "ta"}
+
+// neighbours are, for a language, the languages a model asked for it most
+// plausibly writes instead, which a detector checking it must know: Malay
+// and Indonesian are close kin (a Malaysian dialogue in Indonesian is a
+// real drift), and Traditional Chinese is checked against Simplified.
+var neighbours = map[string][]string{
+	"ms":      {"id"},
+	"id":      {"ms"},
+	"zh-Hant": {"zh"},
+}
 
 // Result is the language detected for one text.
 type Result struct {
-	// Lang is the primary BCP-47 subtag of the detected language ("en",
-	// "zh", "ko", "ja", ...), always one of the detector's candidates, or ""
+	// Lang is the detected language as Normalize writes it ("en", "zh",
+	// "zh-Hant", "ko", "ja", "th", ...), always one of the detector's
+	// candidates, or ""
 	// when no candidate fits: no letters at all, or text in a script no
 	// candidate uses (e.g. Korean text for a detector built without "ko").
 	Lang string
@@ -107,12 +134,14 @@ func (m Method) String() string {
 // Detector identifies languages among a fixed candidate set. It is immutable
 // after construction and safe for concurrent use.
 type Detector struct {
-	langs      []string // candidates, normalized, in the order given
-	zh, ja, ko bool
-	latin      []string // Latin-script candidates in the order given; latin[0] is preferred for text too short to tell
-	words      bool     // every Latin candidate has a function-word list
-	byLingua   map[lingua.Language]string
-	ld         lingua.LanguageDetector // nil when fewer than two Latin candidates
+	langs           []string // candidates, normalized, in the order given
+	zh, zht, ja, ko bool
+	th, ta          bool
+	hantFirst       bool     // zh-Hant comes before zh in langs: the answer for Han text of either form
+	latin           []string // Latin-script candidates in the order given; latin[0] is preferred for text too short to tell
+	words           bool     // every Latin candidate has a function-word list
+	byLingua        map[lingua.Language]string
+	ld              lingua.LanguageDetector // nil when fewer than two Latin candidates
 }
 
 var (
@@ -138,9 +167,9 @@ func Default() *Detector {
 }
 
 // New returns a detector for the given BCP-47 language tags ("en", "zh",
-// "zh-Hans", "ko-KR", ...; only the primary subtag matters). zh, ja and ko
-// are decided by script; every other tag must be a Latin-script language
-// lingua supports. The order matters in one way: the first Latin candidate
+// "zh-Hant", "ko-KR", ...; compared as Normalize writes them). zh, zh-Hant,
+// ja, ko, th and ta are decided by script; every other tag must be a
+// Latin-script language lingua supports. The order matters in one way: the first Latin candidate
 // is reported for Latin text too short to tell apart.
 //
 // Detectors are cached per candidate list, so calling New repeatedly with
@@ -173,13 +202,17 @@ func New(langs ...string) (*Detector, error) {
 	return e.d, e.err
 }
 
-// Normalize returns the lower-case primary subtag of a BCP-47 tag ("zh-Hant"
-// -> "zh", "EN_us" -> "en"), or "" when tag has no alphabetic primary
-// subtag of 2 or 3 letters.
+// Normalize returns the canonical form of a BCP-47 tag that detectors and
+// checks compare: the lower-case primary subtag ("EN_us" -> "en", "ko-KR"
+// -> "ko"), except for Chinese, which keeps its written form: "zh-Hant"
+// for Traditional (zh-Hant, zh-Hant-TW, and zh-TW, zh-HK, zh-MO without a
+// script subtag) and "zh" for Simplified (zh, zh-Hans, zh-CN, zh-SG). It
+// returns "" when tag has no alphabetic primary subtag of 2 or 3 letters.
 func Normalize(tag string) string {
 	tag = strings.TrimSpace(tag)
+	rest := ""
 	if i := strings.IndexAny(tag, "-_"); i >= 0 {
-		tag = tag[:i]
+		tag, rest = tag[:i], tag[i+1:]
 	}
 	if len(tag) < 2 || len(tag) > 3 {
 		return ""
@@ -190,7 +223,28 @@ func Normalize(tag string) string {
 			return ""
 		}
 	}
-	return strings.ToLower(tag)
+	tag = strings.ToLower(tag)
+	if tag == "zh" && traditional(rest) {
+		return "zh-Hant"
+	}
+	return tag
+}
+
+// traditional reports whether the subtags after "zh" say Traditional: a
+// Hant script subtag, or no script subtag and a region that writes
+// Traditional (Taiwan, Hong Kong, Macau).
+func traditional(subtags string) bool {
+	for _, st := range strings.FieldsFunc(subtags, func(r rune) bool { return r == '-' || r == '_' }) {
+		switch strings.ToLower(st) {
+		case "hant":
+			return true
+		case "hans":
+			return false
+		case "tw", "hk", "mo":
+			return true
+		}
+	}
+	return false
 }
 
 var latinLinguaLanguages = func() map[lingua.Language]bool {
@@ -209,11 +263,21 @@ func build(langs []string) (*Detector, error) {
 		case "zh":
 			d.zh = true
 			continue
+		case "zh-Hant":
+			d.zht = true
+			d.hantFirst = !d.zh
+			continue
 		case "ja":
 			d.ja = true
 			continue
 		case "ko":
 			d.ko = true
+			continue
+		case "th":
+			d.th = true
+			continue
+		case "ta":
+			d.ta = true
 			continue
 		}
 		l := lingua.GetLanguageFromIsoCode639_1(lingua.GetIsoCode639_1FromValue(c))
@@ -221,7 +285,7 @@ func build(langs []string) (*Detector, error) {
 			return nil, fmt.Errorf("lang: language %q is not supported by lingua", c)
 		}
 		if !latinLinguaLanguages[l] {
-			return nil, fmt.Errorf("lang: language %q is not written in Latin script; only zh, ja, ko and Latin-script languages are supported", c)
+			return nil, fmt.Errorf("lang: language %q is not written in Latin script; only zh, zh-Hant, ja, ko, th, ta and Latin-script languages are supported", c)
 		}
 		d.latin = append(d.latin, c)
 		d.byLingua[l] = c
@@ -290,6 +354,12 @@ const (
 	fullKana   = 2
 	fullHan    = 4
 	fullLatin  = 12
+	// Thai and Tamil letters are unambiguous too; a few make a word.
+	fullThai  = 4
+	fullTamil = 4
+	// thaiCharsPerWord converts Thai letters (vowel and tone marks not
+	// counted) into word units: Thai writes no spaces between words.
+	thaiCharsPerWord = 3.5
 	// minLatinLetters: below this, Latin text is not looked at further
 	// (no vote, no lingua): its length factor alone keeps the confidence
 	// under MinConfidence.
@@ -298,8 +368,9 @@ const (
 
 // scriptCounts is a letter census of a stripped text.
 type scriptCounts struct {
-	hangul, kana, han, latin, other  int // letters
-	hangulRuns, latinRuns, otherRuns int // maximal runs of one script (≈ words)
+	hangul, kana, han, latin, thai, tamil, other int // letters
+	hangulRuns, latinRuns, tamilRuns, otherRuns  int // maximal runs of one script (≈ words)
+	simp, trad                                   int // Han characters only Simplified / only Traditional writes
 }
 
 const (
@@ -308,6 +379,8 @@ const (
 	clsKana
 	clsHan
 	clsLatin
+	clsThai
+	clsTamil
 	clsOther
 )
 
@@ -328,6 +401,8 @@ func classify(r rune) int {
 	case r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FA, r == 'ー': // kana
 		return clsKana
 	case r >= 0xC0 && r <= 0x24F && r != 0xD7 && r != 0xF7: // Latin-1 Supplement, Extended-A/B letters
+		return clsLatin
+	case r >= 0x1EA0 && r <= 0x1EF9: // Latin Extended Additional: Vietnamese letters with two marks
 		return clsLatin
 	case r >= 0x2000 && r <= 0x206F, r >= 0x3000 && r <= 0x3004, r >= 0x3008 && r <= 0x301F, r >= 0xFF01 && r <= 0xFF0F: // punctuation
 		return clsNone
@@ -352,13 +427,36 @@ func classifySlow(r rune) int {
 	case unicode.Is(unicode.Latin, r):
 		return clsLatin
 	case unicode.IsMark(r):
-		// Combining accents belong to the preceding letter.
+		// Combining accents, Thai vowel and tone marks and Tamil vowel
+		// signs belong to the preceding letter.
 		return -1
-	case unicode.IsLetter(r):
-		return clsOther
+	case !unicode.IsLetter(r):
+		return clsNone
+	case unicode.Is(unicode.Thai, r):
+		return clsThai
+	case unicode.Is(unicode.Tamil, r):
+		return clsTamil
 	}
-	return clsNone
+	return clsOther
 }
+
+// hanForm says which written form of Chinese a Han character belongs to
+// only: hanSimp, hanTrad, or 0 for characters both write (hanvariants.go).
+var hanForm = func() []uint8 {
+	t := make([]uint8, 0x9FFF-0x4E00+1)
+	for _, r := range simplifiedOnly {
+		t[r-0x4E00] = hanSimp
+	}
+	for _, r := range traditionalOnly {
+		t[r-0x4E00] = hanTrad
+	}
+	return t
+}()
+
+const (
+	hanSimp = 1
+	hanTrad = 2
+)
 
 func census(s string) scriptCounts {
 	var c scriptCounts
@@ -378,10 +476,25 @@ func census(s string) scriptCounts {
 			c.kana++
 		case clsHan:
 			c.han++
+			if r >= 0x4E00 && r <= 0x9FFF {
+				switch hanForm[r-0x4E00] {
+				case hanSimp:
+					c.simp++
+				case hanTrad:
+					c.trad++
+				}
+			}
 		case clsLatin:
 			c.latin++
 			if prev != clsLatin {
 				c.latinRuns++
+			}
+		case clsThai:
+			c.thai++
+		case clsTamil:
+			c.tamil++
+			if prev != clsTamil {
+				c.tamilRuns++
 			}
 		case clsOther:
 			c.other++
@@ -401,19 +514,33 @@ func lengthFactor(n, full int) float64 {
 	return float64(n) / float64(full)
 }
 
+// weakVariant is the confidence cap of Han text that has no character of
+// only one form, for a detector that must tell Simplified from
+// Traditional: certainly Chinese, but which form cannot be told.
+const weakVariant = MinConfidence - 0.05
+
 func (d *Detector) detectStripped(s string) Result {
 	c := census(s)
 	cjk := float64(c.hangulRuns) + float64(c.han+c.kana)/hanCharsPerWord
 	lat := float64(c.latinRuns)
+	thai := float64(c.thai) / thaiCharsPerWord
+	tamil := float64(c.tamilRuns)
 	oth := float64(c.otherRuns)
-	total := cjk + lat + oth
+	total := cjk + lat + thai + tamil + oth
 	if total == 0 {
 		return Result{}
 	}
-	switch {
-	case lat > cjk && lat >= oth:
+	// The dominant script decides; ties go to CJK, then Latin, Thai,
+	// Tamil, other scripts.
+	switch top := max(cjk, lat, thai, tamil, oth); {
+	case cjk == top:
+	case lat == top:
 		return d.detectLatin(s, c, lat/total)
-	case oth > cjk:
+	case thai == top:
+		return d.pick(d.th, "th", thai/total*lengthFactor(c.thai, fullThai))
+	case tamil == top:
+		return d.pick(d.ta, "ta", tamil/total*lengthFactor(c.tamil, fullTamil))
+	default:
 		return Result{Confidence: oth / total * lengthFactor(c.other, fullLatin)}
 	}
 	share := cjk / total
@@ -423,13 +550,45 @@ func (d *Detector) detectStripped(s string) Result {
 		return d.pick(d.ko, "ko", share*lengthFactor(c.hangul, fullHangul))
 	case c.kana > 0 && float64(c.kana) >= kanaShare*float64(cj):
 		return d.pick(d.ja, "ja", share*lengthFactor(cj, fullKana))
+	case d.zh && d.zht:
+		return d.chineseForm(c, share*lengthFactor(cj, fullHan))
 	case d.zh:
 		return d.pick(true, "zh", share*lengthFactor(cj, fullHan))
+	case d.zht:
+		return d.pick(true, "zh-Hant", share*lengthFactor(cj, fullHan))
 	default:
 		// Han-only text without zh among the candidates: it may be
 		// kanji-only Japanese; say so, weakly.
 		return d.pick(d.ja, "ja", 0.5*share*lengthFactor(cj, fullHan))
 	}
+}
+
+// chineseForm tells Simplified from Traditional Chinese by the characters
+// only one form writes. The confidence is scaled by the margin between
+// the two counts: a Traditional text quoting one Simplified name is still
+// Traditional. Text with none of them is either; it gets the first of zh
+// and zh-Hant among the candidates, below MinConfidence.
+func (d *Detector) chineseForm(c scriptCounts, conf float64) Result {
+	s, t := c.simp, c.trad
+	switch {
+	case s == t:
+		l := "zh"
+		if d.hantFirst {
+			l = "zh-Hant"
+		}
+		return Result{Lang: l, Confidence: min(conf, weakVariant)}
+	case t > s:
+		return Result{Lang: "zh-Hant", Confidence: conf * variantFactor(t, s)}
+	default:
+		return Result{Lang: "zh", Confidence: conf * variantFactor(s, t)}
+	}
+}
+
+// variantFactor is how sure n distinguishing characters against m of the
+// other form make the verdict: one character alone is enough (a short
+// turn such as "謝謝。" has only that), an even mix is not.
+func variantFactor(n, m int) float64 {
+	return float64(n-m) / float64(n+m)
 }
 
 // pick reports lang if it is a candidate, and "" otherwise (with the same
@@ -491,7 +650,7 @@ func (d *Detector) isLatinCandidate(code string) bool {
 // Han name in English text does not engage lingua's own CJK rules. When s
 // has no other letters it is returned as is.
 func latinOnly(s string, c scriptCounts) string {
-	if c.hangul+c.kana+c.han+c.other == 0 {
+	if c.hangul+c.kana+c.han+c.thai+c.tamil+c.other == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -524,22 +683,89 @@ func Check(turnTexts []string, expected string) (share float64, langs []string) 
 
 // Check is Check with this detector's candidate set.
 func (d *Detector) Check(turnTexts []string, expected string) (share float64, langs []string) {
-	expected = Normalize(expected)
-	langs = make([]string, len(turnTexts))
-	n, ok := 0, 0
+	v := d.CheckAny(turnTexts, expected)
+	return v.Share, v.Langs
+}
+
+// Verdict is the outcome of CheckAny.
+type Verdict struct {
+	// Share of the confident turns that are in one of the accepted
+	// languages (0 when no turn is confident).
+	Share float64
+	// Langs is the detected language of each turn, as Detect says ("" when
+	// unknown), confident or not.
+	Langs []string
+	// Found are the accepted languages found among the confident turns,
+	// the most frequent first (ties in the order accepted): which of a
+	// culture's languages the dialogue is in.
+	Found []string
+	// Confident is the number of confident turns.
+	Confident int
+}
+
+// CheckAny is Check for a culture written in several languages
+// (Singapore: English, Chinese, Malay, Tamil): a turn in any of the
+// accepted languages counts as matching, and Found says which were found.
+func (d *Detector) CheckAny(turnTexts []string, accepted ...string) Verdict {
+	acc := make([]string, 0, len(accepted))
+	for _, a := range accepted {
+		if a = Normalize(a); a != "" && !slices.Contains(acc, a) {
+			acc = append(acc, a)
+		}
+	}
+	v := Verdict{Langs: make([]string, len(turnTexts))}
+	counts := make([]int, len(acc))
+	ok := 0
 	for i, t := range turnTexts {
 		r := d.Detect(t)
-		langs[i] = r.Lang
+		v.Langs[i] = r.Lang
 		if r.Confidence < MinConfidence {
 			continue
 		}
-		n++
-		if expected != "" && r.Lang == expected {
+		v.Confident++
+		if k := slices.Index(acc, r.Lang); k >= 0 && r.Lang != "" {
+			counts[k]++
 			ok++
 		}
 	}
-	if n == 0 {
-		return 0, langs
+	if v.Confident > 0 {
+		v.Share = float64(ok) / float64(v.Confident)
 	}
-	return float64(ok) / float64(n), langs
+	for k := range acc {
+		if counts[k] > 0 {
+			v.Found = append(v.Found, acc[k])
+		}
+	}
+	slices.SortStableFunc(v.Found, func(a, b string) int {
+		return counts[slices.Index(acc, b)] - counts[slices.Index(acc, a)]
+	})
+	return v
+}
+
+// For returns the detector that checks text expected in any of the given
+// languages: the DefaultLanguages, the expected ones and their near
+// neighbours (Indonesian for Malay and back, Simplified for Traditional
+// Chinese); the ones beyond the defaults sorted, so that every order of
+// the same languages shares one detector. Only the Latin-script languages among them
+// load lingua models, once per process: For("ko") and For("th") are the
+// Default detector, For("ms") loads Malay and Indonesian beside it.
+func For(expected ...string) (*Detector, error) {
+	langs := slices.Clone(DefaultLanguages)
+	add := func(l string) {
+		if l != "" && !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	for _, e := range expected {
+		n := Normalize(e)
+		if n == "" {
+			return nil, fmt.Errorf("lang: empty or malformed language tag %q", e)
+		}
+		add(n)
+		for _, nb := range neighbours[n] {
+			add(nb)
+		}
+	}
+	slices.Sort(langs[len(DefaultLanguages):])
+	return New(langs...)
 }

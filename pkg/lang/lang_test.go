@@ -156,7 +156,7 @@ func TestDetectOtherScripts(t *testing.T) {
 	// Text in a script no candidate uses is confidently "none of them".
 	runDetectCases(t, Default(), []detectCase{
 		{text: "Я не знаю, что ты имеешь в виду, но спасибо.", want: "", minConf: 0.9},
-		{text: "ฉันไม่รู้ว่าคุณหมายถึงอะไร", want: "", minConf: 0.5},
+		{text: "मुझे नहीं पता कि आपका क्या मतलब है।", want: "", minConf: 0.9}, // Hindi
 	})
 	// And so is Korean for a detector without "ko".
 	d, err := New("zh", "en", "fr")
@@ -226,7 +226,9 @@ func TestNewAndCache(t *testing.T) {
 
 func TestNormalize(t *testing.T) {
 	for in, want := range map[string]string{
-		"en": "en", "EN-us": "en", "zh_Hant": "zh", " ko ": "ko", "fil": "fil",
+		"en": "en", "EN-us": "en", " ko ": "ko", "fil": "fil",
+		"zh_Hant": "zh-Hant", "zh-Hant-TW": "zh-Hant", "zh-TW": "zh-Hant", "zh-hk": "zh-Hant", "zh-MO": "zh-Hant",
+		"zh": "zh", "zh-Hans": "zh", "zh-CN": "zh", "zh-SG": "zh", "zh-Hans-TW": "zh", "ZH": "zh", "ja-JP": "ja",
 		"": "", "e": "", "engl": "", "1a": "", "-en": "",
 	} {
 		if got := Normalize(in); got != want {

@@ -21,7 +21,14 @@ func TestDefaultMemory(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		rss0 := procStatus("VmRSS")
 		start := time.Now()
-		Default()
+		if set := os.Getenv("NG_LANG_MEMORY_SET"); set != "" {
+			if _, err := New(strings.Split(set, ",")...); err != nil {
+				fmt.Println("ERROR", err)
+				return
+			}
+		} else {
+			Default()
+		}
 		load := time.Since(start)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
@@ -46,6 +53,60 @@ func TestDefaultMemory(t *testing.T) {
 		}
 	}
 	t.Fatalf("child printed no measurement:\n%s", out)
+}
+
+// BenchmarkDetectorLoad measures, each in a fresh child process, what
+// building a detector costs: the load time of its lingua models (ms) and
+// the resident set afterwards (MB), for the candidate set before the
+// Southeast Asian languages (old), today's DefaultLanguages (default: old
+// plus th and ta, which are decided by script), and every language of the
+// built-in profiles (all: default plus zh-Hant, vi, id, ms, tl). Run with
+// -benchtime 1x: each iteration is one child process.
+func BenchmarkDetectorLoad(b *testing.B) {
+	all, err := For("zh-Hant", "vi", "id", "ms", "tl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, set := range []struct{ name, langs string }{
+		{"old", "en,zh,ko,ja,fr,es,de"},
+		{"default", strings.Join(DefaultLanguages, ",")},
+		{"all", strings.Join(all.Languages(), ",")},
+		{"scripts-only", "en,zh,zh-Hant,ko,ja,th,ta"},
+	} {
+		b.Run(set.name, func(b *testing.B) {
+			var loadMS, rssMB float64
+			for range b.N {
+				cmd := exec.Command(os.Args[0], "-test.run=^TestDefaultMemory$", "-test.count=1")
+				cmd.Env = append(os.Environ(), "NG_LANG_MEMORY_CHILD=1", "NG_LANG_MEMORY_SET="+set.langs)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					b.Fatalf("child: %v\n%s", err, out)
+				}
+				var load time.Duration
+				var rss int
+				for _, l := range strings.Split(string(out), "\n") {
+					if strings.HasPrefix(l, "MEMORY ") {
+						f := strings.Fields(l)
+						load, _ = time.ParseDuration(strings.TrimPrefix(f[1], "load="))
+						// rss=A kB -> B kB: the value after the arrow
+						for i, w := range f {
+							if w == "->" {
+								fmt.Sscan(f[i+1], &rss)
+							}
+						}
+					}
+				}
+				if rss == 0 {
+					b.Fatalf("child printed no measurement:\n%s", out)
+				}
+				loadMS += float64(load.Milliseconds())
+				rssMB += float64(rss) / 1024
+			}
+			b.ReportMetric(loadMS/float64(b.N), "load-ms")
+			b.ReportMetric(rssMB/float64(b.N), "rss-MB")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
 
 // procStatus returns a field of /proc/self/status ("VmRSS" -> "169020 kB"),

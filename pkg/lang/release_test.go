@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -200,5 +201,77 @@ func TestWordsAgreeWithLingua(t *testing.T) {
 	t.Logf("function words decided %d confident turns; lingua disagrees on %d (%.3f%%)", n, dis, 100*float64(dis)/float64(n))
 	if float64(dis) > 0.005*float64(n) {
 		t.Errorf("lingua disagrees with the function-word vote on %d of %d turns", dis, n)
+	}
+}
+
+// TestHanFormsOnRelease: the Chinese turns of the release (Simplified) are
+// never taken for Traditional, and the same turns converted to Traditional
+// by ICU's Hans-Hant transliterator (uconv, a converter that is not ours)
+// are taken for Traditional. Turns with no character of only one form are
+// weak, not wrong. Needs the release and uconv (Debian icu-devtools).
+func TestHanFormsOnRelease(t *testing.T) {
+	files := loadRelease(t)
+	uconv, err := exec.LookPath("uconv")
+	if err != nil {
+		t.Skip("uconv (ICU, Debian package icu-devtools) not installed")
+	}
+	var simp []string
+	for _, f := range files {
+		if f.expected == "zh" {
+			for _, s := range f.turns {
+				if !strings.Contains(s, "\n") {
+					simp = append(simp, s)
+				}
+			}
+		}
+	}
+	cmd := exec.Command(uconv, "-f", "utf-8", "-t", "utf-8", "-x", "Hans-Hant")
+	cmd.Stdin = strings.NewReader(strings.Join(simp, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("uconv: %v", err)
+	}
+	trad := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(trad) != len(simp) {
+		t.Fatalf("uconv gave %d lines for %d", len(trad), len(simp))
+	}
+	d, err := For("zh-Hant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(turns []string, want, other string) (ok, wrong, weak int) {
+		for _, s := range turns {
+			if Default().Detect(s).Lang != "zh" {
+				continue // English or Korean turns of the Chinese files
+			}
+			switch r := d.Detect(s); {
+			case r.Confidence < MinConfidence:
+				weak++
+			case r.Lang == want:
+				ok++
+			case r.Lang == other:
+				wrong++
+				if wrong <= 3 {
+					t.Logf("%s taken for %s: %q", want, other, s)
+				}
+			}
+		}
+		return
+	}
+	for _, c := range []struct {
+		name, want, other string
+		turns             []string
+	}{
+		{"release (Simplified)", "zh", "zh-Hant", simp},
+		{"release converted to Traditional", "zh-Hant", "zh", trad},
+	} {
+		ok, wrong, weak := count(c.turns, c.want, c.other)
+		t.Logf("%s: %d %s, %d %s, %d weak (no distinguishing character)", c.name, ok, c.want, wrong, c.other, weak)
+		if float64(wrong) > 0.001*float64(ok+wrong) {
+			t.Errorf("%s: %d of %d confident turns taken for %s", c.name, wrong, ok+wrong, c.other)
+		}
+		if float64(weak) > 0.1*float64(ok+wrong+weak) {
+			t.Errorf("%s: %d of %d turns weak", c.name, weak, ok+wrong+weak)
+		}
 	}
 }

@@ -24,8 +24,10 @@ import (
 // it settles, all short turns where lingua is wrong ("Hi, Sarah." -> de;
 // see TestWordsAgreeWithLingua).
 //
-// Lists exist for the default Latin candidates (en, fr, es, de) and for the
-// Latin languages most likely to be confused with them (it, pt, nl), which
+// Lists exist for the default Latin candidates (en, fr, es, de), for the
+// Latin languages of the Southeast Asian cultures (vi, tl, id, ms; none of
+// their words is in an older list, so the older lists vote as before), and
+// for the Latin languages most likely to be confused with them (it, pt, nl), which
 // take part in the vote even when they are not candidates: a clear win for a
 // non-candidate makes the result "none of the candidates" (lingua, asked
 // instead, would force the nearest candidate, and calls Dutch English), and
@@ -80,6 +82,29 @@ var functionWordLists = map[string]string{
 		heeft zijn ben dit deze mijn jouw onze hoe waar waarom goed dank
 		bedankt alsjeblieft nee moet gaan gaat uit als alleen veel kunnen zou
 		worden je die ja dat is was`,
+	// Vietnamese: nearly every word carries its tone marks, so the list
+	// is distinctive by spelling alone.
+	"vi": `không của và là có được này tôi anh chị với những một người đã sẽ
+		đang rất cảm ơn xin lỗi vâng dạ gì thế nào nhé nhỉ ở đây đó bạn mình
+		chúng họ cũng nhưng vì nếu thì khi còn lắm quá ông bà cô chú bác ơi
+		nhiều hôm biết muốn làm nói ạ cho rồi đến về ra vào lại phải`,
+	// Tagalog (Filipino).
+	"tl": `ang ng mga ako ikaw ka siya tayo kayo ko mo niya namin
+		natin ninyo nila ito iyan iyon hindi oo opo po ho lang naman din rin
+		ba kasi kung salamat bakit paano saan kailan sino nga talaga sige
+		wala meron mayroon yung dito doon diyan ngayon bukas kahapon lahat
+		maraming isang akin nang pala muna ninyong inyo kanila`,
+	// Indonesian and Malay share most function words (saya, tidak, yang,
+	// ini, itu, dengan, sudah...), which are left out: listed in both they
+	// would cancel. What remains are the words one writes and the other
+	// does not (Indonesian bisa, karena, mau, nggak, kalian; Malay boleh,
+	// kerana, mahu, tak, awak); text with none of them goes to lingua.
+	"id": `bisa karena mau nggak enggak gak banget dong sih kok aja kalian
+		gimana makasih besok silakan paham uang kantor mobil bilang ketemu
+		bapak udah bikin nih tuh emang gitu gini kayak deh lho ngga toko`,
+	"ms": `boleh kerana mahu tak nak hendak awak sila faham wang pejabat
+		cakap tengok beritahu sahaja encik puan cik esok kat dah takde kedai
+		seronok tahniah jemput teksi polis`,
 }
 
 // wordLang maps a function word to the index (into wordLangs) of the only
@@ -91,7 +116,7 @@ var (
 
 func init() {
 	seen := map[string]int{} // word -> list index, or -1 when in several
-	for _, l := range []string{"en", "fr", "es", "de", "it", "pt", "nl"} {
+	for _, l := range []string{"en", "fr", "es", "de", "it", "pt", "nl", "vi", "tl", "id", "ms"} {
 		idx := len(wordLangs)
 		wordLangs = append(wordLangs, l)
 		for _, w := range strings.Fields(functionWordLists[l]) {
@@ -141,7 +166,7 @@ const (
 // name: it neither votes nor counts as a word. Sentence-initial words, "I"
 // and all-caps words vote normally.
 func wordVote(s string) (win string, h1, h2 int) {
-	var hits [8]int
+	var hits [16]int
 	words := 0
 	var buf [32]byte
 	sentenceStart := true

@@ -155,7 +155,10 @@ func MarkerIn(s string) string {
 // with a capital, or the text ends), an ASCII '.' not followed by a space
 // or the end ("3.5", "U.S"), and the '.' of an abbreviation (Mr. Mrs. Ms.
 // Dr. Prof. St. Jr. Sr. vs., and single Latin letters as in "J. K." and
-// "p.m."). It is a heuristic for the length rule, not a linguistic tool.
+// "p.m."). Thai writes no full stop: a space between Thai letters ends a
+// sentence there (it also marks some clause breaks, so long Thai sentences
+// may count twice). It is a heuristic for the length rule, not a
+// linguistic tool.
 func Sentences(s string) int {
 	if n, ok := sentences([]rune(strings.TrimSpace(s)), true); ok {
 		return n
@@ -201,6 +204,9 @@ func sentences(rs []rune, quotes bool) (n int, ok bool) {
 			}
 			n++
 			open = false
+		case r == ' ' && open && thaiSpace(rs, i):
+			n++
+			open = false
 		}
 	}
 	if closer != 0 {
@@ -210,6 +216,13 @@ func sentences(rs []rune, quotes bool) (n int, ok bool) {
 		n++
 	}
 	return n, true
+}
+
+// thaiSpace: the space at rs[i] stands between Thai text (a letter or a
+// vowel or tone mark) and a Thai letter, where Thai ends a sentence.
+func thaiSpace(rs []rune, i int) bool {
+	return i > 0 && i+1 < len(rs) && unicode.Is(unicode.Thai, rs[i-1]) && !unicode.IsDigit(rs[i-1]) &&
+		unicode.Is(unicode.Thai, rs[i+1]) && unicode.IsLetter(rs[i+1])
 }
 
 func isTerminator(r rune) bool {

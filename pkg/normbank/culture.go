@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,6 +33,10 @@ type Culture struct {
 	DisplayName string `yaml:"display_name,omitempty" json:"display_name,omitempty"`
 	// Lang is the BCP-47 tag of the dialogue language.
 	Lang string `yaml:"lang" json:"lang"`
+	// OtherLangs are further languages the culture's dialogues may be
+	// written in (Singapore: zh, ms and ta beside en). Generation asks for
+	// Lang; the language checks accept any of Langs().
+	OtherLangs []string `yaml:"other_langs,omitempty" json:"other_langs,omitempty"`
 	// ScenarioLang is the language scenarios and situations are written in.
 	ScenarioLang string `yaml:"scenario_lang" json:"scenario_lang"`
 	// NormLang is the language the culture's built-in norms are written
@@ -233,7 +238,7 @@ func (c *Culture) Validate() error {
 	checkLang := func(key, tag string, required bool) {
 		if tag == "" {
 			if required {
-				bad("%s is missing (a BCP-47 language tag such as en, zh, ko)", key)
+				bad("%s is missing (a BCP-47 language tag such as en, zh, zh-Hant, ko, th)", key)
 			}
 			return
 		}
@@ -248,6 +253,9 @@ func (c *Culture) Validate() error {
 		}
 	}
 	checkLang("lang", c.Lang, true)
+	for i, l := range c.OtherLangs {
+		checkLang(fmt.Sprintf("other_langs[%d]", i), l, true)
+	}
 	checkLang("scenario_lang", c.ScenarioLang, true)
 	checkLang("norm_lang", c.NormLang, false)
 	switch c.Names.Order {
@@ -280,6 +288,18 @@ func (c *Culture) Validate() error {
 		bad("relational_distance is missing (short guidance on hierarchy and closeness)")
 	}
 	return errors.Join(errs...)
+}
+
+// Langs are the languages the culture's dialogues may be in, normalized
+// (lang.Normalize) and without repeats: Lang first, then OtherLangs.
+func (c *Culture) Langs() []string {
+	out := make([]string, 0, 1+len(c.OtherLangs))
+	for _, l := range append([]string{c.Lang}, c.OtherLangs...) {
+		if l = lang.Normalize(l); l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Display is the culture's display name, or its name.

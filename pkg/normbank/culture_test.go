@@ -12,13 +12,26 @@ import (
 
 func TestBuiltinProfiles(t *testing.T) {
 	names := BuiltinCultures()
-	if !slices.Equal(names, NormCultures()) {
-		t.Errorf("profiles %v, norms for %v", names, NormCultures())
+	for _, c := range NormCultures() {
+		if !slices.Contains(names, c) {
+			t.Errorf("norms for %s, which has no profile", c)
+		}
 	}
 	want := map[string][3]string{ // lang, scenario_lang, norm_lang
-		"american": {"en", "en", "en"},
-		"chinese":  {"zh", "zh", "en"},
-		"korean":   {"ko", "ko", "ko"},
+		"american":    {"en", "en", "en"},
+		"chinese":     {"zh", "zh", "en"},
+		"korean":      {"ko", "ko", "ko"},
+		"japanese":    {"ja", "ja", ""},
+		"vietnamese":  {"vi", "vi", ""},
+		"thai":        {"th", "th", ""},
+		"indonesian":  {"id", "id", ""},
+		"malaysian":   {"ms", "ms", ""},
+		"filipino":    {"tl", "tl", ""},
+		"singaporean": {"en", "en", ""},
+		"taiwanese":   {"zh-Hant", "zh-Hant", ""},
+	}
+	if len(names) != len(want) {
+		t.Errorf("built-in cultures %v, want the %d of the test", names, len(want))
 	}
 	for _, name := range names {
 		c, err := BuiltinProfile(name)
@@ -42,7 +55,7 @@ func TestBuiltinProfiles(t *testing.T) {
 }
 
 const validProfile = `name: thai
-lang: th-TH
+lang: ru-RU
 scenario_lang: en
 names:
   order: given-family
@@ -56,11 +69,14 @@ relational_distance: Seniority matters.
 func TestParseProfileErrors(t *testing.T) {
 	edit := func(from, to string) string { return strings.Replace(validProfile, from, to, 1) }
 	cases := []struct{ body, want string }{
-		{validProfile, `lang "th-TH": language "th" is not written in Latin script`},
-		{edit("lang: th-TH", "lang: vi"), ""},
-		{edit("lang: th-TH", "lang: xx"), `lang "xx": language "xx" is not supported by lingua`},
-		{edit("lang: th-TH", "lang: english"), `lang "english" is not a BCP-47 language tag`},
-		{edit("lang: th-TH", "lang: ko\nlangauge: ko"), "line 3: field langauge is not a profile key"},
+		{validProfile, `lang "ru-RU": language "ru" is not written in Latin script`},
+		{edit("lang: ru-RU", "lang: vi"), ""},
+		{edit("lang: ru-RU", "lang: xx"), `lang "xx": language "xx" is not supported by lingua`},
+		{edit("lang: ru-RU", "lang: english"), `lang "english" is not a BCP-47 language tag`},
+		{edit("lang: ru-RU", "lang: ko\nlangauge: ko"), "line 3: field langauge is not a profile key"},
+		{edit("lang: ru-RU", "lang: vi\nother_langs: [en, th, ta, zh-Hant]"), ""},
+		{edit("lang: ru-RU", "lang: vi\nother_langs: [en, ru]"), `other_langs[1] "ru": language "ru" is not written in Latin script`},
+		{edit("lang: ru-RU", "lang: vi\nother_langs: [en, \"\"]"), `other_langs[1] is missing`},
 		{edit("name: thai", "name: Thai Culture"), `name "Thai Culture": want lower-case letters`},
 		{edit("name: thai\n", ""), "name is missing"},
 		{edit("scenario_lang: en\n", ""), "scenario_lang is missing"},
@@ -73,7 +89,7 @@ func TestParseProfileErrors(t *testing.T) {
 		{edit("titles: [Khun]", "titles: Khun"), "line 8: cannot unmarshal"},
 		{"", "empty profile"},
 		{"# only a comment\n", "empty profile"},
-		{edit("lang: th-TH", "lang: ko") + "---\nname: other\n", "more than one YAML document"},
+		{edit("lang: ru-RU", "lang: ko") + "---\nname: other\n", "more than one YAML document"},
 		{"name: [unclosed\n", "t.yaml: "},
 	}
 	for _, c := range cases {
@@ -119,8 +135,8 @@ func TestProfileUserDir(t *testing.T) {
 		}
 	}
 	write("korean.yaml", custom)
-	write("vietnamese.yml", strings.NewReplacer("name: thai", "name: vietnamese", "lang: th-TH", "lang: vi").Replace(validProfile))
-	write("wrongname.yaml", strings.Replace(validProfile, "lang: th-TH", "lang: vi", 1))
+	write("vietnamese.yml", strings.NewReplacer("name: thai", "name: vietnamese", "lang: ru-RU", "lang: vi").Replace(validProfile))
+	write("wrongname.yaml", strings.Replace(validProfile, "lang: ru-RU", "lang: vi", 1))
 
 	c, err := Profile("Korean")
 	if err != nil || c.DisplayName != "Korean (ours)" || c.Source != filepath.Join(dir, "korean.yaml") {
@@ -136,7 +152,7 @@ func TestProfileUserDir(t *testing.T) {
 		t.Errorf("name mismatch: %v", err)
 	}
 	_, err = Profile("klingon")
-	if err == nil || !strings.Contains(err.Error(), "american, chinese, korean") || !strings.Contains(err.Error(), filepath.Join(dir, "klingon.yaml")) {
+	if err == nil || !strings.Contains(err.Error(), "american, chinese, filipino, indonesian, japanese, korean, malaysian, singaporean, taiwanese, thai, vietnamese") || !strings.Contains(err.Error(), filepath.Join(dir, "klingon.yaml")) {
 		t.Errorf("unknown culture: %v", err)
 	}
 	if _, err := Profile("../korean"); err == nil || !strings.Contains(err.Error(), "not a valid culture name") {
@@ -144,5 +160,65 @@ func TestProfileUserDir(t *testing.T) {
 	}
 	if _, err := LoadProfile(filepath.Join(dir, "none.yaml")); err == nil || !strings.Contains(err.Error(), "none.yaml: no such file") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestProfilesScripts: each profile's names and titles are written in the
+// script of its dialogue language, so the prompts hand the model names it
+// can use as they are: Traditional characters for Taiwan (none that only
+// Simplified writes), Simplified for the mainland, Thai script for Thailand.
+func TestProfilesScripts(t *testing.T) {
+	d, err := lang.For("zh", "zh-Hant", "ja", "th", "vi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"chinese": "zh", "taiwanese": "zh-Hant", "japanese": "ja", "thai": "th", "korean": "ko"} {
+		c, err := BuiltinProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, list := range [][]string{c.Names.Given, c.Names.Family, c.Titles} {
+			// Japanese names alone are often kanji only: judge them with the titles.
+			text := strings.Join(list, "、")
+			if name == "japanese" {
+				text += "、" + strings.Join(c.Titles, "、")
+			}
+			if r := d.Detect(text); r.Lang != want || r.Confidence < lang.MinConfidence {
+				t.Errorf("%s: %q detected as %s (%.2f), want %s", name, text, r.Lang, r.Confidence, want)
+			}
+		}
+	}
+	// Taiwan: no character of the profile is one only Simplified writes.
+	tw, _ := BuiltinProfile("taiwanese")
+	all := strings.Join(append(append(append([]string{}, tw.Names.Given...), tw.Names.Family...), tw.Titles...), "") + tw.Honorifics + tw.Distance
+	for _, r := range all {
+		if s := string(r); d.Detect(s+s+s+s).Lang == "zh" && d.Detect(s+s+s+s).Confidence >= lang.MinConfidence {
+			t.Errorf("taiwanese profile has the Simplified-only character %s", s)
+		}
+	}
+	cn, _ := BuiltinProfile("chinese")
+	all = strings.Join(append(append(append([]string{}, cn.Names.Given...), cn.Names.Family...), cn.Titles...), "") + cn.Honorifics + cn.Distance
+	for _, r := range all {
+		if s := string(r); d.Detect(s+s+s+s).Lang == "zh-Hant" && d.Detect(s+s+s+s).Confidence >= lang.MinConfidence {
+			t.Errorf("chinese profile has the Traditional-only character %s", s)
+		}
+	}
+}
+
+func TestProfileLangs(t *testing.T) {
+	for name, want := range map[string]string{
+		"singaporean": "en zh ms ta", "taiwanese": "zh-Hant", "malaysian": "ms", "korean": "ko", "filipino": "tl",
+	} {
+		c, err := BuiltinProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(c.Langs(), " "); got != want {
+			t.Errorf("%s: Langs() = %q, want %q", name, got, want)
+		}
+	}
+	c := &Culture{Lang: "zh-TW", OtherLangs: []string{"zh-Hant", "EN", "en-SG"}}
+	if got := strings.Join(c.Langs(), " "); got != "zh-Hant en" {
+		t.Errorf("Langs() = %q, want normalized without repeats", got)
 	}
 }

@@ -18,9 +18,14 @@
 // # Cultures
 //
 // A Culture profile (cultures/NAME.yaml) gives the dialogue language
-// (lang), the language of scenarios and situations (scenario_lang), common
-// given and family names and their order, titles and address forms, and
-// short guidance on honorifics and relational distance for the prompts.
+// (lang), other languages its dialogues may be in (other_langs: Singapore's
+// zh, ms and ta beside en; the language checks accept any, see Langs), the
+// language of scenarios and situations (scenario_lang), common given and
+// family names and their order, titles and address forms, and short
+// guidance on honorifics and relational distance for the prompts. Eleven
+// are built in: the release's american, chinese and korean, with norms, and
+// japanese, vietnamese, thai, indonesian, malaysian, filipino, singaporean
+// and taiwanese, without (their norms come from the user, --norms).
 // The code knows no culture by name: a new culture is a new profile file.
 // Profile(name) looks in UserCultureDir ($NG_CULTURES_DIR, else
 // ~/.config/ngkit/cultures) before the built-in profiles; LoadProfile reads

@@ -252,6 +252,12 @@ func TestSentences(t *testing.T) {
 		{"민수는 고개를 숙이며 \"죄송합니다. 제가 잘못했습니다.\"라고 말했다. 사장님은 웃었다.", 2},
 		{"민수는 \"죄송합니다라고 말했다. 사장님은 웃었다.", 2}, // a quote that never closes
 		{"...", 0},
+		// Thai ends sentences with a space, not a stop; a space next to a
+		// number or a Latin word is no end.
+		{"นักศึกษาคนหนึ่งเดินสวนกับอาจารย์ที่ปรึกษา เธอจึงยกมือไหว้และทักทายอย่างสุภาพ", 2},
+		{"ขนมชิ้นนี้ราคา 50 บาท ฉันจะส่ง email ให้คุณพรุ่งนี้", 2},
+		{"สมชายมาสาย หัวหน้าถามว่าเกิดอะไรขึ้น เขาจึงขอโทษ", 3},
+		{"Hôm nay trời đẹp quá. Chúng ta đi dạo nhé!", 2},
 	}
 	for _, c := range cases {
 		if got := Sentences(c.text); got != c.want {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // FuzzParseProfile: any bytes give a valid profile or an error naming the
@@ -71,6 +72,27 @@ func FuzzSearch(f *testing.F) {
 			if m1[i].Exemplar.ID != m2[i].Exemplar.ID || s != m2[i].Score {
 				t.Errorf("order depends on the pool's: %+v vs %+v", m1, m2)
 			}
+		}
+	})
+}
+
+// FuzzSentences: Sentences never panics, and counts at most one sentence
+// per letter, digit or quotation mark (every sentence has one; an opening
+// quote counts as content, so "\"\"" is one sentence), none without any.
+func FuzzSentences(f *testing.F) {
+	for _, s := range []string{"Mr. Evans came. He left!", "你好！！你好吗？？", "สมชายมาสาย หัวหน้าถามว่าเกิดอะไรขึ้น", "“Hi.” Then", "ก ข", " ก", "ก ", "\xff ก"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Sentences(s)
+		letters := 0
+		for _, r := range s {
+			if _, quote := quoteClose[r]; quote || unicode.IsLetter(r) || unicode.IsDigit(r) {
+				letters++
+			}
+		}
+		if n < 0 || n > letters {
+			t.Errorf("Sentences(%q) = %d with %d letters and digits", s, n, letters)
 		}
 	})
 }

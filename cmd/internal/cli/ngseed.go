@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
@@ -20,7 +21,8 @@ func Ngseed(env app.Env) error {
 	p.Details = `
 Reads norms and writes seed records. Without FILE arguments the norms are the
 built-in norm bank (the NormGenesis release: american, chinese and korean, 12
-categories of about 10 norms each), selected with --culture, --categories and
+categories of about 10 norms each; the other built-in cultures have profiles but
+no norms yet, so give theirs with --norms), selected with --culture, --categories and
 --limit; --norms FILE takes another list (JSONL, Parquet or Arrow records with
 culture, category and norm; norm_id kept when given). With FILE arguments (- for
 stdin) norm records stream in, so the first seeds leave before the last norm is
@@ -64,10 +66,11 @@ ngseed --culture korean --limit 5 -o seeds.jsonl
 ngseed --culture chinese --categories apology,thanks --types adherence,violation,v2r | ngrefine | ngv2r
 ngseed --norms my-norms.parquet --per-norm 5 -o seeds.parquet
 ngcat norms.jsonl | ngseed - --culture american --types v2r
-ngseed --culture-file cultures/japanese.yaml --norms japanese-norms.jsonl
+ngseed --culture thai --norms thai-norms.jsonl
+ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
-	culture := fs.String("culture", "", "use the norms of culture `NAME` only (american, chinese, korean, or one with a profile)")
+	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")
 	categories := fs.StringSlice("categories", nil, "use the norms of these `CATEGORIES` only, comma-separated (apology, compliment, ...)")
 	limit := fs.Int("limit", 0, "use the first `N` selected norms only (0: all)")
 	normsFile := fs.String("norms", "", "read the norms from `FILE` (JSONL, Parquet or Arrow with culture, category, norm) instead of the built-in bank")
@@ -99,6 +102,9 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			}
 			return seed.NormSource(norms, sel, *normsFile)
 		default:
+			if err := builtinNormsFor(cultures.Lookup, sel.Culture); err != nil {
+				return nil, err
+			}
 			return seed.NormSource(normbank.BuiltinNorms(), sel, "builtin")
 		}
 	}
@@ -123,4 +129,22 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Profile: cultures.Lookup})
 	})
+}
+
+// builtinNormsFor says why the built-in norm bank cannot serve --culture
+// NAME: no profile, or a profile but no built-in norms (the cultures beyond
+// the release's three have profiles only).
+func builtinNormsFor(lookup func(string) (*normbank.Culture, error), name string) error {
+	if name == "" {
+		return nil
+	}
+	c, err := lookup(name)
+	if err != nil {
+		return fmt.Errorf("--culture: %w", err)
+	}
+	if have := normbank.NormCultures(); !slices.Contains(have, c.Name) {
+		return fmt.Errorf("--culture %s: the built-in norm bank has no %s norms (only %s); give them with --norms FILE or as FILE arguments (JSONL, Parquet or Arrow records with culture, category and norm)",
+			c.Name, c.Name, strings.Join(have, ", "))
+	}
+	return nil
 }

@@ -286,7 +286,10 @@ func TestNgseedUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--culture", "koren"}, `no norms for culture "koren"; there are norms for american, chinese, korean`},
+		{[]string{"--culture", "koren"}, `--culture: unknown culture "koren": the built-in cultures are american, chinese, filipino,`},
+		// A built-in culture without built-in norms says how to give them.
+		{[]string{"--culture", "thai"}, `--culture thai: the built-in norm bank has no thai norms (only american, chinese, korean); give them with --norms FILE`},
+		{[]string{"--culture", "Taiwanese", "--limit", "1"}, `--culture taiwanese: the built-in norm bank has no taiwanese norms`},
 		{[]string{"--culture", "korean", "--categories", "apolgy"}, `no norms in category "apolgy"; the categories are apology, compliment`},
 		{[]string{"--types", "adherence,voilation"}, `unknown dialogue type "voilation" (types: adherence, violation, v2r)`},
 		{[]string{"--limit", "-1"}, "--limit -1"},

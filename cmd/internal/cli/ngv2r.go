@@ -62,7 +62,7 @@ ngseed --culture korean --types adherence,violation,v2r | ngrefine | ngv2r -o di
 ngv2r seeds.jsonl -o dialogues.jsonl --errors failed.jsonl
 ngv2r seeds.jsonl --text-mode --base-url http://localhost:8080/v1 --model local
 ngv2r seeds.parquet --min-turns 6 --max-turns 12 -o dialogues.parquet --resume
-ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/japanese.yaml
+ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/korean-busan.yaml
 ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	fs := p.Flags
 	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "fewest turns of a dialogue, `N`")

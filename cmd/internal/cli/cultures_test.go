@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Text of the cultures beyond the release, written for these tests: two
+// scenarios and one situation per culture, each in the profile's
+// scenario_lang and within ngseed's sentence bounds.
+var newCultureText = map[string]struct {
+	norm      string
+	scenarios []string
+	situation string
+}{
+	"thai": {
+		norm: "Students greet their teachers with a wai.",
+		scenarios: []string{
+			"นักศึกษาคนหนึ่งเดินสวนกับอาจารย์ที่ปรึกษาในมหาวิทยาลัย เธอจึงยกมือไหว้และทักทายอย่างสุภาพ",
+			"พนักงานใหม่ได้รับของขวัญวันเกิดจากหัวหน้า เขาจึงกล่าวขอบคุณด้วยความซาบซึ้ง",
+		},
+		situation: "ในเช้าวันจันทร์ มาลีเดินเข้าไปในตึกคณะพร้อมกับเพื่อน เธอเห็นอาจารย์วิชัยซึ่งเป็นอาจารย์ที่ปรึกษากำลังเดินมา " +
+			"มาลีหยุดเดินแล้วยกมือไหว้พร้อมพูดว่าสวัสดีค่ะอาจารย์ อาจารย์ยิ้มและรับไหว้ก่อนถามถึงรายงานของเธอ",
+	},
+	"vietnamese": {
+		norm: "Former students greet their teachers first and politely.",
+		scenarios: []string{
+			"Một sinh viên gặp thầy giáo cũ ở quán cà phê. Cậu đứng dậy chào thầy và mời thầy ngồi cùng.",
+			"Một nhân viên mới được trưởng phòng tặng quà sinh nhật. Cô cảm ơn và hứa sẽ cố gắng làm việc tốt hơn.",
+		},
+		situation: "Chiều thứ bảy, Minh ngồi đọc sách trong một quán cà phê gần trường cũ. Anh bỗng thấy thầy Hùng, " +
+			"người dạy anh môn văn năm lớp mười hai, bước vào. Minh vội đứng dậy, khoanh tay chào thầy một cách lễ phép. " +
+			"Thầy Hùng mỉm cười và hỏi thăm công việc của anh.",
+	},
+}
+
+// newCultureReplier answers ngseed's calls for the cultures above; the
+// first situation call of each scenario is answered in English, which
+// ngseed must refuse and ask again.
+type newCultureReplier struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (r *newCultureReplier) Reply(req *llmtest.ChatRequest) string {
+	user := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			user = m.Text()
+			break
+		}
+	}
+	for _, c := range newCultureText {
+		if !strings.Contains(user, c.norm) {
+			continue
+		}
+		switch req.SchemaName() {
+		case "seed_scenarios":
+			b, _ := json.Marshal(map[string]any{"scenarios": c.scenarios})
+			return string(b)
+		case "seed_situation":
+			r.mu.Lock()
+			first := !r.seen[user]
+			if r.seen == nil {
+				r.seen = map[string]bool{}
+			}
+			r.seen[user] = true
+			r.mu.Unlock()
+			s := c.situation
+			if first {
+				s = "On Monday morning a student walks into the faculty building. She sees her advisor. She greets him politely."
+			}
+			b, _ := json.Marshal(map[string]string{"situation": s})
+			return string(b)
+		}
+	}
+	return `{"error": "no fake reply"}`
+}
+
+// ngseed on built-in cultures beyond the release, with the user's norms:
+// seeds in the profile's languages, a wrong-language situation asked again.
+func TestNgseedNewCultures(t *testing.T) {
+	rep := &newCultureReplier{}
+	srv := llmtest.New(llmtest.Options{Reply: rep.Reply})
+	t.Cleanup(srv.Close)
+	for culture, c := range newCultureText {
+		t.Run(culture, func(t *testing.T) {
+			norms := filepath.Join(t.TempDir(), "norms.jsonl")
+			line, _ := json.Marshal(map[string]string{"culture": culture, "category": "greeting", "norm": c.norm})
+			if err := os.WriteFile(norms, append(line, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := srv.Count()
+			code, out, stderr := seedRun(t, srv, nil, "--culture", culture, "--norms", norms, "--per-norm", "2")
+			// One scenarios call, and per scenario an English situation
+			// refused and the right one.
+			if n := srv.Count() - before; n != 5 {
+				t.Errorf("%d calls, want 5", n)
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			recs := readJSONL(t, out)
+			if len(recs) != 2 {
+				t.Fatalf("%d seeds, want 2:\n%s", len(recs), out)
+			}
+			want := map[string]string{"thai": "th", "vietnamese": "vi"}[culture]
+			for _, r := range recs {
+				if r.Culture != culture || r.Lang != want || !slices.Contains(c.scenarios, r.Scenario) || r.Situation != c.situation {
+					t.Errorf("seed %+v", r)
+				}
+				if err := r.Validate(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// ngstats checks the new cultures' dialogues in their languages: Thai in
+// Thai, Singapore in any of its four languages (lang_expected says which
+// one the dialogue is in), Taiwan in Traditional characters, not
+// Simplified.
+func TestNgstatsNewCultures(t *testing.T) {
+	dlg := func(id, culture, lng string, texts ...string) string {
+		r := record.Record{ID: id, Culture: culture, Lang: lng}
+		for i, s := range texts {
+			r.Turns = append(r.Turns, record.Turn{Index: i, Speaker: []string{"A", "B"}[i%2], Text: s})
+		}
+		b, _ := json.Marshal(r)
+		return string(b) + "\n"
+	}
+	in := dlg("th1", "thai", "th", "สวัสดีค่ะอาจารย์ วันนี้อาจารย์สบายดีไหมคะ", "สบายดีจ้ะ มาลีส่งรายงานแล้วหรือยัง", "ส่งแล้วค่ะ ขอบคุณมากค่ะ") +
+		dlg("sg1", "singaporean", "en", "Auntie, good morning! You had your breakfast already?", "吃了吃了，你呢？今天不用上班吗？",
+			"Today I take leave, so I bring my mother to the market.", "那很好，你妈妈身体还好吗？") +
+		dlg("sg2", "singaporean", "en", "Selamat pagi, mak cik. Saya nak beli nasi lemak dua bungkus.", "Boleh, adik. Nak sambal lebih tak?",
+			"Tak payah, terima kasih mak cik.") +
+		dlg("tw1", "taiwanese", "zh-Hant", "老師，對不起，我遲到了。", "沒關係，下次早點出門就好。", "謝謝老師，我會注意的。") +
+		dlg("tw2", "taiwanese", "zh-Hant", "老师，对不起，我迟到了。", "没关系，下次早点出门就好。", "谢谢老师，我会注意的。")
+	code, out, stderr := run(t, Ngstats, in, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r stats.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]stats.LangConsistency{}
+	for _, l := range r.Language {
+		got[l.Culture] = l
+	}
+	for culture, want := range map[string]struct {
+		records, below, confident, matching int64
+	}{
+		"thai":        {1, 0, 3, 3},
+		"singaporean": {2, 0, 7, 7},
+		"taiwanese":   {2, 1, 6, 3},
+	} {
+		g := got[culture]
+		if g.Records != want.records || g.RecordsBelow != want.below || g.Confident != want.confident || g.Matching != want.matching {
+			t.Errorf("%s: %+v, want records %d, below %d, %d of %d turns matching", culture, g, want.records, want.below, want.matching, want.confident)
+		}
+	}
+	if tw := got["taiwanese"]; len(tw.Mismatches) != 1 || tw.Mismatches[0].Detected != "zh" {
+		t.Errorf("taiwanese mismatches %+v, want the Simplified turns as zh", tw.Mismatches)
+	}
+	wrong := 0
+	for _, d := range r.Defects {
+		if d.Name == audit.DefectWrongLanguage {
+			wrong = int(d.Count)
+		}
+	}
+	if wrong != 1 {
+		t.Errorf("%d dialogues with the wrong language, want 1 (the Simplified one)", wrong)
+	}
+}
+
+// The audit says which of Singapore's languages a dialogue was found in.
+func TestAuditFoundLanguage(t *testing.T) {
+	for _, c := range []struct {
+		texts []string
+		want  string
+	}{
+		{[]string{"Selamat pagi, mak cik. Saya nak beli nasi lemak dua bungkus.", "Boleh, adik. Nak sambal lebih tak?", "Tak payah, terima kasih mak cik."}, "ms"},
+		{[]string{"வணக்கம், நீங்கள் எப்படி இருக்கிறீர்கள்?", "நான் நன்றாக இருக்கிறேன், நன்றி."}, "ta"},
+		{[]string{"Thank you so much for helping me carry the bags up.", "No problem lah, see you tomorrow."}, "en"},
+	} {
+		rec := &record.Record{ID: "x", Culture: "singaporean", Lang: "en"}
+		for i, s := range c.texts {
+			rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: []string{"A", "B"}[i%2], Text: s})
+		}
+		(&audit.Audit{MinLangShare: 0.8}).Record(rec)
+		if rec.Checks == nil || rec.Checks.LangExpected != c.want || rec.Checks.LangOK == nil || !*rec.Checks.LangOK {
+			t.Errorf("%q: checks %+v, want lang_expected %s and ok", c.texts, rec.Checks, c.want)
+		}
+	}
+}
