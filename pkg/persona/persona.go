@@ -51,7 +51,7 @@ func ParseVary(s string) (Vary, error) {
 	attr, list, ok := strings.Cut(s, "=")
 	attr = strings.TrimSpace(attr)
 	if !ok || attr == "" {
-		return Vary{}, fmt.Errorf("--vary %q: want ATTR=v1,v2,...", s)
+		return Vary{}, fmt.Errorf("--vary %q: want ATTR=VALUE,VALUE (values comma-separated)", s)
 	}
 	v := Vary{Attr: attr}
 	for _, x := range strings.Split(list, ",") {

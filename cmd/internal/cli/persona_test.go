@@ -134,7 +134,7 @@ func TestNgseedPersonasBadInput(t *testing.T) {
 	}{
 		{[]string{"--personas", bad}, "bad.yaml:line 3: attribute hierarchy, value junior: weight \"0\": want a number > 0"},
 		{[]string{"--personas", filepath.Join(t.TempDir(), "none.yaml")}, "none.yaml"},
-		{[]string{"--vary", "age"}, `--vary "age": want ATTR=v1,v2,...`},
+		{[]string{"--vary", "age"}, `--vary "age": want ATTR=VALUE,VALUE`},
 		{[]string{"--vary", "age=a", "--vary", "age=b"}, "--vary age: attribute given twice"},
 	} {
 		code, _, stderr := seedRun(t, srv, nil, append([]string{"--culture", "korean", "--limit", "1"}, c.args...)...)
