@@ -35,6 +35,9 @@ type promptData struct {
 	// Type, Scenario and Situation are the seed being elaborated or derived
 	// from (Type: the type to derive).
 	Type, Scenario, Situation string
+	// Persona is who is talking ("age: 30-49", "relationship: colleagues"),
+	// one attribute a line; empty without --personas / --vary.
+	Persona []string
 }
 
 // Names offered per norm: enough for variety, few enough to keep the

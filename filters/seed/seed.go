@@ -21,6 +21,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -46,6 +47,10 @@ type Options struct {
 	MaxTopUps int
 	// Profile finds a culture's profile; normbank.Profile when nil.
 	Profile func(name string) (*normbank.Culture, error)
+	// Personas gives each adherence seed a persona (--personas) and its
+	// variants (--vary); the seeds derived from it share its persona. Nil:
+	// none (a persona on the norm record is still used).
+	Personas *persona.Sampler
 }
 
 // Stage turns norm records into seed records. It is safe for concurrent use.
@@ -288,13 +293,29 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 	return kept, nil
 }
 
-// seeds makes scenario i's adherence seed and the seeds derived from it,
-// and returns those of the types asked for.
+// seeds makes scenario i's adherence seeds, one per persona variant
+// (one without --vary), and the seeds derived from each.
 func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, sc scenario) ([]*record.Record, error) {
-	adh := newSeed(in, norm, cu.c, i, record.TypeAdherence, in.ID)
+	base := record.NewID(norm.ID, strconv.Itoa(i), record.TypeAdherence)
+	var out []*record.Record
+	for _, v := range s.opt.Personas.Expand(base, in.Persona) {
+		g, err := s.variant(ctx, in, norm, cu, i, sc, v.Persona)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g...)
+	}
+	return out, nil
+}
+
+// variant makes scenario i's adherence seed with persona p and the seeds
+// derived from it, and returns those of the types asked for.
+func (s *Stage) variant(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, sc scenario, p map[string]string) ([]*record.Record, error) {
+	adh := s.newSeed(in, norm, cu.c, i, record.TypeAdherence, in.ID, p)
 	adh.Scenario = sc.text
 	data := newPromptData(norm, cu.c)
 	data.Scenario = sc.text
+	data.Persona = persona.Lines(p)
 	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) (any, error) {
 		var v struct {
 			Situation string `json:"situation"`
@@ -333,8 +354,9 @@ func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm
 
 // derive writes the violation or V2R seed of an adherence seed.
 func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry, i int, adh *record.Record, typ string) (*record.Record, error) {
-	d := newSeed(in, norm, cu.c, i, typ, adh.ID)
+	d := s.newSeed(in, norm, cu.c, i, typ, adh.ID, adh.Persona)
 	data := newPromptData(norm, cu.c)
+	data.Persona = persona.Lines(adh.Persona)
 	data.Type, data.Scenario, data.Situation = typ, adh.Scenario, adh.Situation
 	parent := normalize(adh.Situation)
 	type derived struct{ scenario, situation string }
@@ -379,16 +401,22 @@ func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string
 	})
 }
 
-// newSeed makes an empty seed of a norm: its id is stable, derived from
-// the norm, the scenario's index and the type. Input fields no stage
-// owns pass through to every seed.
-func newSeed(in *record.Record, norm normbank.Norm, c *normbank.Culture, i int, typ, parent string) *record.Record {
-	return &record.Record{
-		ID:       record.NewID(norm.ID, strconv.Itoa(i), typ),
+// newSeed makes an empty seed of a norm with persona p: its id is stable,
+// derived from the norm, the scenario's index and the type, and with
+// --vary the varied attributes (variant_of is then the id without them).
+// Input fields no stage owns pass through to every seed.
+func (s *Stage) newSeed(in *record.Record, norm normbank.Norm, c *normbank.Culture, i int, typ, parent string, p map[string]string) *record.Record {
+	id := record.NewID(norm.ID, strconv.Itoa(i), typ)
+	r := &record.Record{
+		ID:       s.opt.Personas.ID(id, p),
 		ParentID: parent, Culture: norm.Culture, Lang: c.Lang,
 		Category: norm.Category, NormID: norm.ID, Norm: norm.Text,
-		DialogueType: typ, Extra: maps.Clone(in.Extra),
+		DialogueType: typ, Extra: maps.Clone(in.Extra), Persona: maps.Clone(p),
 	}
+	if s.opt.Personas.Varies() {
+		r.VariantOf = id
+	}
+	return r
 }
 
 func summary(m map[string]int) string {

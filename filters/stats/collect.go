@@ -55,6 +55,8 @@ type Collector struct {
 	extras      labelExtras // intent by stage, agreement, pairwise
 	speakerSeen map[string]struct{}
 	buf         []byte
+
+	by *byPersona // --by: a report per persona attribute value (persona.go)
 }
 
 type lenAcc struct {
@@ -127,6 +129,7 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 
 // Add folds one audited record into the report.
 func (c *Collector) Add(rec *record.Record) {
+	c.by.add(rec)
 	c.rep.Records++
 	c.recDefects = false
 	c.recNames = c.recNames[:0]
@@ -376,6 +379,7 @@ func counts(m map[string]*Count) []Count {
 func (c *Collector) Report() *Report {
 	r := c.rep
 	r.Version = Version
+	r.ByPersona = c.by.reports()
 	r.Counts = Counts{
 		ByCulture:     counts(c.byCulture),
 		ByType:        counts(c.byType),

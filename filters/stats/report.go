@@ -42,6 +42,8 @@ type Report struct {
 	Review *Review `json:"review,omitempty"`
 	// Browser holds whole dialogues for the HTML report (Collector.Browse).
 	Browser *Browser `json:"-"`
+	// ByPersona is the report of each persona attribute value (--by).
+	ByPersona []PersonaGroup `json:"by_persona,omitempty"`
 	// FailOn holds the --fail-on thresholds and whether each was exceeded.
 	FailOn []Threshold `json:"fail_on,omitempty"`
 }

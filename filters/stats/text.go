@@ -368,7 +368,7 @@ func distString(d LabelDist) string {
 // most ids ids (0: all the report holds).
 func WriteText(w io.Writer, r *Report, ids int) error {
 	bw := bufio.NewWriter(w)
-	for i, t := range tables(r, ids) {
+	for i, t := range allTables(r, ids) {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
@@ -435,7 +435,7 @@ func isNumeric(s string) bool {
 // headed at level (2: "##").
 func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
 	h := strings.Repeat("#", level)
-	for _, t := range tables(r, ids) {
+	for _, t := range allTables(r, ids) {
 		fmt.Fprintf(w, "%s %s\n\n", h, t.title)
 		if len(t.rows) > 0 {
 			fmt.Fprintf(w, "| %s |\n|", strings.Join(t.header, " | "))

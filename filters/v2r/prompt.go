@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/record"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -27,6 +28,9 @@ type PromptData struct {
 	Honorifics, Distance string
 	// TextMode asks for "Name: (action) text" lines instead of JSON.
 	TextMode bool
+	// Persona is the seed's persona, "attribute: value" per attribute
+	// (ngseed --personas / --vary); empty without one.
+	Persona []string
 }
 
 // promptData fills the template data of one seed.
@@ -38,7 +42,7 @@ func promptData(rec *record.Record, c *normbank.Culture, lng string, r Rules, te
 		Type: rec.DialogueType, MinTurns: r.MinTurns, MaxTurns: r.MaxTurns,
 		Names: names(c, rec.ID, 4), Titles: c.Titles,
 		Honorifics: strings.TrimSpace(c.Honorifics), Distance: strings.TrimSpace(c.Distance),
-		TextMode: textMode,
+		TextMode: textMode, Persona: persona.Lines(rec.Persona),
 	}
 }
 

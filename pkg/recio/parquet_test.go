@@ -410,7 +410,7 @@ func TestParquetFooter(t *testing.T) {
 	for name, want := range map[string]string{
 		"turns": "LIST", "narration": "LIST", "gen": "LIST", "rots": "LIST", "exemplar_ids": "LIST",
 		// Maps are lists of {key, value}: the datasets library loads no MAP.
-		"norm_dist": "LIST", "intent_dist": "LIST", "safety_dist": "LIST", "explanations": "LIST",
+		"norm_dist": "LIST", "intent_dist": "LIST", "safety_dist": "LIST", "explanations": "LIST", "persona": "LIST",
 		"extra": "STRING", "id": "STRING",
 	} {
 		if logical[name] != want {

@@ -48,6 +48,14 @@ type Record struct {
 	Review       *Review     `json:"review,omitempty" parquet:"review,optional"`
 	Gen          []Gen       `json:"gen,omitempty" parquet:"gen,optional,list"`
 
+	// Persona are the attributes of who is talking or acting (age band,
+	// gender, relationship, hierarchy, setting; pkg/persona), by name.
+	Persona map[string]string `json:"persona,omitempty" parquet:"persona,optional"`
+	// VariantOf is the id of the record whose counterfactual variant this
+	// is (--vary): variants of one record share it and differ only in the
+	// varied persona attributes.
+	VariantOf string `json:"variant_of,omitempty" parquet:"variant_of,optional"`
+
 	// Extra holds input fields that no stage owns, by name, as raw JSON.
 	// In JSONL they are written back as top-level fields; in Parquet and
 	// Arrow they travel as one JSON-object string column named "extra".

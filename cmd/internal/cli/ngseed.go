@@ -46,6 +46,14 @@ scenario_lang (pkg/lang), sentence counts, no format markers; a failing reply is
 asked again (--max-retries). A norm whose seeds cannot all be made goes to the
 errors file with the reason; its seeds are written only together.
 
+Personas: --personas FILE gives each adherence seed a persona (who is talking:
+age band, relationship, hierarchy, ...), one value per attribute drawn by the
+file's weights from --seed and the seed's id, so reruns give the same personas;
+the seeds derived from it share it. It goes into the situation prompt and the
+record's persona field. --vary ATTR=v1,v2 writes each seed once per value
+(several --vary: every combination), alike but for that attribute, with its
+own id and variant_of the id it would have without --vary.
+
 Seed records: id (stable: a hash of norm id, scenario index and type), parent_id
 (the norm record's id for adherence seeds), culture, lang (the culture's dialogue
 language), category, norm_id, norm, dialogue_type, scenario, situation, gen (the
@@ -67,6 +75,7 @@ ngseed --culture chinese --categories apology,thanks --types adherence,violation
 ngseed --norms my-norms.parquet --per-norm 5 -o seeds.parquet
 ngcat norms.jsonl | ngseed - --culture american --types v2r
 ngseed --culture thai --norms thai-norms.jsonl
+ngseed --culture korean --personas personas.yaml --vary hierarchy=junior,senior --seed 7
 ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
@@ -82,6 +91,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "seed/scenarios[.culture].tmpl, ...")
+	var personas app.Personas
+	personas.Register(fs)
 
 	p.Source = func(args []string) (pipeline.Source, error) {
 		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
@@ -126,8 +137,12 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		if err != nil {
 			return nil, err
 		}
+		sampler, err := personas.Sampler(p.LLM.Seed)
+		if err != nil {
+			return nil, err
+		}
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
-			MaxTopUps: *topUps, Profile: cultures.Lookup})
+			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler})
 	})
 }
 

@@ -48,6 +48,12 @@ The language of every turn is detected on all cores (-j). Memory stays bounded b
 the distinct cultures, categories and lengths, plus ~100 bytes per record for
 duplicate detection.
 
+--by ATTR (persona attributes, from ngseed --personas / --vary) adds a count table
+per attribute and then the whole report (every table above) of the records of
+each of its values, the records without the attribute as (none); in JSON they
+are by_persona: [{attr, value, report}]. Near duplicates are found within each
+group there. The HTML report does not show them yet.
+
 --fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
 (or "any": records with at least one defect) is above its rate, so a pipeline
 stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
@@ -57,6 +63,7 @@ ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
 ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o browse.html
 ngstats corpus.jsonl --markdown > stats.md
+ngstats corpus.parquet --by age,hierarchy --json | jq '.by_persona[] | {attr, value, records: .report.records}'
 ngstats corpus.parquet --card --pretty-name "My corpus" --license cc-by-sa-4.0 > README.md
 ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
 	iof := &p.IO
@@ -85,6 +92,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	licenseLink := fs.String("license-link", "", "with --card --license other: the `URL` of the licence's text")
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
+	by := fs.StringSlice("by", nil, "also report counts and every metric by each value of the persona attribute `ATTR` (comma-separated or repeated; records without it as (none))")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, err := p.Parse(env)
 	if err != nil {
@@ -151,6 +159,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			c := stats.NewCollector()
 			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
 			c.Browse, c.ShowDefect = format == "html", *showDefect
+			c.ByPersona(*by...)
 			rs := &reportSink{Collector: c, out: out}
 			c.Done = func(r *stats.Report) error {
 				stats.ApplyFailOn(r, thresholds)
