@@ -16,6 +16,9 @@ type Program struct {
 	*pipeline.Program
 	IO  pipeline.IOFlags
 	LLM Flags
+	// Roles are the model-role flags (WithRoles, roles_program.go).
+	Roles RoleFlags
+	roles []Role
 	// Source, when set, makes the input from the arguments left after the
 	// flags instead of reading them as record files (ngseed reads the
 	// built-in norm bank when given no file). Its error is a usage error.
