@@ -182,3 +182,10 @@ func (b *bucket) adjust(delta float64) {
 		b.tokens = b.size
 	}
 }
+
+// inflightNow is the calls in flight, for tests.
+func (w *window) inflightNow() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inflight
+}
