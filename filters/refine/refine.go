@@ -62,6 +62,9 @@ type Options struct {
 	Pack *prompt.Pack
 	// Profile finds a culture's profile; nil: normbank.Profile.
 	Profile func(name string) (*normbank.Culture, error)
+	// Judge makes the judge calls (nil: the stage's caller, which then
+	// rewrites and judges alike).
+	Judge Caller
 }
 
 // Stage refines seed records; it is safe for concurrent use.
@@ -89,6 +92,9 @@ func New(c Caller, opt Options) (*Stage, error) {
 	}
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
+	}
+	if opt.Judge == nil {
+		opt.Judge = c
 	}
 	return &Stage{c: c, opt: opt}, nil
 }
