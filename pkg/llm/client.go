@@ -262,6 +262,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 				return nil, fmt.Errorf("call %s: %w", req.Call, err)
 			}
 			st.Calls, st.Replayed = 1, 1
+			resp.Gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
 			c.store(key, resp, &gen)
 			return resp, nil
 		}
@@ -293,9 +294,19 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	}
 	st.Calls = 1
 	gen.Seconds = roundSeconds(time.Since(start))
+	gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
 	return resp, nil
+}
+
+// costOf is what tokens cost at the endpoint's price; 0 when unpriced.
+func (c *Client) costOf(in, out int) float64 {
+	p, ok := priceFor(c.prices, c.cfg.Model)
+	if !ok {
+		return 0
+	}
+	return p.cost(int64(in), int64(out))
 }
 
 // cacheEndpoint is the endpoint part of the cache key: the base URL, and

@@ -120,7 +120,7 @@ func TestArrowSchema(t *testing.T) {
 		"quality struct<consistency: int64 nullable, naturalness: int64 nullable, relevance: int64 nullable, coherence: int64 nullable, emotion: int64 nullable, norm: int64 nullable, explanations: list<item: struct<key: utf8, value: utf8>> nullable> nullable=true",
 		"checks struct<lang_expected: utf8 nullable, lang_ok: bool nullable, lang_share: float64 nullable, defects: list<item: utf8> nullable, unplaced: list<item: utf8> nullable, removed: int64 nullable> nullable=true",
 		"review struct<tool: utf8, verdict: utf8 nullable, reviewers: int64 nullable, comments: list<item: utf8> nullable> nullable=true",
-		"gen list<item: struct<stage: utf8, role: utf8 nullable, endpoint: utf8 nullable, call: utf8 nullable, model: utf8 nullable, model_answered: utf8 nullable, prompt_pack: utf8 nullable, tokens_in: int64 nullable, tokens_out: int64 nullable, cache_hit: bool nullable, retries: int64 nullable, seconds: float64 nullable>> nullable=true",
+		"gen list<item: struct<stage: utf8, role: utf8 nullable, endpoint: utf8 nullable, call: utf8 nullable, model: utf8 nullable, model_answered: utf8 nullable, prompt_pack: utf8 nullable, tokens_in: int64 nullable, tokens_out: int64 nullable, cache_hit: bool nullable, retries: int64 nullable, seconds: float64 nullable, cost_usd: float64 nullable>> nullable=true",
 		"extra utf8 nullable=true",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

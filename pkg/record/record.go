@@ -218,6 +218,9 @@ type Gen struct {
 	CacheHit      bool    `json:"cache_hit,omitempty" parquet:"cache_hit,optional"`
 	Retries       int     `json:"retries,omitempty" parquet:"retries,optional"`
 	Seconds       float64 `json:"seconds,omitempty" parquet:"seconds,optional"`
+	// CostUSD is the call's estimated cost at its endpoint's price (0: not
+	// priced, or answered from the cache).
+	CostUSD float64 `json:"cost_usd,omitempty" parquet:"cost_usd,optional"`
 }
 
 // Defect names written to Checks.Defects.

@@ -32,40 +32,59 @@ func FleissKappaOf(units [][]string) (float64, bool) {
 // when it is undefined (fewer than two pairable values, or every value in
 // one category: De = 0).
 func KrippendorffAlpha(units [][]string) (float64, bool) {
-	var n, diag float64
-	nc := map[string]float64{}
+	var a Alpha
 	for _, u := range units {
-		counts := map[string]int{}
-		m := 0
-		for _, v := range u {
-			if v != "" {
-				counts[v]++
-				m++
-			}
-		}
-		if m < 2 {
-			continue
-		}
-		for c, k := range counts {
-			// o_cc gains k(k-1)/(m-1); n_c gains k (each value pairs with
-			// the m-1 others, weighted 1/(m-1)).
-			diag += float64(k*(k-1)) / float64(m-1)
-			nc[c] += float64(k)
-		}
-		n += float64(m)
+		a.Add(u)
 	}
-	if n < 2 {
+	return a.Value()
+}
+
+// Alpha accumulates Krippendorff's alpha (nominal) over units, one at a
+// time, in memory bounded by the categories; the zero value is ready.
+type Alpha struct {
+	n, diag float64
+	nc      map[string]float64
+}
+
+// Add adds one unit: its raters' labels, "" for none.
+func (a *Alpha) Add(unit []string) {
+	counts := map[string]int{}
+	m := 0
+	for _, v := range unit {
+		if v != "" {
+			counts[v]++
+			m++
+		}
+	}
+	if m < 2 {
+		return // not pairable
+	}
+	if a.nc == nil {
+		a.nc = map[string]float64{}
+	}
+	for c, k := range counts {
+		// o_cc gains k(k-1)/(m-1); n_c gains k (each value pairs with
+		// the m-1 others, weighted 1/(m-1)).
+		a.diag += float64(k*(k-1)) / float64(m-1)
+		a.nc[c] += float64(k)
+	}
+	a.n += float64(m)
+}
+
+// Value is alpha over the units added (see KrippendorffAlpha).
+func (a *Alpha) Value() (float64, bool) {
+	if a.n < 2 {
 		return 0, false
 	}
 	sumSq := 0.0
-	for _, v := range nc {
+	for _, v := range a.nc {
 		sumSq += v * v
 	}
-	de := n*n - sumSq
+	de := a.n*a.n - sumSq
 	if de <= 1e-12 {
 		return 0, false
 	}
-	return 1 - (n-1)*(n-diag)/de, true
+	return 1 - (a.n-1)*(a.n-a.diag)/de, true
 }
 
 // CohenKappaOf is Cohen's kappa of raters a and b of the table, over the
