@@ -242,3 +242,14 @@ func (m *mean) value() *float64 {
 	v := m.sum / float64(m.n)
 	return &v
 }
+
+// LabelsTurns reports whether the tasks include a turn task (any but
+// quality): whether the run needs its labellers.
+func (t Tasks) LabelsTurns() bool {
+	for _, tt := range turnTasks {
+		if t[tt.name] {
+			return true
+		}
+	}
+	return false
+}

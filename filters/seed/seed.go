@@ -33,7 +33,8 @@ const (
 
 // Options configure the stage.
 type Options struct {
-	Client *llm.Client
+	// Client makes the calls (the writer role's endpoint).
+	Client llm.Caller
 	// Pack is the prompt pack (prompt.Builtin() when nil).
 	Pack *prompt.Pack
 	// PerNorm is the number of scenarios, hence adherence seeds, per norm.

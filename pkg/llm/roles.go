@@ -47,6 +47,9 @@ type Models struct {
 	order   []string           // aliases, in the order first used by a role
 	roles   []Role
 	assign  map[string][]string // role -> aliases
+	// missing are roles left to the default endpoint when the flags and
+	// environment define none: an error if the run uses them (Need).
+	missing map[string]error
 	file    string              // the models file, "" for none
 	usage   string              // --usage-json
 	stderr  io.Writer
@@ -89,7 +92,7 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 			return nil, err
 		}
 	}
-	m := &Models{stage: prog, clients: map[string]*Client{}, roles: roles, assign: map[string][]string{},
+	m := &Models{stage: prog, clients: map[string]*Client{}, roles: roles, assign: map[string][]string{}, missing: map[string]error{},
 		usage: base.UsageJSON, stderr: base.Stderr, quiet: base.Quiet, start: time.Now()}
 	if mf != nil {
 		m.file = mf.Path
@@ -184,11 +187,13 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 			var cfg Config
 			if a == DefaultAlias {
 				if cfgErr != nil {
-					m.Abort()
-					if mf != nil {
-						return nil, fmt.Errorf("role %s has no endpoint (give --role %s=ALIAS, a roles entry in %s, or the flags): %v", r.Name, r.Name, mf.Path, cfgErr)
+					if mf == nil {
+						m.Abort()
+						return nil, cfgErr
 					}
-					return nil, cfgErr
+					// An error only if the run uses the role (Need).
+					m.missing[r.Name] = fmt.Errorf("role %s has no endpoint (give --role %s=ALIAS, a roles entry in %s, or the flags): %v", r.Name, r.Name, mf.Path, cfgErr)
+					continue
 				}
 				cfg = base
 				cfg.Alias = DefaultAlias
@@ -211,6 +216,11 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 			}
 			m.clients[a] = c
 			m.order = append(m.order, a)
+		}
+	}
+	if len(m.clients) == 0 {
+		for _, r := range roles {
+			return nil, m.missing[r.Name]
 		}
 	}
 	if len(m.clients) > 1 && (base.EmitRequests != "" || base.Responses != "") {
@@ -291,14 +301,36 @@ func (e *Endpoint) config(base Config, file string, getenv func(string) string) 
 	return cfg, nil
 }
 
+// Need is the error of the first of these roles that has no endpoint; a
+// program calls it, before any call, with the roles its run will use.
+func (m *Models) Need(roles ...string) error {
+	for _, r := range roles {
+		if err := m.missing[r]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Caller is the endpoint of a one-endpoint role (a panel role: its first
 // member); its calls carry the role in gen and the usage.
 func (m *Models) Caller(role string) Caller {
+	if err := m.missing[role]; err != nil {
+		return failCaller{err}
+	}
 	return roleCaller{m.clients[m.aliases(role)[0]], role}
 }
 
+// failCaller is a role without an endpoint (see Need).
+type failCaller struct{ err error }
+
+func (f failCaller) Call(context.Context, Request) (*Response, error) { return nil, f.err }
+
 // Panel is the endpoints of a role, in the order assigned.
 func (m *Models) Panel(role string) []Member {
+	if err := m.missing[role]; err != nil {
+		return []Member{{Alias: DefaultAlias, Caller: failCaller{err}}}
+	}
 	var out []Member
 	for _, a := range m.aliases(role) {
 		c := m.clients[a]
@@ -317,6 +349,9 @@ func (m *Models) aliases(role string) []string {
 	}
 	return a
 }
+
+// File is the models file in use, "" for none.
+func (m *Models) File() string { return m.file }
 
 // Client is the client of an alias (nil when the run does not use it).
 func (m *Models) Client(alias string) *Client { return m.clients[alias] }
@@ -345,6 +380,10 @@ func (m *Models) Describe() []string {
 		var eps []string
 		for _, a := range m.assign[r.Name] {
 			c := m.clients[a]
+			if c == nil {
+				eps = append(eps, a+" (none)")
+				continue
+			}
 			eps = append(eps, fmt.Sprintf("%s (%s at %s)", a, c.cfg.Model, redactURL(c.cfg.BaseURL)))
 		}
 		out = append(out, r.Name+" = "+strings.Join(eps, ", "))

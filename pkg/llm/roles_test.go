@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -46,6 +47,9 @@ func (s duoStage) Process(ctx context.Context, rec *record.Record) ([]*record.Re
 func duo(env pipeline.Env) int {
 	p := NewProgram("duo", "two roles (test program)", "[flags] [FILE...]").WithRoles(duoRoles)
 	return p.RunModels(env, func(m *Models) (pipeline.Stage, error) {
+		if err := m.Need(RoleWriter, RoleJudge); err != nil {
+			return nil, err
+		}
 		return duoStage{m.Caller(RoleWriter), m.Caller(RoleJudge)}, nil
 	})
 }
@@ -203,6 +207,14 @@ func TestRolesBadAssignments(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Fatalf("%d requests were made", srv.Count())
+	}
+	// A role the run does not use needs no endpoint.
+	m, err := OpenModels(RoleSettings{Models: models, Assign: []string{"writer=k"}}, "duo", duoRoles, AllRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
+	if err != nil || m.Need(RoleWriter) != nil || m.Need(RoleJudge) == nil {
+		t.Fatalf("%v; need writer %v, judge %v", err, m.Need(RoleWriter), m.Need(RoleJudge))
+	}
+	if _, err := m.Caller(RoleJudge).Call(context.Background(), Request{}); err == nil || !strings.HasPrefix(err.Error(), "role judge has no endpoint") {
+		t.Fatalf("judge call: %v", err)
 	}
 }
 

@@ -47,7 +47,7 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []Role) {
 	for _, r := range roles {
 		names = append(names, r.Name)
 	}
-	fs.StringArrayVar(&f.Roles, "role", nil, "serve model role `ROLE=ALIAS` by an endpoint of the models file (repeatable; roles: "+strings.Join(names, ", ")+"; alias default: the flags' endpoint)")
+	fs.StringArrayVar(&f.Roles, "role", nil, "serve a model role by an endpoint of the models file, `ROLE=ALIAS` (repeatable; roles: "+strings.Join(names, ", ")+"; alias default: the flags' endpoint)")
 	for _, r := range roles {
 		switch {
 		case r.Name == RoleJudge:
@@ -87,11 +87,7 @@ func RolesHelp(roles []Role) string {
 		w = max(w, len(r.Name))
 	}
 	for _, r := range roles {
-		panel := ""
-		if r.Panel {
-			panel = " (one or a panel: A,B,C)"
-		}
-		fmt.Fprintf(&b, "  %-*s  %s%s\n", w, r.Name, r.Help, panel)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, r.Name, r.Help)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

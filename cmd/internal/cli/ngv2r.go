@@ -71,7 +71,12 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	textMode := fs.Bool("text-mode", false, `ask for "[stage] Name: (direction) words" lines instead of JSON, for servers without JSON output`)
 	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
 	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (v2r/dialogue[.culture].tmpl)")
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+	p.WithRoles(ngv2rRoles)
+	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if err := m.Need(llm.RoleWriter); err != nil {
+			return nil, err
+		}
+		c := m.Caller(llm.RoleWriter)
 		given := map[string]*normbank.Culture{}
 		for _, f := range *cultureFiles {
 			cu, err := normbank.LoadProfile(f)
