@@ -50,8 +50,8 @@ type Models struct {
 	// missing are roles left to the default endpoint when the flags and
 	// environment define none: an error if the run uses them (Need).
 	missing map[string]error
-	file    string              // the models file, "" for none
-	usage   string              // --usage-json
+	file    string // the models file, "" for none
+	usage   string // --usage-json
 	stderr  io.Writer
 	quiet   bool
 	start   time.Time
