@@ -64,8 +64,10 @@ type Models struct {
 // role assignments (--role ROLE=ALIAS[,ALIAS...], and the short flags).
 type RoleSettings struct {
 	Models string
-	// Assign are ROLE=ALIAS[,ALIAS...] in the order given.
+	// Assign are ROLE=ALIAS[,ALIAS...] in the order given; Given, when
+	// set, says how each was given, for errors ("--judge gpt").
 	Assign []string
+	Given  []string
 }
 
 // OpenModels resolves the roles of a program: the models file (--models,
@@ -135,42 +137,46 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 		}
 	}
 	given := map[string]string{}
-	for _, s := range rs.Assign {
+	for i, s := range rs.Assign {
 		name, list, ok := strings.Cut(s, "=")
+		flag := "--role " + s
+		if i < len(rs.Given) {
+			flag = rs.Given[i]
+		}
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.TrimSpace(list) == "" {
-			return nil, fmt.Errorf("--role %q: want ROLE=ALIAS (roles of %s: %s)", s, prog, names())
+			return nil, fmt.Errorf("%s: want ROLE=ALIAS (roles of %s: %s)", flag, prog, names())
 		}
 		r := role(name)
 		if r == nil {
-			return nil, fmt.Errorf("--role %s: %s has no role %q (its roles: %s)", s, prog, name, names())
+			return nil, fmt.Errorf("%s: %s has no role %q (its roles: %s)", flag, prog, name, names())
 		}
 		if prev, dup := given[name]; dup {
-			return nil, fmt.Errorf("--role %s: role %s already assigned (%s)", s, name, prev)
+			return nil, fmt.Errorf("%s: role %s already assigned (%s)", flag, name, prev)
 		}
-		given[name] = s
+		given[name] = flag
 		var aliases []string
 		for _, a := range strings.Split(list, ",") {
 			if a = strings.TrimSpace(a); a == "" {
 				continue
 			}
 			if slices.Contains(aliases, a) {
-				return nil, fmt.Errorf("--role %s: alias %s listed twice", s, a)
+				return nil, fmt.Errorf("%s: alias %s listed twice", flag, a)
 			}
 			aliases = append(aliases, a)
 		}
 		if len(aliases) > 1 && !r.Panel {
-			return nil, fmt.Errorf("--role %s: role %s takes one alias", s, name)
+			return nil, fmt.Errorf("%s: role %s takes one alias", flag, name)
 		}
 		for _, a := range aliases {
 			if a == DefaultAlias {
 				continue
 			}
 			if mf == nil {
-				return nil, fmt.Errorf("--role %s: unknown alias %q: no models file (give --models FILE or set NG_MODELS)", s, a)
+				return nil, fmt.Errorf("%s: unknown alias %q: no models file (give --models FILE or set NG_MODELS)", flag, a)
 			}
 			if mf.Endpoints[a] == nil {
-				return nil, fmt.Errorf("--role %s: unknown alias %q (%s defines %s)", s, a, mf.Path, strings.Join(mf.Aliases, ", "))
+				return nil, fmt.Errorf("%s: unknown alias %q (%s defines %s)", flag, a, mf.Path, strings.Join(mf.Aliases, ", "))
 			}
 		}
 		m.assign[name] = aliases

@@ -189,10 +189,10 @@ func TestRolesBadAssignments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown alias", flags, []string{"--models", models, "--judge", "gpt"}, `duo: --role judge=gpt: unknown alias "gpt" (` + models + " defines j, k)"},
+		{"unknown alias", flags, []string{"--models", models, "--judge", "gpt"}, `duo: --judge gpt: unknown alias "gpt" (` + models + " defines j, k)"},
 		{"unknown role", flags, []string{"--models", models, "--role", "labeller=k"}, `duo: --role labeller=k: duo has no role "labeller" (its roles: writer, judge)`},
 		{"unset key", flags, []string{"--models", models, "--judge", "j"}, "duo: role judge=j: the variable J_KEY (api_key_env of j at " + models + ":2) is empty or not set"},
-		{"no models file", flags, []string{"--judge", "k"}, `duo: --role judge=k: unknown alias "k": no models file`},
+		{"no models file", flags, []string{"--judge", "k"}, `duo: --judge k: unknown alias "k": no models file`},
 		{"two aliases", flags, []string{"--models", models, "--role", "judge=j,k"}, "duo: --role judge=j,k: role judge takes one alias"},
 		{"twice", flags, []string{"--models", models, "--judge", "k", "--role", "judge=k"}, "duo: --judge k and --role judge=k: the role is given twice"},
 		{"no default", map[string]string{}, []string{"--models", models, "--judge", "k"}, "duo: role writer has no endpoint (give --role writer=ALIAS, a roles entry in " + models},

@@ -63,6 +63,9 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []Role) {
 // both ways is an error.
 func (f *RoleFlags) Settings() (RoleSettings, error) {
 	rs := RoleSettings{Models: f.Models, Assign: append([]string(nil), f.Roles...)}
+	for _, a := range f.Roles {
+		rs.Given = append(rs.Given, "--role "+a)
+	}
 	short := []struct{ flag, role, v string }{{"judge", RoleJudge, f.Judge}, {"labellers", RoleLabeller, f.Labellers}}
 	for _, s := range short {
 		if s.v == "" {
@@ -74,6 +77,7 @@ func (f *RoleFlags) Settings() (RoleSettings, error) {
 			}
 		}
 		rs.Assign = append(rs.Assign, s.role+"="+s.v)
+		rs.Given = append(rs.Given, "--"+s.flag+" "+s.v)
 	}
 	return rs, nil
 }

@@ -153,7 +153,7 @@ func TestNglabelRoleErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--labellers", "a,zz"}, `nglabel: --role labeller=a,zz: unknown alias "zz"`},
+		{[]string{"--labellers", "a,zz"}, `nglabel: --labellers a,zz: unknown alias "zz"`},
 		{[]string{"--role", "writer=a"}, `nglabel: --role writer=a: nglabel has no role "writer" (its roles: labeller, judge, pairwise)`},
 		{[]string{"--require-all-labellers", "--labellers", "a"}, "nglabel: --require-all-labellers needs a panel"},
 		{[]string{"--labellers", "a,b", "--emit-requests", filepath.Join(t.TempDir(), "b.jsonl")}, "nglabel: --emit-requests and --responses take one endpoint"},
