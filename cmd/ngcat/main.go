@@ -5,8 +5,8 @@ package main
 import (
 	"os"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
-func main() { os.Exit(cli.Ngcat(pipeline.OSEnv())) }
+func main() { os.Exit(app.Main(cli.Ngcat)) }

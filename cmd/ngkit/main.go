@@ -6,14 +6,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
 func main() {
@@ -30,7 +31,12 @@ func main() {
 }
 
 func run(argv []string) int {
-	env := pipeline.OSEnv()
+	env := app.OSEnv()
+	return app.Exit(env, dispatch(env, argv))
+}
+
+// dispatch runs the program that argv names.
+func dispatch(env app.Env, argv []string) error {
 	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
 	if prog, ok := cli.Programs[name]; ok {
 		return prog(env)
@@ -38,44 +44,40 @@ func run(argv []string) int {
 	if len(argv) < 2 || argv[1] == "-h" || argv[1] == "--help" || argv[1] == "help" {
 		fmt.Fprintf(env.Stdout, "ngkit — culturally grounded, norm-aware dialogue datasets\n\nUsage:\n  ngkit PROGRAM [flags] [FILE...]   run a program (or call it through a link of its name)\n  ngkit links DIR                   make a link for every program in DIR\n\nPrograms: %s\nEach program has --help.\n", strings.Join(cli.Names(), ", "))
 		if len(argv) < 2 {
-			return pipeline.ExitUsage
+			return &app.ExitError{Code: app.ExitUsage}
 		}
-		return pipeline.ExitOK
+		return nil
 	}
 	if argv[1] == "links" {
 		if len(argv) != 3 {
-			fmt.Fprintln(env.Stderr, "ngkit: usage: ngkit links DIR")
-			return pipeline.ExitUsage
+			return app.UsageError("ngkit", errors.New("usage: ngkit links DIR"))
 		}
 		return links(argv[2])
 	}
 	prog, ok := cli.Programs[argv[1]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "ngkit: unknown program %q (programs: %s)\n", argv[1], strings.Join(cli.Names(), ", "))
-		return pipeline.ExitUsage
+		return app.UsageError("ngkit", fmt.Errorf("unknown program %q (programs: %s)", argv[1], strings.Join(cli.Names(), ", ")))
 	}
 	env.Args = argv[2:]
 	return prog(env)
 }
 
 // links makes DIR/<program> -> this executable for every program.
-func links(dir string) int {
+func links(dir string) error {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ngkit: cannot find my own executable: %v\n", err)
-		return pipeline.ExitUsage
+		return app.UsageError("ngkit", fmt.Errorf("cannot find my own executable: %v", err))
 	}
 	for _, n := range cli.Names() {
 		l := filepath.Join(dir, n)
 		os.Remove(l)
 		if err := os.Symlink(self, l); err != nil {
-			fmt.Fprintf(os.Stderr, "ngkit: %v\n", err)
-			return pipeline.ExitUsage
+			return app.UsageError("ngkit", err)
 		}
 		fmt.Println(l, "->", self)
 	}
-	return pipeline.ExitOK
+	return nil
 }

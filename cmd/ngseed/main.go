@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
-func main() { os.Exit(cli.Ngseed(pipeline.OSEnv())) }
+func main() { os.Exit(app.Main(cli.Ngseed)) }

@@ -5,11 +5,9 @@ package cat
 
 import (
 	"container/heap"
-	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -107,60 +105,15 @@ func (s *Sample) Close() error {
 	return s.Sink.Close()
 }
 
-// Split is one named part of a --split spec.
-type Split struct {
-	Name  string
-	Share float64
-}
-
-// ParseSplits parses "train=0.9,test=0.1"; shares must be positive and sum
-// to 1 (within rounding).
-func ParseSplits(spec string) ([]Split, error) {
-	var out []Split
-	sum := 0.0
-	seen := map[string]bool{}
-	for _, part := range strings.Split(spec, ",") {
-		name, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		share, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || share <= 0 || name == "" {
-			return nil, fmt.Errorf("--split %q: want NAME=SHARE,... with shares > 0, e.g. train=0.9,test=0.1", spec)
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("--split %q: %s named twice", spec, name)
-		}
-		seen[name] = true
-		out = append(out, Split{name, share})
-		sum += share
-	}
-	if sum < 0.999 || sum > 1.001 {
-		return nil, fmt.Errorf("--split %q: shares sum to %g, want 1", spec, sum)
-	}
-	return out, nil
-}
-
-// Assign picks the split of an id: deterministic, independent of input
-// order, and stable when shares change little.
-func Assign(splits []Split, id string) string {
-	u := record.Unit(id)
-	acc := 0.0
-	for _, s := range splits {
-		acc += s.Share
-		if u < acc {
-			return s.Name
-		}
-	}
-	return splits[len(splits)-1].Name
-}
-
 // SplitFiles routes each record to the sink of its split.
 type SplitFiles struct {
-	Splits []Split
+	Splits []record.Split
 	Sinks  map[string]pipeline.Sink
 }
 
 // Write implements pipeline.Sink.
 func (s *SplitFiles) Write(r *record.Record) error {
-	return s.Sinks[Assign(s.Splits, r.ID)].Write(r)
+	return s.Sinks[record.AssignSplit(s.Splits, r.ID)].Write(r)
 }
 
 // Close implements pipeline.Sink: every split file is committed, even an
@@ -186,11 +139,11 @@ func (s *SplitFiles) Abort() {
 // for a single output.
 type SplitField struct {
 	pipeline.Sink
-	Splits []Split
+	Splits []record.Split
 }
 
 // Write implements pipeline.Sink.
 func (s *SplitField) Write(r *record.Record) error {
-	r.SetExtra("split", Assign(s.Splits, r.ID))
+	r.SetExtra("split", record.AssignSplit(s.Splits, r.ID))
 	return s.Sink.Write(r)
 }

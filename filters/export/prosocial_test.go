@@ -2,8 +2,6 @@ package export
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"reflect"
 	"slices"
@@ -20,21 +18,11 @@ func importProsocial(t *testing.T, path string) []*record.Record {
 	t.Helper()
 	src := imports.NewProsocial([]string{path}, imports.ProsocialOptions{})
 	defer src.Close()
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rec)
+	out, err := imports.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 // Rows -> records (--from prosocial) -> rows (--to prosocial) gives the

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,11 +16,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -328,7 +328,7 @@ func checkFields(t *testing.T, path string, v any, fields []parquet.Field) {
 // each split's files and no others; num_examples are the row counts; the
 // page index is there.
 func TestCardMatchesFiles(t *testing.T) {
-	splits, _ := cat.ParseSplits("train=0.7,test=0.3")
+	splits, _ := record.ParseSplits("train=0.7,test=0.3")
 	dir := export(t, 60, Options{Splits: splits, ShardBytes: 8 << 10, Card: CardInfo{PrettyName: "Test: a card", License: "cc-by-sa-4.0"}})
 	c, body := readCard(t, dir)
 	if c.PrettyName != "Test: a card" || c.License != "cc-by-sa-4.0" {
@@ -465,7 +465,7 @@ var shardRE = regexp.MustCompile(`^(\w+)-(\d{5})-of-(\d{5})\.parquet$`)
 // -0000K-of-0000N; every record is in exactly one, in its split, whole; a
 // second export gives the same files.
 func TestShards(t *testing.T) {
-	splits, _ := cat.ParseSplits("train=0.8,dev=0.1,test=0.1")
+	splits, _ := record.ParseSplits("train=0.8,dev=0.1,test=0.1")
 	const n = 120
 	opt := Options{Splits: splits, ShardBytes: 12 << 10, Write: recio.WriteOptions{RowGroupBytes: 6 << 10}}
 	dir := export(t, n, opt)
@@ -500,7 +500,7 @@ func TestShards(t *testing.T) {
 				t.Errorf("%s written twice", r.ID)
 			}
 			seen[r.ID] = true
-			if sp := cat.Assign(splits, r.ID); sp != m[1] {
+			if sp := record.AssignSplit(splits, r.ID); sp != m[1] {
 				t.Errorf("%s in %s, belongs to %s", r.ID, m[1], sp)
 			}
 			w := want[r.ID]
@@ -679,7 +679,7 @@ func TestRefusesExisting(t *testing.T) {
 			t.Error("a file as the folder: no error")
 		}
 	}
-	if _, err := New(Options{Dir: dir, Splits: []cat.Split{{Name: "my-split", Share: 1}}}); err == nil {
+	if _, err := New(Options{Dir: dir, Splits: []record.Split{{Name: "my-split", Share: 1}}}); err == nil {
 		t.Error("split name with a dash: no error")
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/text/language"
 
-	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -83,8 +82,8 @@ var profileLang sync.Map // culture -> dialogue language of its profile ("" if n
 
 // RecordLang is the language tag of a record's dialogues, as given: its
 // lang, else the dialogue language of its culture's profile (a user
-// profile in normbank.UserCultureDir or a built-in one), else the
-// release's (imports.CultureLang); "" when none is known. LanguageCode
+// profile in normbank.UserCultureDir or a built-in one); "" when none is
+// known. LanguageCode
 // turns it into the card's code.
 func RecordLang(r *record.Record) string {
 	if r.Lang != "" {
@@ -100,9 +99,6 @@ func RecordLang(r *record.Record) string {
 	l := ""
 	if p, err := normbank.Profile(c); err == nil {
 		l = p.Lang
-	}
-	if l == "" {
-		l = imports.CultureLang[c]
 	}
 	profileLang.Store(c, l)
 	return l

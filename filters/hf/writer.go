@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -38,9 +37,9 @@ type Summary interface {
 type Options struct {
 	// Dir is the dataset folder.
 	Dir string
-	// Splits assigns records to splits by id (cat.Assign); nil writes one
+	// Splits assigns records to splits by id (record.AssignSplit); nil writes one
 	// split, "train".
-	Splits []cat.Split
+	Splits []record.Split
 	// ShardBytes is the size of a shard in approximate uncompressed bytes;
 	// 0 means DefaultShardBytes.
 	ShardBytes int64
@@ -178,7 +177,7 @@ func (w *Writer) Write(r *record.Record) error {
 	}
 	name := "train"
 	if len(w.opt.Splits) > 0 {
-		name = cat.Assign(w.opt.Splits, r.ID)
+		name = record.AssignSplit(w.opt.Splits, r.ID)
 	}
 	s := w.byName[name]
 	if s.cur == nil {

@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -15,7 +16,7 @@ import (
 // Fields are set on every record of an import (ngcat's --culture, --type,
 // --lang, --category, --norm), so that a foreign corpus carries what ngstats
 // checks it by. An empty field sets nothing; Lang defaults to the
-// culture's language (CultureLang) when the culture is known.
+// culture's language (normbank.CultureLang) when the culture is known.
 type Fields struct {
 	Culture, Type, Lang, Category, Norm string
 }
@@ -46,7 +47,7 @@ func (f Fields) apply(rec *record.Record) {
 	case f.Lang != "":
 		rec.Lang = f.Lang
 	case rec.Lang == "" && rec.Culture != "":
-		rec.Lang = CultureLang[rec.Culture]
+		rec.Lang = normbank.CultureLang(rec.Culture)
 	}
 	if rec.Norm != "" && (f.Norm != "" || f.Culture != "" || f.Category != "") {
 		rec.NormID = record.NormID(rec.Culture, rec.Category, rec.Norm)

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,13 +16,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	json "github.com/goccy/go-json"
+
+	"github.com/ngkit/ngkit/pkg/audit"
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// CultureLang maps the release's cultures to their dialogue language.
-var CultureLang = map[string]string{"american": "en", "chinese": "zh", "korean": "ko"}
 
 // NormGenesisOptions override what the file name says.
 type NormGenesisOptions struct {
@@ -176,7 +176,7 @@ func decodeRelease(raw []byte, culture, typ, src string, idx int64) (*record.Rec
 	rec := &record.Record{
 		ID:           record.NewID("normgenesis", culture, typ, strconv.FormatInt(idx, 10)),
 		Culture:      culture,
-		Lang:         CultureLang[culture],
+		Lang:         normbank.CultureLang(culture),
 		DialogueType: typ,
 	}
 	var err error
@@ -211,9 +211,7 @@ func decodeRelease(raw []byte, culture, typ, src string, idx int64) (*record.Rec
 	if failed {
 		rec.AddDefect(record.DefectFailedGeneration)
 	}
-	if looksLikeReasoning(rec.Scenario) || looksLikeReasoning(rec.Situation) {
-		rec.AddDefect(record.DefectReasoning)
-	}
+	audit.FieldDefects(rec)
 	setDialogue(rec, text)
 	return rec, nil
 }
@@ -251,12 +249,6 @@ func openInput(name string, stdin io.Reader) (display string, r *bufio.Reader, c
 		}
 	}
 	return display, r, c, nil
-}
-
-// looksLikeReasoning spots a model's chain of thought leaked into a field
-// (the release has scenarios that begin "analysisWe need to produce JSON").
-func looksLikeReasoning(s string) bool {
-	return strings.HasPrefix(s, "analysis") || strings.Contains(s, "assistantfinal")
 }
 
 func kind(v json.RawMessage) string {
@@ -298,6 +290,13 @@ func ReadNormGenesis(names []string) ([]*record.Record, error) {
 		return nil, err
 	}
 	defer src.Close()
+	return ReadAll(src)
+}
+
+// ReadAll drains a source (any importer's, review.Source, a recio reader)
+// into memory, decoding each item, in order; it does not close src. For
+// tests and generators, like ReadNormGenesis.
+func ReadAll(src pipeline.Source) ([]*record.Record, error) {
 	var out []*record.Record
 	for {
 		it, err := src.Next()
@@ -307,9 +306,11 @@ func ReadNormGenesis(names []string) ([]*record.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			return nil, err
+		rec := it.Rec
+		if it.Decode != nil {
+			if rec, err = it.Decode(it.Raw); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, rec)
 	}

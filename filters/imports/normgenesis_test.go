@@ -1,8 +1,6 @@
 package imports
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,20 +23,9 @@ func TestNormGenesisSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []*record.Record
-	for {
-		it, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := it.Decode(it.Raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
+	recs, err := ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))

@@ -13,6 +13,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -26,11 +27,6 @@ const (
 	ProsocialUser      = "user"
 	ProsocialAssistant = "assistant"
 )
-
-// DefectIncomplete marks a dialogue whose rows do not run from
-// response_id 0 without gaps, or whose last row does not end the episode:
-// rows are missing from the input.
-const DefectIncomplete = "incomplete_dialogue"
 
 // Bounds on one dialogue's rows: real dialogues have a handful. Beyond them
 // the input is not grouped by dialogue_id, and reading on would only fill
@@ -487,11 +483,11 @@ func decodeProsocial(raws [][]byte, at []rowPos, key prosocialKey, base string) 
 			record.Turn{Index: 2 * i, Speaker: ProsocialUser, Text: r.Context, Labels: labels},
 			record.Turn{Index: 2*i + 1, Speaker: ProsocialAssistant, Text: r.Response})
 		if r.ResponseID != int64(i) {
-			rec.AddDefect(DefectIncomplete)
+			rec.AddDefect(audit.DefectIncomplete)
 		}
 	}
 	if last := rows[len(rows)-1]; last.EpisodeDone != nil && !*last.EpisodeDone {
-		rec.AddDefect(DefectIncomplete)
+		rec.AddDefect(audit.DefectIncomplete)
 	}
 	rec.SetExtra("dialogue_id", key.id)
 	rec.SetExtra("source_file", base)

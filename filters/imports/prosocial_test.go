@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -266,7 +267,7 @@ func TestProsocialGrouping(t *testing.T) {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
 	for i, r := range recs {
-		if r.Checks == nil || !has(r.Checks.Defects, DefectIncomplete) {
+		if r.Checks == nil || !has(r.Checks.Defects, audit.DefectIncomplete) {
 			t.Errorf("record %d: not marked incomplete: %+v", i, r.Checks)
 		}
 	}

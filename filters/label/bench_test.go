@@ -39,7 +39,7 @@ func (s stubCaller) Call(_ context.Context, req llm.Request) (*llm.Response, err
 	}
 	resp := &llm.Response{JSON: json.RawMessage(answer.(string)), Gen: record.Gen{Stage: "nglabel", Call: req.Call, Model: "stub"}}
 	if req.Check != nil {
-		if err := req.Check(resp); err != nil {
+		if err := req.RunCheck(resp); err != nil {
 			return nil, err
 		}
 	}
@@ -59,13 +59,13 @@ func copies(b *testing.B, recs []*record.Record, n int) []*record.Record {
 	return out
 }
 
-func benchStage(b *testing.B, c Caller, tasks string, samples int) {
+func benchStage(b *testing.B, c llm.Caller, tasks string, samples int) {
 	recs := sample(b)
 	t, err := ParseTasks(tasks)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New(c, Options{Tasks: t, Samples: samples})
+	s := newStage(b, c, Options{Tasks: t, Samples: samples})
 	in := copies(b, recs, b.N)
 	var next atomic.Int64
 	b.ResetTimer()
@@ -107,7 +107,7 @@ func BenchmarkStageFaults(b *testing.B) {
 	}
 	recs := sample(b)
 	t, _ := ParseTasks("norm,intent,emotion,stage,safety")
-	s := New(c, Options{Tasks: t})
+	s := newStage(b, c, Options{Tasks: t})
 	in := copies(b, recs, b.N)
 	var next, failed atomic.Int64
 	b.SetParallelism(8)

@@ -1,9 +1,10 @@
 package label
 
 import (
-	"github.com/ngkit/ngkit/filters/label/agree"
 	"slices"
 	"testing"
+
+	"github.com/ngkit/ngkit/pkg/agree"
 )
 
 // FuzzParseTurns: any reply either fails with a reason or gives exactly

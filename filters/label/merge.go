@@ -1,7 +1,7 @@
 package label
 
 import (
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -16,7 +16,7 @@ import (
 type Labeller struct {
 	// Name is the endpoint alias: in labels.by_model and labels_meta.
 	Name   string
-	Caller Caller
+	Caller llm.Caller
 	// Model is the model it serves, for labels_meta.model.
 	Model string
 }
@@ -54,20 +54,18 @@ func (s *Stage) askPanel(ctx context.Context, rec *record.Record, spec turnsSpec
 		var mine [][]turnLabels
 		var lerr error
 		for i := range s.opt.Samples {
-			var got []turnLabels
 			resp, err := l.Caller.Call(ctx, llm.Request{
 				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", PromptPack: s.opt.Pack.Version(),
 				Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 				Sampling: s.sampling(i),
-				Check: func(r *llm.Response) error {
-					var err error
-					got, err = parseTurns(r.JSON, spec)
-					return err
-				},
+				Check:    func(r *llm.Response) (any, error) { return parseTurns(r.JSON, spec) },
 			})
 			ok, err := keep(resp, err)
-			if err == nil && ok && got == nil { // answered from the cache or a file, where Check ran on another value
-				got, err = parseTurns(resp.JSON, spec)
+			var got []turnLabels
+			if err == nil && ok {
+				if got, _ = resp.Checked.([]turnLabels); got == nil { // a caller that kept no value
+					got, err = parseTurns(resp.JSON, spec)
+				}
 			}
 			if err != nil {
 				if !res.panel || ctx.Err() != nil {

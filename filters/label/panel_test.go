@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -59,7 +59,7 @@ func TestPanelLabels(t *testing.T) {
 		r.Turns[0].Intent, r.Turns[2].Intent = "ACK", "NR"
 	}))
 	tasks, _ := ParseTasks("norm,intent,safety")
-	s := New(nil, Options{Tasks: tasks, Panel: []Labeller{
+	s := mustNew(t, nil, Options{Tasks: tasks, Panel: []Labeller{
 		{Name: "a", Model: "ma", Caller: panelClient(t, a, "ma")},
 		{Name: "b", Model: "mb", Caller: panelClient(t, b, "mb")},
 		{Name: "c", Model: "mc", Caller: panelClient(t, c, "mc")},
@@ -166,7 +166,7 @@ func TestPanelLabellerFails(t *testing.T) {
 		{Name: "b", Caller: panelClient(t, b, "mb")},
 	}
 	rec := pick(t, recs, "korean", "adherence")
-	out, err := New(nil, Options{Tasks: tasks, Panel: panel}).Process(context.Background(), rec)
+	out, err := mustNew(t, nil, Options{Tasks: tasks, Panel: panel}).Process(context.Background(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +182,12 @@ func TestPanelLabellerFails(t *testing.T) {
 			t.Fatalf("by model %+v", tr.Labels.ByModel)
 		}
 	}
-	_, err = New(nil, Options{Tasks: tasks, Panel: panel, RequireAll: true}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
+	_, err = mustNew(t, nil, Options{Tasks: tasks, Panel: panel, RequireAll: true}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
 	if err == nil || !strings.HasPrefix(err.Error(), "labeller dead gave no labels (--require-all-labellers): dead: ") {
 		t.Fatalf("require all: %v", err)
 	}
 	// Every labeller failing fails the record.
-	_, err = New(nil, Options{Tasks: tasks, Panel: []Labeller{panel[1], panel[1]}}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
+	_, err = mustNew(t, nil, Options{Tasks: tasks, Panel: []Labeller{panel[1], panel[1]}}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
 	if err == nil || !strings.HasPrefix(err.Error(), "no labeller of the panel gave labels: dead: ") {
 		t.Fatalf("all failed: %v", err)
 	}
@@ -198,7 +198,7 @@ func TestJudgeCallerOfItsOwn(t *testing.T) {
 	recs := sample(t)
 	lab, judge := newServer(t, labeltest.Answer), newServer(t, labeltest.Answer)
 	tasks, _ := ParseTasks("norm,quality")
-	s := New(panelClient(t, lab, "l"), Options{Tasks: tasks, Judge: panelClient(t, judge, "j")})
+	s := mustNew(t, panelClient(t, lab, "l"), Options{Tasks: tasks, Judge: panelClient(t, judge, "j")})
 	out, err := s.Process(context.Background(), pick(t, recs, "chinese", "v2r"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +206,13 @@ func TestJudgeCallerOfItsOwn(t *testing.T) {
 	if lab.Count() != 1 || judge.Count() != 1 || out[0].Quality == nil || out[0].Turns[0].Labels.ByModel != nil || out[0].LabelsMeta.Panel != nil {
 		t.Fatalf("labeller %d, judge %d requests; %+v", lab.Count(), judge.Count(), out[0].LabelsMeta)
 	}
+}
+
+func mustNew(t *testing.T, c llm.Caller, opt Options) *Stage {
+	t.Helper()
+	s, err := New(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -58,8 +57,8 @@ func dialogueLang(rec *record.Record) string {
 	if rec.Lang != "" {
 		return lang.Normalize(rec.Lang)
 	}
-	if l := imports.CultureLang[rec.Culture]; l != "" {
-		return l
+	if l := normbank.CultureLang(rec.Culture); l != "" {
+		return lang.Normalize(l)
 	}
 	if p := profile(rec.Culture); p != nil && p.Lang != "" {
 		return lang.Normalize(p.Lang)

@@ -3,7 +3,7 @@ package label
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"slices"
 	"strings"
 	"sync"

@@ -19,11 +19,6 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Caller makes LLM calls; *llm.Client is one.
-type Caller interface {
-	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
-}
-
 // Options configure the stage.
 type Options struct {
 	// Tasks to label; none (with a Baseline) judges pairs only.
@@ -58,17 +53,18 @@ type Options struct {
 	RequireAll bool
 	// Judge makes the quality calls and Pairwise the pairwise ones (nil:
 	// the stage's caller).
-	Judge, Pairwise Caller
+	Judge, Pairwise llm.Caller
 }
 
 // Stage labels records; it is a pipeline.Stage.
 type Stage struct {
-	c   Caller
-	opt Options
+	caller llm.Caller
+	opt    Options
 }
 
-// New returns the stage.
-func New(c Caller, opt Options) *Stage {
+// New returns the stage. (It has no options to refuse yet; the error
+// keeps its shape that of every LLM stage.)
+func New(caller llm.Caller, opt Options) (*Stage, error) {
 	if opt.Samples < 1 {
 		opt.Samples = 1
 	}
@@ -76,15 +72,15 @@ func New(c Caller, opt Options) *Stage {
 		opt.Pack = prompt.Builtin()
 	}
 	if opt.Judge == nil {
-		opt.Judge = c
+		opt.Judge = caller
 	}
 	if opt.Pairwise == nil {
-		opt.Pairwise = c
+		opt.Pairwise = caller
 	}
 	if len(opt.Panel) == 0 {
-		opt.Panel = []Labeller{{Caller: c}}
+		opt.Panel = []Labeller{{Caller: caller}}
 	}
-	return &Stage{c: c, opt: opt}
+	return &Stage{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/ngkit/ngkit/filters/label/agree"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/agree"
 
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
@@ -27,11 +28,11 @@ func sample(t testing.TB) []*record.Record {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("sample files: %v %v", files, err)
 	}
-	recs, err := labeltest.Dialogues(files, 4)
+	all, err := imports.ReadNormGenesis(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return recs
+	return labeltest.Dialogues(all, 4)
 }
 
 // pick returns a copy of the first sample record of a culture and type.
@@ -59,6 +60,16 @@ func pickNth(t testing.TB, recs []*record.Record, culture, typ string, nth int) 
 	}
 	t.Fatalf("no %s %s record in the sample", culture, typ)
 	return nil
+}
+
+// newStage is New for tests: options a test gives are valid.
+func newStage(t testing.TB, c llm.Caller, opt Options) *Stage {
+	t.Helper()
+	s, err := New(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func newClient(t testing.TB, srv *llmtest.Server, reasks int) *llm.Client {
@@ -91,7 +102,7 @@ func defaultTasks(t testing.TB) Tasks {
 func TestLabelsRightReplies(t *testing.T) {
 	recs := sample(t)
 	srv := newServer(t, labeltest.Answer)
-	s := New(newClient(t, srv, 2), Options{Tasks: defaultTasks(t)})
+	s := newStage(t, newClient(t, srv, 2), Options{Tasks: defaultTasks(t)})
 	for _, ct := range [][2]string{{"korean", "adherence"}, {"korean", "violation"}, {"chinese", "v2r"}, {"american", "v2r"}, {"american", "violation"}} {
 		rec := pick(t, recs, ct[0], ct[1])
 		out, err := s.Process(context.Background(), rec)
@@ -184,7 +195,7 @@ func TestLabelsWrongRepliesAreReasked(t *testing.T) {
 				return b.mangle(&r)
 			})
 			tasks, _ := ParseTasks("norm,intent,emotion,safety")
-			s := New(newClient(t, srv, 2), Options{Tasks: tasks})
+			s := newStage(t, newClient(t, srv, 2), Options{Tasks: tasks})
 			rec := pick(t, recs, "korean", "violation")
 			out, err := s.Process(context.Background(), rec)
 			if err != nil {
@@ -206,7 +217,7 @@ func TestLabelsWrongRepliesAreReasked(t *testing.T) {
 		srv := newServer(t, func(req *llmtest.ChatRequest) string {
 			return "Sure! Here are the labels:\n```json\n" + labeltest.Answer(req) + "\n```\nLet me know if you need more."
 		})
-		s := New(newClient(t, srv, 2), Options{Tasks: defaultTasks(t)})
+		s := newStage(t, newClient(t, srv, 2), Options{Tasks: defaultTasks(t)})
 		if _, err := s.Process(context.Background(), pick(t, recs, "chinese", "v2r")); err != nil || srv.Count() != 1 {
 			t.Fatalf("%v after %d requests", err, srv.Count())
 		}
@@ -227,7 +238,7 @@ func TestLabelsAlwaysWrongFails(t *testing.T) {
 		r.Turns = r.Turns[1:]
 		return marshal(r)
 	})
-	s := New(newClient(t, srv, 1), Options{Tasks: defaultTasks(t)})
+	s := newStage(t, newClient(t, srv, 1), Options{Tasks: defaultTasks(t)})
 	rec := pick(t, recs, "american", "adherence")
 	before, _ := rec.AppendJSON(nil)
 	_, err := s.Process(context.Background(), rec)
@@ -251,7 +262,7 @@ func TestLabelsSamples(t *testing.T) {
 	srv := newServer(t, labeltest.Answer)
 	tasks, _ := ParseTasks("norm,emotion,safety")
 	temp := 0.7
-	s := New(newClient(t, srv, 2), Options{Tasks: tasks, Samples: 3, SampleTemperature: &temp, SampleSeed: 0})
+	s := newStage(t, newClient(t, srv, 2), Options{Tasks: tasks, Samples: 3, SampleTemperature: &temp, SampleSeed: 0})
 	rec := pick(t, recs, "american", "violation")
 	out, err := s.Process(context.Background(), rec)
 	if err != nil {
@@ -307,7 +318,7 @@ func TestQualityAndPairwise(t *testing.T) {
 	theirs.Turns = theirs.Turns[:4]
 	base.Add(theirs)
 	tasks, _ := ParseTasks("quality")
-	s := New(newClient(t, srv, 2), Options{Tasks: tasks, Baseline: base})
+	s := newStage(t, newClient(t, srv, 2), Options{Tasks: tasks, Baseline: base})
 	out, err := s.Process(context.Background(), ours)
 	if err != nil {
 		t.Fatal(err)
@@ -354,11 +365,11 @@ func TestInconsistentLabels(t *testing.T) {
 	})
 	c := newClient(t, srv, 2)
 	rec := pick(t, recs, "korean", "adherence")
-	out, err := New(c, Options{Tasks: defaultTasks(t)}).Process(context.Background(), rec)
+	out, err := newStage(t, c, Options{Tasks: defaultTasks(t)}).Process(context.Background(), rec)
 	if err != nil || !slices.Contains(out[0].Checks.Defects, DefectViolationInAdherence) {
 		t.Fatalf("%v %+v", err, out[0].Checks)
 	}
-	_, err = New(c, Options{Tasks: defaultTasks(t), DropInconsistent: true}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
+	_, err = newStage(t, c, Options{Tasks: defaultTasks(t), DropInconsistent: true}).Process(context.Background(), pick(t, recs, "korean", "adherence"))
 	if err == nil || !strings.Contains(err.Error(), DefectViolationInAdherence) {
 		t.Fatalf("--drop-inconsistent: %v", err)
 	}
@@ -375,7 +386,7 @@ func TestEmitRequestsWritesEverySample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tasks, _ := ParseTasks("norm,quality")
-	_, err = New(c, Options{Tasks: tasks, Samples: 2}).Process(context.Background(), pick(t, recs, "chinese", "violation"))
+	_, err = newStage(t, c, Options{Tasks: tasks, Samples: 2}).Process(context.Background(), pick(t, recs, "chinese", "violation"))
 	if !errors.Is(err, llm.ErrDeferred) {
 		t.Fatalf("error %v", err)
 	}
@@ -405,7 +416,7 @@ func TestLabelsProsocialRecord(t *testing.T) {
 		}
 		return labeltest.Answer(req)
 	})
-	out, err := New(newClient(t, srv, 2), Options{Tasks: defaultTasks(t)}).Process(context.Background(), rec)
+	out, err := newStage(t, newClient(t, srv, 2), Options{Tasks: defaultTasks(t)}).Process(context.Background(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

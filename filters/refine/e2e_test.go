@@ -78,7 +78,7 @@ func runE2E(t testing.TB, model *refinetest.Model, so llmtest.Options, mod func(
 		t.Fatal(err)
 	}
 	sink := &sliceSink{}
-	_, err = pipeline.Run(context.Background(), pipeline.Config{Stage: c.Stage(testStage(t, c, mod)), Source: &sliceSource{seeds},
+	_, err = pipeline.Run(context.Background(), pipeline.Config{Stage: testStage(t, c, mod), Source: &sliceSource{seeds},
 		Sink: sink, Errors: elog, Workers: 16, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)

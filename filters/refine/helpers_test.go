@@ -50,7 +50,7 @@ func (f *fakeCaller) Call(_ context.Context, req llm.Request) (*llm.Response, er
 	}
 	resp := &llm.Response{Text: content, JSON: json.RawMessage(content), Gen: record.Gen{Stage: "ngrefine", Call: req.Call, PromptPack: req.PromptPack}}
 	if req.Check != nil {
-		if err := req.Check(resp); err != nil {
+		if err := req.RunCheck(resp); err != nil {
 			return nil, fmt.Errorf("call %s: reply failed the check: %w", req.Call, err)
 		}
 	}
@@ -89,7 +89,7 @@ func pick(t testing.TB, culture, kind, category string) []*record.Record {
 	return out
 }
 
-func testStage(t testing.TB, c Caller, mod func(*Options)) *Stage {
+func testStage(t testing.TB, c llm.Caller, mod func(*Options)) *Stage {
 	t.Helper()
 	opt := Options{K: DefaultK, MinScore: DefaultMinScore, MaxRounds: DefaultMaxRounds,
 		Exemplars: normbank.BuiltinExemplars(), Pack: prompt.Builtin()}

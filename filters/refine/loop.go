@@ -149,7 +149,7 @@ func (r *run) rewrite(ctx context.Context, cur, orig *version, round int) (*vers
 		}
 		return v, nil
 	}
-	check := func(resp *llm.Response) error { _, err := decode(resp); return err }
+	check := func(resp *llm.Response) (any, error) { return decode(resp) }
 	resp, err := r.call(ctx, "rewrite", round, d, "refine_rewrite", check)
 	if err != nil {
 		return nil, err
@@ -163,13 +163,13 @@ func (r *run) rewrite(ctx context.Context, cur, orig *version, round int) (*vers
 
 // call renders refine/<task> for the culture and makes the call, named
 // <task>.<round> (unique within the record, as Batch custom ids must be).
-func (r *run) call(ctx context.Context, task string, round int, d *promptData, schema string, check func(*llm.Response) error) (*llm.Response, error) {
+func (r *run) call(ctx context.Context, task string, round int, d *promptData, schema string, check func(*llm.Response) (any, error)) (*llm.Response, error) {
 	pack := r.s.opt.Pack
 	p, err := pack.Render("refine", task, r.cu.p.Name, d)
 	if err != nil {
 		return nil, err
 	}
-	c := r.s.c
+	c := r.s.caller
 	if task == "judge" {
 		c = r.s.opt.Judge
 	}

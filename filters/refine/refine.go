@@ -37,11 +37,6 @@ const (
 	DefaultMaxRounds = 3
 )
 
-// Caller makes one LLM call; *llm.Client is one.
-type Caller interface {
-	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
-}
-
 // Options configure a Stage.
 type Options struct {
 	// K is the number of exemplars given to each rewrite (>= 1).
@@ -64,20 +59,20 @@ type Options struct {
 	Profile func(name string) (*normbank.Culture, error)
 	// Judge makes the judge calls (nil: the stage's caller, which then
 	// rewrites and judges alike).
-	Judge Caller
+	Judge llm.Caller
 }
 
 // Stage refines seed records; it is safe for concurrent use.
 type Stage struct {
-	c   Caller
-	opt Options
+	caller llm.Caller
+	opt    Options
 
 	cultures cache[*culture]
 	pools    cache[*pools]
 }
 
 // New makes the stage; errors are the options' (usage errors).
-func New(c Caller, opt Options) (*Stage, error) {
+func New(caller llm.Caller, opt Options) (*Stage, error) {
 	switch {
 	case opt.K < 1:
 		return nil, fmt.Errorf("--k %d: want at least 1 exemplar", opt.K)
@@ -94,9 +89,9 @@ func New(c Caller, opt Options) (*Stage, error) {
 		opt.Profile = normbank.Profile
 	}
 	if opt.Judge == nil {
-		opt.Judge = c
+		opt.Judge = caller
 	}
-	return &Stage{c: c, opt: opt}, nil
+	return &Stage{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.

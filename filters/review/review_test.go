@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -125,21 +126,11 @@ func TestLabelStudioConfig(t *testing.T) {
 
 func readAll(t *testing.T, s *Source) []*record.Record {
 	t.Helper()
-	var out []*record.Record
-	for {
-		it, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := it.Decode(it.Raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
+	out, err := imports.ReadAll(s)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 func humanNorms(r *record.Record) []string {

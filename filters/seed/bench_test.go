@@ -92,7 +92,7 @@ func benchSeed(b *testing.B, faults float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := New(Options{Client: client, Types: record.DialogueTypes, MaxTopUps: DefaultMaxTopUps})
+	st, err := New(client, Options{Types: record.DialogueTypes, MaxTopUps: DefaultMaxTopUps})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 package seed
 
 import (
-	"github.com/ngkit/ngkit/pkg/normbank"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/normbank"
 )
 
 // The near-duplicate measure and the text checks take whatever a model

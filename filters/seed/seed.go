@@ -33,8 +33,6 @@ const (
 
 // Options configure the stage.
 type Options struct {
-	// Client makes the calls (the writer role's endpoint).
-	Client llm.Caller
 	// Pack is the prompt pack (prompt.Builtin() when nil).
 	Pack *prompt.Pack
 	// PerNorm is the number of scenarios, hence adherence seeds, per norm.
@@ -46,15 +44,15 @@ type Options struct {
 	// to replace the dropped ones (0: none; ngseed's default is
 	// DefaultMaxTopUps).
 	MaxTopUps int
-	// Cultures are profiles given by the user (--culture-file), by name;
-	// other cultures are looked up with normbank.Profile.
-	Cultures map[string]*normbank.Culture
+	// Profile finds a culture's profile; normbank.Profile when nil.
+	Profile func(name string) (*normbank.Culture, error)
 }
 
 // Stage turns norm records into seed records. It is safe for concurrent use.
 type Stage struct {
-	opt   Options
-	types map[string]bool
+	caller llm.Caller
+	opt    Options
+	types  map[string]bool
 
 	mu       sync.Mutex
 	cultures map[string]*cultureEntry
@@ -68,8 +66,8 @@ type cultureEntry struct {
 }
 
 // New checks the options and makes the stage.
-func New(opt Options) (*Stage, error) {
-	if opt.Client == nil {
+func New(caller llm.Caller, opt Options) (*Stage, error) {
+	if caller == nil {
 		return nil, errors.New("seed: no LLM client")
 	}
 	if opt.Pack == nil {
@@ -87,7 +85,10 @@ func New(opt Options) (*Stage, error) {
 	if len(opt.Types) == 0 {
 		opt.Types = []string{record.TypeAdherence}
 	}
-	s := &Stage{opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
+	if opt.Profile == nil {
+		opt.Profile = normbank.Profile
+	}
+	s := &Stage{caller: caller, opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
 	for _, t := range opt.Types {
 		if !slices.Contains(record.DialogueTypes, t) {
 			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(record.DialogueTypes, ", "))
@@ -131,9 +132,7 @@ func (s *Stage) culture(name string) (*cultureEntry, error) {
 	}
 	s.mu.Unlock()
 	e.once.Do(func() {
-		if e.c = s.opt.Cultures[name]; e.c == nil {
-			e.c, e.err = normbank.Profile(name)
-		}
+		e.c, e.err = s.opt.Profile(name)
 		if e.err == nil {
 			e.det, e.err = detectorFor(e.c)
 		}
@@ -233,13 +232,13 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 		for _, k := range kept {
 			data.Have = append(data.Have, k.text)
 		}
-		var items []string
-		check := func(r *llm.Response) error {
+		// The value is the reply's scenarios.
+		check := func(r *llm.Response) (any, error) {
 			var v struct {
 				Scenarios []string `json:"scenarios"`
 			}
 			if err := r.Decode(&v); err != nil {
-				return err
+				return nil, err
 			}
 			// A reply mostly unusable (in the wrong language, say) is asked
 			// again; a few bad scenarios are replaced by the next call.
@@ -254,10 +253,9 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 				}
 			}
 			if bad*2 > len(v.Scenarios) {
-				return fmt.Errorf("%d of the %d scenarios are unusable, e.g. %v", bad, len(v.Scenarios), first)
+				return nil, fmt.Errorf("%d of the %d scenarios are unusable, e.g. %v", bad, len(v.Scenarios), first)
 			}
-			items = v.Scenarios
-			return nil
+			return v.Scenarios, nil
 		}
 		name := "scenarios"
 		if call > 1 {
@@ -267,6 +265,7 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 		if err != nil {
 			return nil, err
 		}
+		items, _ := resp.Checked.([]string)
 		for _, sc := range items {
 			if len(kept) == want {
 				break
@@ -296,25 +295,23 @@ func (s *Stage) seeds(ctx context.Context, in *record.Record, norm normbank.Norm
 	adh.Scenario = sc.text
 	data := newPromptData(norm, cu.c)
 	data.Scenario = sc.text
-	var situation string
-	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) error {
+	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) (any, error) {
 		var v struct {
 			Situation string `json:"situation"`
 		}
 		if err := r.Decode(&v); err != nil {
-			return err
+			return nil, err
 		}
 		v.Situation = strings.TrimSpace(v.Situation)
 		if err := checkSituation(cu.det, cu.c, v.Situation); err != nil {
-			return err
+			return nil, err
 		}
-		situation = v.Situation
-		return nil
+		return v.Situation, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %d: %w", i, err)
 	}
-	adh.Situation = situation
+	adh.Situation, _ = resp.Checked.(string)
 	adh.Gen = append(adh.Gen, sc.gen, resp.Gen)
 
 	var out []*record.Record
@@ -340,41 +337,43 @@ func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Nor
 	data := newPromptData(norm, cu.c)
 	data.Type, data.Scenario, data.Situation = typ, adh.Scenario, adh.Situation
 	parent := normalize(adh.Situation)
-	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, func(r *llm.Response) error {
+	type derived struct{ scenario, situation string }
+	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, func(r *llm.Response) (any, error) {
 		var v struct {
 			Scenario  string `json:"scenario"`
 			Situation string `json:"situation"`
 		}
 		if err := r.Decode(&v); err != nil {
-			return err
+			return nil, err
 		}
 		v.Scenario, v.Situation = strings.TrimSpace(v.Scenario), strings.TrimSpace(v.Situation)
 		if err := checkScenario(cu.det, cu.c, v.Scenario); err != nil {
-			return err
+			return nil, err
 		}
 		if err := checkSituation(cu.det, cu.c, v.Situation); err != nil {
-			return err
+			return nil, err
 		}
 		if normalize(v.Situation) == parent {
-			return errors.New("the situation is the adherence situation unchanged; the norm must be violated")
+			return nil, errors.New("the situation is the adherence situation unchanged; the norm must be violated")
 		}
-		d.Scenario, d.Situation = v.Scenario, v.Situation
-		return nil
+		return derived{v.Scenario, v.Situation}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	got, _ := resp.Checked.(derived)
+	d.Scenario, d.Situation = got.scenario, got.situation
 	d.Gen = []record.Gen{resp.Gen}
 	return d, nil
 }
 
 // call renders a prompt and makes one structured call.
-func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string, data promptData, check func(*llm.Response) error) (*llm.Response, error) {
+func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string, data promptData, check func(*llm.Response) (any, error)) (*llm.Response, error) {
 	p, err := s.opt.Pack.Render("seed", task, culture, data)
 	if err != nil {
 		return nil, err
 	}
-	return s.opt.Client.Call(ctx, llm.Request{
+	return s.caller.Call(ctx, llm.Request{
 		ID: id, Call: name, Schema: schema, PromptPack: s.opt.Pack.Version(), Check: check,
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 	})

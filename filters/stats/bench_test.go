@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/imports"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkReport(b *testing.B) {
 	for _, r := range recs {
 		turns += len(r.Turns)
 	}
-	a := &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+	a := &audit.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
 	a.Record(&record.Record{ID: "warm", Turns: []record.Turn{{Text: "warm up the models"}}})
 	b.ResetTimer()
 	for range b.N {
@@ -59,7 +60,7 @@ func BenchmarkReport(b *testing.B) {
 // BenchmarkCollector is the sequential half alone.
 func BenchmarkCollector(b *testing.B) {
 	recs := benchRecords(b)
-	a := &Audit{}
+	a := &audit.Audit{}
 	for _, r := range recs {
 		a.Record(r)
 	}

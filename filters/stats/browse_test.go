@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -38,8 +39,8 @@ func browseRecords() []*record.Record {
 func browseReport(t *testing.T) *Report {
 	t.Helper()
 	c := NewCollector()
-	c.Browse, c.Examples, c.ShowDefect = true, 2, DefectSingleSpeaker
-	a := &Audit{MinTurns: 0, MaxTurns: 0, MinLangShare: 0}
+	c.Browse, c.Examples, c.ShowDefect = true, 2, audit.DefectSingleSpeaker
+	a := &audit.Audit{MinTurns: 0, MaxTurns: 0, MinLangShare: 0}
 	for _, r := range browseRecords() {
 		a.Record(r)
 		c.Add(r)

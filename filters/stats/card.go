@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -16,14 +17,14 @@ import (
 // writer's goroutine; Stage, run by the pipeline before it, does the
 // audit (language detection) on every core and leaves the copy for Add.
 type CardSummary struct {
-	Audit     *Audit
+	Audit     *audit.Audit
 	Collector *Collector
 	audited   sync.Map // *record.Record -> its audited copy, from Stage to Add
 }
 
 // NewCardSummary returns a summary with ngstats' default thresholds.
 func NewCardSummary() *CardSummary {
-	return &CardSummary{Audit: &Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}, Collector: NewCollector()}
+	return &CardSummary{Audit: &audit.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}, Collector: NewCollector()}
 }
 
 // Stage audits a copy of each record on the pipeline's workers and passes

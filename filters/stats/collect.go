@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -176,7 +177,7 @@ func (c *Collector) Add(rec *record.Record) {
 func (c *Collector) dialogue(rec *record.Record, group string) {
 	clear(c.speakerSeen)
 	pairs := int64(0)
-	expected := ExpectedLang(rec)
+	expected := audit.ExpectedLang(rec)
 	for i := range rec.Turns {
 		t := &rec.Turns[i]
 		c.speakerSeen[t.Speaker] = struct{}{}
@@ -188,7 +189,7 @@ func (c *Collector) dialogue(rec *record.Record, group string) {
 			l = expected
 		}
 		if l == "" {
-			l = Undetermined
+			l = audit.Undetermined
 		}
 		c.length(l, t.Text)
 		if t.Labels != nil {
@@ -267,11 +268,11 @@ func (c *Collector) language(rec *record.Record) {
 func (c *Collector) defect(name, id string) {
 	d := c.defects[name]
 	if d == nil {
-		info, ok := defectInfos[name]
+		kind, help, ok := audit.Describe(name)
 		if !ok {
-			info = defectInfo{"other", "reported by an earlier stage"}
+			kind, help = "other", "reported by an earlier stage"
 		}
-		d = &Defect{Name: name, Kind: info.kind, Help: info.help, IDs: []string{}}
+		d = &Defect{Name: name, Kind: kind, Help: help, IDs: []string{}}
 		c.defects[name] = d
 	}
 	d.Count++
@@ -303,9 +304,9 @@ func (c *Collector) duplicates(rec *record.Record) {
 	dupNear := c.nearDups().dialogue(rec)
 	switch {
 	case dupExact:
-		c.defect(DefectDuplicateDialogue, rec.ID)
+		c.defect(audit.DefectDuplicateDialogue, rec.ID)
 	case dupNear:
-		c.defect(DefectNearDupDialogue, rec.ID)
+		c.defect(audit.DefectNearDupDialogue, rec.ID)
 	}
 }
 
@@ -317,9 +318,9 @@ func (c *Collector) scenario(rec *record.Record) {
 	dupNear := c.nearDups().scenario(rec)
 	switch {
 	case dupExact:
-		c.defect(DefectDuplicateScenario, rec.ID)
+		c.defect(audit.DefectDuplicateScenario, rec.ID)
 	case dupNear:
-		c.defect(DefectNearDupScenario, rec.ID)
+		c.defect(audit.DefectNearDupScenario, rec.ID)
 	}
 }
 

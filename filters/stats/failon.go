@@ -2,9 +2,10 @@ package stats
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/audit"
 )
 
 // AnyDefect is the --fail-on class of records with at least one defect.
@@ -24,8 +25,8 @@ func ParseFailOn(s string) ([]Threshold, error) {
 		if !ok {
 			return nil, fmt.Errorf("--fail-on %q: want DEFECT=RATE, e.g. end_marker=0.01", part)
 		}
-		if _, known := defectInfos[name]; !known && name != AnyDefect {
-			return nil, fmt.Errorf("--fail-on: unknown defect %q (known: %s)", name, strings.Join(DefectNames(), ", "))
+		if _, _, known := audit.Describe(name); !known && name != AnyDefect {
+			return nil, fmt.Errorf("--fail-on: unknown defect %q (known: %s)", name, strings.Join(audit.DefectNames(), ", "))
 		}
 		scale := 1.0
 		if strings.HasSuffix(val, "%") {
@@ -41,16 +42,6 @@ func ParseFailOn(s string) ([]Threshold, error) {
 		return nil, fmt.Errorf("--fail-on %q names no defect", s)
 	}
 	return out, nil
-}
-
-// DefectNames lists the defect classes ngstats knows, sorted.
-func DefectNames() []string {
-	var names []string
-	for n := range defectInfos {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // ApplyFailOn fills r.FailOn from the thresholds and reports whether any

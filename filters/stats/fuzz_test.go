@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -21,7 +22,7 @@ func FuzzParseFailOn(f *testing.F) {
 			return
 		}
 		for _, th := range ts {
-			if _, ok := defectInfos[th.Defect]; !ok && th.Defect != AnyDefect || !(th.Max >= 0 && th.Max <= 1) {
+			if _, _, ok := audit.Describe(th.Defect); !ok && th.Defect != AnyDefect || !(th.Max >= 0 && th.Max <= 1) {
 				t.Fatalf("%q accepted as %+v", s, th)
 			}
 		}
@@ -54,7 +55,7 @@ func FuzzAuditCollect(f *testing.F) {
 		// lingua's models (~0.5 s of CPU), enough on a busy machine to run
 		// the short CI fuzz past its deadline. The collector's invariants
 		// do not depend on which language is found.
-		a := &Audit{Detector: scriptOnly, MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+		a := &audit.Audit{Detector: scriptOnly, MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
 		c := NewCollector()
 		for _, id := range []string{"f", "g"} {
 			rec := &record.Record{ID: id, Culture: "korean", Turns: slices.Clone(ts)}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/ngkit/ngkit/filters/label/agree"
+	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 

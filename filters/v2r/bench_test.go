@@ -26,7 +26,7 @@ func (d directCaller) Call(_ context.Context, req llm.Request) (*llm.Response, e
 	if req.Schema != "" {
 		resp.JSON = json.RawMessage(content)
 	}
-	if err := req.Check(resp); err != nil {
+	if err := req.RunCheck(resp); err != nil {
 		return nil, err
 	}
 	resp.Gen = record.Gen{Stage: "ngv2r", Call: req.Call, PromptPack: req.PromptPack}

@@ -40,7 +40,7 @@
 //     each of violation, recognition, repair and resolution is there (so
 //     context turns, if any, come first and nothing comes after the
 //     resolution but more resolution);
-//   - then filters/stats.Audit, the audit ngstats runs, with the same turn
+//   - then pkg/audit.Audit, the audit ngstats runs, with the same turn
 //     bounds and MinLangShare: each turn's language (turn.lang is kept),
 //     the share of the turns the detector is sure of that are in the
 //     expected language (default: all of them), and any defect ngstats

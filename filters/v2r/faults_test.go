@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -136,12 +137,12 @@ func TestStatsFindsNoDefects(t *testing.T) {
 
 func statsReport(t testing.TB, recs []*record.Record) *stats.Report {
 	t.Helper()
-	audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8} // ngstats' defaults
+	aud := &audit.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8} // ngstats' defaults
 	col := stats.NewCollector()
 	var rep *stats.Report
 	col.Done = func(r *stats.Report) error { rep = r; return nil }
 	for _, r := range recs {
-		audit.Record(r)
+		aud.Record(r)
 		if err := col.Write(r); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/v2r/v2rtest"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -19,7 +20,7 @@ import (
 var cultures = []string{"american", "chinese", "korean"}
 
 var release = sync.OnceValues(func() ([]*record.Record, error) {
-	return v2rtest.Release(v2rtest.ReleaseFiles())
+	return imports.ReadNormGenesis(v2rtest.ReleaseFiles())
 })
 
 // pair is a seed and the release dialogue that answers it.
@@ -46,7 +47,7 @@ func releasePairs(t testing.TB, culture, typ string) []pair {
 	return out
 }
 
-var defaultRules = Rules{MinTurns: 5, MaxTurns: 15, MinLangShare: 1}
+var defaultRules = Rules{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 1}
 
 // checkDefault is defaultRules as a v2rtest.Check.
 func checkDefault(turns []record.Turn, narration []string, typ, lang string) error {

@@ -74,7 +74,8 @@ var colonTag = regexp.MustCompile(`^([^:：\n]{1,60}[:：][\s*_]*)[\[【]\s*([A-
 // turn's text, where it is read back.
 func mark(stage string) string { return "⟦" + stage + "⟧ " }
 
-var marked = regexp.MustCompile(`⟦([a-z]+)⟧ ?`)
+// markRE finds the tokens mark writes.
+var markRE = regexp.MustCompile(`⟦([a-z]+)⟧ ?`)
 
 // ParseText reads a text-mode reply: one "Name: (action) text" turn per
 // line (pkg/dialogue.Parse, with all its tolerance: full-width colons,
@@ -127,7 +128,7 @@ func ParseText(text, typ string) (*Dialogue, error) {
 		if t.Speaker != d.Turns[i].Speaker {
 			return nil, errors.New("the stage tags could not be matched to the turns: start each turn's line with its tag, as in \"[violation] Name: text\"")
 		}
-		locs := marked.FindAllStringSubmatchIndex(t.Text, -1)
+		locs := markRE.FindAllStringSubmatchIndex(t.Text, -1)
 		if len(locs) > 1 || len(locs) == 1 && locs[0][0] != 0 {
 			return nil, fmt.Errorf("%s: a stage tag stands inside the turn: put one tag at the start of each turn's line", turnName(i, t.Speaker))
 		}
@@ -147,7 +148,7 @@ func splitTags(text string) (plain, tagged string, err error) {
 	for line := range strings.SplitSeq(text, "\n") {
 		rest, stage := line, ""
 		if m := lineTag.FindStringSubmatchIndex(line); m != nil {
-			if tag, ok := tagStage(line[m[6]:m[7]]); ok {
+			if tag, ok := readStageTag(line[m[6]:m[7]]); ok {
 				prefix := line[m[2]:m[3]]
 				if m[4] >= 0 && m[8] < 0 {
 					prefix += line[m[4]:m[5]] // "**[repair] Name:** ...": the bold is the name's
@@ -155,7 +156,7 @@ func splitTags(text string) (plain, tagged string, err error) {
 				rest, stage = prefix+line[m[1]:], tag
 			}
 		} else if m := colonTag.FindStringSubmatchIndex(line); m != nil {
-			if tag, ok := tagStage(line[m[4]:m[5]]); ok {
+			if tag, ok := readStageTag(line[m[4]:m[5]]); ok {
 				rest, stage = line[m[2]:m[3]]+line[m[1]:], tag
 			}
 		}
@@ -171,8 +172,8 @@ func splitTags(text string) (plain, tagged string, err error) {
 	return pb.String(), tb.String(), nil
 }
 
-// tagStage reads a tag: a stage, or "none" (a turn without one).
-func tagStage(tag string) (stage string, ok bool) {
+// readStageTag reads a tag: a stage, or "none" (a turn without one).
+func readStageTag(tag string) (stage string, ok bool) {
 	tag = strings.ToLower(tag)
 	if _, known := stageRank[tag]; known {
 		return tag, true

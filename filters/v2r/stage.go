@@ -22,11 +22,6 @@ const (
 	PromptTask  = "dialogue"
 )
 
-// Caller makes LLM calls; *llm.Client is one.
-type Caller interface {
-	Call(ctx context.Context, req llm.Request) (*llm.Response, error)
-}
-
 // Options configure the stage.
 type Options struct {
 	Rules
@@ -40,7 +35,7 @@ type Options struct {
 
 // Stage makes one dialogue per seed record.
 type Stage struct {
-	c        Caller
+	caller   llm.Caller
 	opt      Options
 	profiles sync.Map // culture -> profileResult
 }
@@ -52,7 +47,7 @@ type profileResult struct {
 
 // New makes the stage; the rules must be sane (2 <= MinTurns <= MaxTurns
 // or MaxTurns 0, a share in [0, 1]).
-func New(c Caller, opt Options) (*Stage, error) {
+func New(caller llm.Caller, opt Options) (*Stage, error) {
 	switch {
 	case opt.MinTurns < 2:
 		return nil, fmt.Errorf("--min-turns %d: a dialogue has at least 2 turns", opt.MinTurns)
@@ -69,7 +64,7 @@ func New(c Caller, opt Options) (*Stage, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	return &Stage{c: c, opt: opt}, nil
+	return &Stage{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.
@@ -86,26 +81,26 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 	if err != nil {
 		return nil, err
 	}
-	var got *record.Record // the accepted dialogue, audited
 	req := llm.Request{
 		ID: seed.ID, Call: "dialogue", PromptPack: s.opt.Pack.Version(),
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
-		Check: func(r *llm.Response) error {
+		// The value is the accepted dialogue, audited.
+		Check: func(r *llm.Response) (any, error) {
 			d, err := s.read(r, typ)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			got, err = s.opt.Check(d, typ, expected)
-			return err
+			return s.opt.Check(d, typ, expected)
 		},
 	}
 	if !s.opt.TextMode {
 		req.Schema = SchemaName(typ)
 	}
-	resp, err := s.c.Call(ctx, req)
+	resp, err := s.caller.Call(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	got, _ := resp.Checked.(*record.Record)
 	if got == nil {
 		return nil, errors.New("call dialogue: the reply was accepted without being checked")
 	}

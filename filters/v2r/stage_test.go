@@ -66,7 +66,7 @@ func runStage(t testing.TB, cfg llm.Config, opt Options, seeds []*record.Record)
 		t.Fatal(err)
 	}
 	sink := &collect{}
-	if _, err := pipeline.Run(context.Background(), pipeline.Config{Stage: c.Stage(st), Source: pipeline.SliceSource(seeds), Sink: sink, Errors: elog, Workers: cfg.Concurrency, Stderr: os.Stderr}); err != nil {
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: pipeline.SliceSource(seeds), Sink: sink, Errors: elog, Workers: cfg.Concurrency, Stderr: os.Stderr}); err != nil {
 		t.Fatal(err)
 	}
 	if err := elog.Close(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -104,7 +104,7 @@ func (r Rules) Check(d *Dialogue, typ, expected string) (*record.Record, error) 
 
 	// The audit ngstats runs, on a record of the turns alone.
 	rec := &record.Record{Lang: expected, Turns: d.Turns, Narration: d.Narration}
-	(&stats.Audit{Detector: r.Detector, MinTurns: r.MinTurns, MaxTurns: r.MaxTurns, MinLangShare: r.MinLangShare}).Record(rec)
+	(&audit.Audit{Detector: r.Detector, MinTurns: r.MinTurns, MaxTurns: r.MaxTurns, MinLangShare: r.MinLangShare}).Record(rec)
 	var wrong []string
 	for i, t := range rec.Turns {
 		if t.Lang != "" && t.Lang != expected {
@@ -214,14 +214,12 @@ func markers(s string, oneLine bool) string {
 	return strings.Join(found, " and ")
 }
 
-var endMarker = regexp.MustCompile(`(?i)[\[【(<]\s*(end|끝|结束|完)\s*[\]】)>]`)
-
 // whichMarker names what dialogue.Clean removes from a line, for the
 // model to see what to leave out.
 func whichMarker(l string) string {
 	switch c := dialogue.Clean(l); {
-	case endMarker.MatchString(l):
-		return "the end marker " + endMarker.FindString(l)
+	case dialogue.EndMarkerIn(l) != "":
+		return "the end marker " + dialogue.EndMarkerIn(l)
 	case strings.Contains(l, "**") || strings.Contains(l, "__"):
 		return "markdown **"
 	case strings.HasPrefix(l, "#"):
@@ -240,7 +238,7 @@ func whichMarker(l string) string {
 // markers found some (it finds all that the audit does, and more).
 func covered(defect string, marked bool) bool {
 	switch defect {
-	case stats.DefectEmptyTurn, stats.DefectSingleSpeaker, stats.DefectTooFewTurns, stats.DefectTooManyTurns, stats.DefectWrongLanguage:
+	case audit.DefectEmptyTurn, audit.DefectSingleSpeaker, audit.DefectTooFewTurns, audit.DefectTooManyTurns, audit.DefectWrongLanguage:
 		return true
 	}
 	return marked

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
@@ -31,7 +32,7 @@ type Model struct {
 }
 
 // Rules are ngv2r's defaults: the fake's dialogues pass them.
-var Rules = v2r.Rules{MinTurns: 5, MaxTurns: 15, MinLangShare: 1}
+var Rules = v2r.Rules{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 1}
 
 // New loads the release fixtures of the stages' fakes.
 func New() (*Model, error) {
@@ -39,7 +40,7 @@ func New() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := v2rtest.Release(v2rtest.ReleaseFiles())
+	recs, err := imports.ReadNormGenesis(v2rtest.ReleaseFiles())
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func New() (*Model, error) {
 
 // Reply is an llmtest.Options.Reply.
 func (m *Model) Reply(req *llmtest.ChatRequest) string {
-	name := seedtest.SchemaName(req)
+	name := req.SchemaName()
 	switch {
 	case strings.HasPrefix(name, "seed_"):
 		return m.seed.Reply(req)

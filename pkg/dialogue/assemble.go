@@ -77,7 +77,10 @@ func (p *parser) splitMerged() {
 			first.multi = true
 			out = append(out, first)
 		} else if segs[0].sp.rest != "" {
+			// the line's turns follow as items of their own: unplaced,
+			// this piece is kept without them
 			first.text = segs[0].sp.rest
+			first.raw = first.text
 			out = append(out, first)
 		}
 		for j, sg := range segs[1:] {

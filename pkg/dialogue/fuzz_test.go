@@ -49,3 +49,27 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsedIsClean: what Parse leaves in the turns (text and stage
+// direction) holds no end marker by the vocabulary's own test
+// (EndMarkerIn), the one ngstats' audit asks of a turn: the parser and the
+// audit agree on every input. (Narration lines that are prose, "!(end)",
+// are kept as written, and ngstats does not audit narration.)
+func FuzzParsedIsClean(f *testing.F) {
+	for _, m := range EndMarkers() {
+		f.Add("A: hi " + m + "\nB: bye")
+	}
+	f.Add("A: (end) hi\nB: ( 完 )\n[ END ]")
+	f.Add("A: hi\nB: bye\n（END")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, d := range Parse(text).Dialogues {
+			for _, tn := range d.Turns {
+				for _, s := range []string{tn.Text, tn.Action} {
+					if m := EndMarkerIn(s); m != "" {
+						t.Fatalf("%q: the parser left the end marker %q in %q", text, m, s)
+					}
+				}
+			}
+		}
+	})
+}

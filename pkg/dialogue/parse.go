@@ -250,15 +250,18 @@ func (p *parser) stripReasoning(text string) string {
 			return trim(text)
 		}
 	}
-	if i := strings.LastIndex(text, "</think>"); i >= 0 {
-		p.bits |= dReasoning
-		p.removed(text[:i+len("</think>")])
-		return trim(text[i+len("</think>"):])
-	}
-	if i := strings.Index(text, "<think>"); i >= 0 {
-		p.bits |= dReasoning
-		p.removed(text[i:])
-		return trim(text[:i])
+	for _, tag := range reasoningTags {
+		if cl := "</" + tag + ">"; strings.Contains(text, cl) {
+			i := strings.LastIndex(text, cl)
+			p.bits |= dReasoning
+			p.removed(text[:i+len(cl)])
+			return trim(text[i+len(cl):])
+		}
+		if i := strings.Index(text, "<"+tag+">"); i >= 0 {
+			p.bits |= dReasoning
+			p.removed(text[i:])
+			return trim(text[:i])
+		}
 	}
 	if strings.HasPrefix(text, "analysis") && len(text) > len("analysis") {
 		// "analysisWe need to ..." with no final answer: all of it is reasoning
@@ -329,8 +332,13 @@ func (p *parser) envelope(text string) ([]string, bool) {
 		// everything but the dialogue strings is removed on purpose
 		rest := body
 		for _, t := range texts {
-			if b, err := json.Marshal(t); err == nil {
-				rest = strings.Replace(rest, string(b[1:len(b)-1]), " ", 1)
+			// as written: "&" stays "&", not json.Marshal's "\u0026"
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(t) == nil {
+				q := strings.TrimSuffix(b.String(), "\n")
+				rest = strings.Replace(rest, q[1:len(q)-1], " ", 1)
 			}
 		}
 		p.removed(rest)
@@ -509,6 +517,9 @@ func (p *parser) emitNarr(text, raw string, blank, closed bool) {
 		}
 	}
 	text = trim(text[openAt(text, 0):])
+	if inner, ok := wholeBracket(text); ok && endWord(inner) {
+		text = inner // "((完)": an end marker in the unclosed bracket
+	}
 	if endWord(text) {
 		p.bits |= dEndMarker // "(END" cut short
 		p.removed(text)
@@ -638,7 +649,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 			// "**Dialogue 2**:" — a header in markdown
 			p.bits |= sp.deco
 			if p.header(num, sp.full, blank); sp.rest != "" {
-				p.classify(sp.rest, raw, false, narr)
+				p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
 			}
 			return
 		}

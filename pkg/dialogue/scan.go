@@ -328,7 +328,7 @@ func opensParen(s string) bool {
 
 // endMarkers are the end-of-dialogue tokens models leave in the text.
 var endMarkers = [...]string{"[END]", "【END】", "(END)", "（END）", "<END>", "[끝]", "【끝】", "(끝)", "[结束]", "【结束】", "[完]", "【完】",
-	"[End]", "[end]", "<end>", "[ END ]"}
+	"[End]", "[end]", "<end>", "<End>", "【End】", "【end】", "[ END ]"}
 
 // endKinds reports which kinds of end marker s holds (bit set), so that a
 // text's lines need only be checked for the kinds the text holds. Every
@@ -1208,6 +1208,9 @@ scan:
 			be-- // "**Sarah** (smiling):"
 			marks--
 			stars = true
+		}
+		if stars {
+			be = trimSpaceBack(line, be) // "A *():" — the name is "A"
 		}
 		base := line[start:max(start, be)]
 		if stars {

@@ -18,14 +18,14 @@ func TestCheckFailureIsReaskedWithTheReason(t *testing.T) {
 		{Content: "short"},
 	}})
 	defer srv.Close()
-	check := func(r *Response) error {
+	check := func(r *Response) (any, error) {
 		if len(r.Text) < 10 {
-			return errors.New("too short")
+			return nil, errors.New("too short")
 		}
-		return nil
+		return len(r.Text), nil
 	}
 	resp, err := testClient(t, quick(srv)).Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}, Check: check})
-	if err != nil || resp.Text != "long enough now" || resp.Gen.Retries != 1 {
+	if err != nil || resp.Text != "long enough now" || resp.Gen.Retries != 1 || resp.Checked != len("long enough now") {
 		t.Fatalf("%+v %v", resp, err)
 	}
 	msgs := srv.Requests()[1].Request.Messages

@@ -245,7 +245,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	if c.cache != nil {
 		key = cacheKey(c.cacheEndpoint(), c.cfg.Model, req.Messages, sch, samp)
 		if e, ok := c.cache.get(key); ok {
-			if resp, f := accept(e.Content, e.FinishReason, sch, req.Check); f == nil {
+			if resp, f := accept(e.Content, e.FinishReason, sch, req.RunCheck); f == nil {
 				st.Calls, st.CacheHits = 1, 1
 				gen.CacheHit, gen.TokensIn, gen.TokensOut, gen.Seconds = true, e.TokensIn, e.TokensOut, e.Seconds
 				gen.ModelAnswered = e.Model
@@ -349,7 +349,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
 		gen.ModelAnswered = comp.Model
 	}
-	resp, f := accept(content, finish, sch, req.Check)
+	resp, f := accept(content, finish, sch, req.RunCheck)
 	if f != nil {
 		return nil, fmt.Errorf("recorded reply for %s: %s", req.CustomID(), f.reason)
 	}
@@ -412,7 +412,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			gen.ModelAnswered = comp.Model
 			choice := comp.Choices[0]
 			if f = c.truncated(in, estPrompt); f == nil {
-				resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.Check)
+				resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.RunCheck)
 			}
 			if f == nil {
 				st.Retries, st.Reasks = int64(retries), int64(reasks)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/dialogue"
 )
 
 // maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
@@ -154,8 +156,10 @@ func dropTrailingCommas(s string) string {
 	return b.String()
 }
 
-// Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking in.
-var reasoningTags = []string{"think", "thinking", "reasoning"}
+// Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking
+// in: the parser's and the audit's (pkg/dialogue), so that what the client
+// strips from a reply and what ngstats reports as leaked are the same tags.
+var reasoningTags = dialogue.ReasoningTags()
 
 // asciiLower lower-cases ASCII letters only, so that byte offsets found in
 // its result are offsets in s (strings.ToLower changes the length of

@@ -1,31 +1,22 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// TestMain lets tests run this binary as the test program (koecho) or as
-// the fake server in a child process: for signals, for several processes
-// sharing a cache, and for benchmarks that measure only the client's CPU.
+// TestMain lets tests run this binary as the fake server in a child
+// process, for benchmarks that measure only the client's CPU. (The tests
+// of the client run as a program, koecho, are in cmd/internal/app.)
 func TestMain(m *testing.M) {
-	switch os.Getenv("NGKIT_TEST_ROLE") {
-	case "koecho":
-		os.Exit(koecho(pipeline.OSEnv()))
-	case "fakellm":
+	if os.Getenv("NGKIT_TEST_ROLE") == "fakellm" {
 		os.Exit(llmtest.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -68,21 +59,15 @@ var koDetector = func() *lang.Detector {
 	return d
 }()
 
-func koreanCheck(r *Response) error {
+func koreanCheck(r *Response) (any, error) {
 	var out struct{ Text string }
 	if err := r.Decode(&out); err != nil {
-		return err
+		return nil, err
 	}
 	if share, langs := koDetector.Check([]string{out.Text}, "ko"); share < 0.5 {
-		return fmt.Errorf("reply is in %v, not Korean", langs)
+		return nil, fmt.Errorf("reply is in %v, not Korean", langs)
 	}
-	return nil
-}
-
-// koecho is the test program: the shared flags, the runner, koStage.
-func koecho(env pipeline.Env) int {
-	p := NewProgram("koecho", "one Korean sentence per record (test stage)", "[flags] [FILE...]")
-	return p.Run(env, func(c *Client) (pipeline.Stage, error) { return koStage{c}, nil })
+	return out.Text, nil
 }
 
 // koReply is the fake model: a Korean sentence about the scenario (the
@@ -97,91 +82,6 @@ func koReply(req *llmtest.ChatRequest) string {
 	}
 	b, _ := json.Marshal(map[string]string{"text": "안녕하세요, " + scenario + "에 대해 이야기해요.", "lang": "ko"})
 	return string(b)
-}
-
-// run runs koecho in this process with args and the environment vars.
-func run(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	env := pipeline.Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return vars[k] }}
-	code = koecho(env)
-	return code, out.String(), errb.String()
-}
-
-// writeRecords writes n input records with ids k000..., scenario "scenario N".
-func writeRecords(t *testing.T, dir string, n int) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "{\"id\":\"k%04d\",\"culture\":\"korean\",\"scenario\":\"scenario %d\"}\n", i, i)
-	}
-	path := filepath.Join(dir, "in.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// readRecords reads a JSONL file of records; every line must parse.
-func readRecords(t *testing.T, path string) []*record.Record {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*record.Record
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<24)
-	for n := 1; sc.Scan(); n++ {
-		r := &record.Record{}
-		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// readErrorIDs reads the ids of an errors file.
-func readErrorIDs(t *testing.T, path string) (ids []string, reasons []string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if l == "" {
-			continue
-		}
-		var e pipeline.ErrorRecord
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		ids = append(ids, e.ID)
-		reasons = append(reasons, e.Error)
-	}
-	return ids, reasons
-}
-
-func ids(recs []*record.Record) []string {
-	out := make([]string, len(recs))
-	for i, r := range recs {
-		out[i] = r.ID
-	}
-	sort.Strings(out)
-	return out
-}
-
-func wantIDs(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("k%04d", i)
-	}
-	return out
 }
 
 func newFake(t *testing.T) *llmtest.Server {

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/spf13/pflag"
 )
 
 // --concurrency auto takes llama-server's slots from /props; a server
-// that does not say gets the default, with a note.
+// that does not say gets the default, with a note. (The flag itself:
+// TestConcurrencyFlag in cmd/internal/app.)
 func TestConcurrencyAutoReadsSlots(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{Slots: 3, Context: 4096})
 	defer srv.Close()
@@ -30,19 +30,6 @@ func TestConcurrencyAutoReadsSlots(t *testing.T) {
 	c = testClient(t, Config{BaseURL: plain.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
 	if c.cfg.Concurrency != 16 || !strings.Contains(stderr.String(), "does not say how many requests it serves at once (GET /props: HTTP 404); using 16 (Ollama: its OLLAMA_NUM_PARALLEL") {
 		t.Errorf("concurrency %d, stderr: %s", c.cfg.Concurrency, stderr.String())
-	}
-	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "m"}
-	if cfg, err := resolve(t, vars, "--concurrency", "auto"); err != nil || !cfg.ConcurrencyAuto {
-		t.Errorf("--concurrency auto: %v %+v", err, cfg)
-	}
-	if cfg, err := resolve(t, vars); err != nil || cfg.ConcurrencyAuto || cfg.Concurrency != 16 {
-		t.Errorf("default: %v %+v", err, cfg)
-	}
-	var f Flags
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	f.Register(fs)
-	if err := fs.Parse([]string{"--concurrency", "many"}); err == nil {
-		t.Error("--concurrency many accepted")
 	}
 }
 

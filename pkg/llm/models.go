@@ -54,15 +54,18 @@ type Endpoint struct {
 	Model     string
 	APIKeyEnv string
 
-	Concurrency    *Concurrency
-	RPM, TPM       *int
-	Timeout        *time.Duration
-	Temperature    *float64
-	TopP           *float64
-	MaxTokens      *int
-	Seed           *int64
-	ResponseFormat string
-	Price          *Price
+	// Concurrency is the window (0: the flags'), ConcurrencyAuto its
+	// "auto" (llama-server's slots).
+	Concurrency     int
+	ConcurrencyAuto bool
+	RPM, TPM        *int
+	Timeout         *time.Duration
+	Temperature     *float64
+	TopP            *float64
+	MaxTokens       *int
+	Seed            *int64
+	ResponseFormat  string
+	Price           *Price
 
 	// Line is where the alias is defined in the file.
 	Line int
@@ -283,11 +286,15 @@ func (p *modelsParser) endpoint(alias string, line int, n *yaml.Node) (*Endpoint
 			}
 			e.APIKeyEnv = s
 		case "concurrency":
-			var c Concurrency
-			if c.Set(s) != nil || (!c.Auto && c.N < 1) {
+			n, perr := strconv.Atoi(s)
+			switch {
+			case s == "auto":
+				e.ConcurrencyAuto = true
+			case perr != nil || n < 1:
 				return nil, at("%q: want a number of at least 1, or auto", s)
+			default:
+				e.Concurrency = n
 			}
-			e.Concurrency = &c
 		case "rpm", "tpm", "max_tokens":
 			var x int
 			if x, err = strconv.Atoi(s); err != nil || x < 0 {

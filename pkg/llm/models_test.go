@@ -43,13 +43,13 @@ func TestParseModels(t *testing.T) {
 	}
 	g := m.Endpoints["gpt"]
 	if g.BaseURL != "https://api.openai.com/v1" || g.Model != "gpt-4.1" || g.APIKeyEnv != "OPENAI_API_KEY" || g.Line != 3 ||
-		g.Concurrency.N != 32 || g.Concurrency.Auto || *g.RPM != 500 || *g.TPM != 200000 || *g.Timeout != 90*time.Second ||
+		g.Concurrency != 32 || g.ConcurrencyAuto || *g.RPM != 500 || *g.TPM != 200000 || *g.Timeout != 90*time.Second ||
 		*g.Temperature != 0.7 || *g.TopP != 0.95 || *g.MaxTokens != 2000 || *g.Seed != 7 || g.ResponseFormat != "json_schema" ||
 		*g.Price != (Price{2, 8}) {
 		t.Errorf("gpt: %+v", g)
 	}
 	l := m.Endpoints["local-judge"]
-	if !l.Concurrency.Auto || l.RPM != nil || l.Temperature != nil || l.Price != nil || l.APIKeyEnv != "" {
+	if !l.ConcurrencyAuto || l.RPM != nil || l.Temperature != nil || l.Price != nil || l.APIKeyEnv != "" {
 		t.Errorf("local-judge: %+v", l)
 	}
 	if len(m.Roles) != 2 || m.Roles[0].Program != "" || m.Roles[0].Role != "judge" || m.Roles[0].Line != 22 || strings.Join(m.Roles[0].Aliases, ",") != "local-judge" ||

@@ -13,6 +13,21 @@ import (
 	"time"
 )
 
+// Role names of the programs, and the roles each program has (item 2 of
+// issue 14). AllRoleNames are every program's, so that a models file's
+// roles section, shared by a whole pipeline, can name a role another
+// program has without an error, and a misspelt one is still caught.
+const (
+	RoleWriter   = "writer"
+	RoleRewriter = "rewriter"
+	RoleJudge    = "judge"
+	RoleLabeller = "labeller"
+	RolePairwise = "pairwise"
+)
+
+// AllRoleNames are the roles of every program.
+var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise}
+
 // Role is one of a program's model roles (DESIGN §4): ngrefine has a
 // rewriter and a judge, nglabel a labeller panel, a quality judge and a
 // pairwise judge. Each role is served by an endpoint of the models file,
@@ -24,12 +39,6 @@ type Role struct {
 	// Panel: the role takes several endpoints at once (nglabel's
 	// labellers); other roles take one.
 	Panel bool
-}
-
-// Caller makes LLM calls; *Client is one, and so is the caller a role
-// hands out.
-type Caller interface {
-	Call(ctx context.Context, req Request) (*Response, error)
 }
 
 // Member is one endpoint of a panel role.
@@ -276,8 +285,8 @@ func (e *Endpoint) config(base Config, file string, getenv func(string) string) 
 		}
 		cfg.APIKey = NewSecret(k)
 	}
-	if e.Concurrency != nil {
-		cfg.Concurrency, cfg.ConcurrencyAuto = e.Concurrency.N, e.Concurrency.Auto
+	if e.Concurrency > 0 || e.ConcurrencyAuto {
+		cfg.Concurrency, cfg.ConcurrencyAuto = e.Concurrency, e.ConcurrencyAuto
 	}
 	if e.RPM != nil {
 		cfg.RPM = *e.RPM
@@ -358,6 +367,11 @@ func (m *Models) aliases(role string) []string {
 
 // File is the models file in use, "" for none.
 func (m *Models) File() string { return m.file }
+
+// Primary is the client of the first role's endpoint: with
+// --emit-requests (one endpoint only) the one that counts deferred
+// records.
+func (m *Models) Primary() *Client { return m.clients[m.order[0]] }
 
 // Client is the client of an alias (nil when the run does not use it).
 func (m *Models) Client(alias string) *Client { return m.clients[alias] }

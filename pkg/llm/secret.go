@@ -20,6 +20,10 @@ func (s Secret) IsSet() bool { return s.v != "" }
 
 func (s Secret) reveal() string { return s.v }
 
+// Is says whether the secret is key, without showing it (for tests of
+// where the key comes from).
+func (s Secret) Is(key string) bool { return s.v == key }
+
 // String implements fmt.Stringer.
 func (s Secret) String() string { return "[redacted]" }
 

@@ -85,8 +85,26 @@ type Request struct {
 	// Check, when set, judges an otherwise valid reply (its language, for
 	// example): an error makes the reply a failure that is asked again
 	// with the error as the reason, within --max-reasks, then retried
-	// afresh like an empty one, within --max-retries.
-	Check func(*Response) error
+	// afresh like an empty one, within --max-retries. What it read from an
+	// accepted reply (a decoded dialogue, say) it returns, and the
+	// Response keeps it as Checked.
+	Check func(*Response) (any, error)
+}
+
+// RunCheck runs the request's Check on a reply and keeps its value in
+// resp.Checked; nil when there is no Check. The client calls it on every
+// reply it accepts (the cache's and --responses' too); a fake caller in a
+// test calls it the same way.
+func (r *Request) RunCheck(resp *Response) error {
+	if r.Check == nil {
+		return nil
+	}
+	v, err := r.Check(resp)
+	if err != nil {
+		return err
+	}
+	resp.Checked = v
+	return nil
 }
 
 // CustomID names a call in Batch files.
@@ -102,6 +120,8 @@ type Response struct {
 	FinishReason string
 	// Gen is the provenance of the call, for the record's gen list.
 	Gen record.Gen
+	// Checked is what the request's Check returned for this reply.
+	Checked any
 
 	raw string // the content as sent, for the cache
 }
@@ -116,6 +136,6 @@ func (r *Response) Decode(v any) error {
 
 // ErrDeferred is returned by Call when the request was written to the
 // --emit-requests file instead of being sent: the record is finished when
-// the replies come back (--responses). Client.Stage drops such records
-// from the output without failing them.
+// the replies come back (--responses). An LLM program (cmd/internal/app)
+// drops such records from the output without failing them.
 var ErrDeferred = errors.New("llm: request written to the --emit-requests file, not answered yet")

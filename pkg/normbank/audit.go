@@ -139,18 +139,12 @@ func MarkerIn(s string) string {
 		return "JSON braces"
 	case strings.Contains(s, "**") || strings.Contains(s, "__") || strings.Contains(s, "```"):
 		return "markdown"
-	case looksLikeReasoning(s):
+	case dialogue.HasReasoning(s):
 		return "leaked model reasoning"
 	case dialogue.Clean(s) != strings.TrimSpace(s):
 		return "a format marker (end marker, header, separator or emphasis)"
 	}
 	return ""
-}
-
-// looksLikeReasoning spots a model's chain of thought (the release has
-// scenarios that begin "analysisWe need to produce JSON").
-func looksLikeReasoning(s string) bool {
-	return strings.HasPrefix(s, "analysis") || strings.Contains(s, "assistantfinal") || strings.Contains(s, "<think>")
 }
 
 // Sentences counts the sentences of a text, in any of the languages: a

@@ -31,7 +31,7 @@
 //
 // BuiltinExemplars (data/exemplars.jsonl) are, for each culture, category
 // and dialogue type of the release, the 3 release records chosen by this
-// rule (applied by the generator, internal/gen):
+// rule (applied by the generator, internal/normbankgen):
 //
 //  1. ngcat's NormGenesis import found no defect (no failed generation,
 //     end marker, separator, header, literal \n, markdown, JSON residue,

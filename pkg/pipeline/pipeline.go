@@ -1,7 +1,8 @@
 // Package pipeline is the runner every ngkit program shares: read records,
 // map them through a stage concurrently with output in input order, write
 // them; failed records go to the errors file, never lost; Ctrl-C flushes
-// what is done; --shard keeps one slice of the ids.
+// what is done; --shard keeps one slice of the ids. It has no flags and
+// no programs: those are in cmd/internal/app.
 package pipeline
 
 import (
@@ -10,14 +11,6 @@ import (
 	"io"
 
 	"github.com/ngkit/ngkit/pkg/record"
-)
-
-// Exit codes shared by all programs.
-const (
-	ExitOK          = 0   // every record made it
-	ExitFailed      = 1   // some records failed; they are in the errors file
-	ExitUsage       = 2   // bad usage or unreadable input
-	ExitInterrupted = 130 // stopped by a signal; what was done is flushed
 )
 
 // Stage turns one input record into zero or more output records. It is

@@ -95,6 +95,9 @@ func isPipe(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeNamedPipe != 0
 }
 
+// Draws says whether a bar is drawn (so the input size is worth knowing).
+func (p *Progress) Draws() bool { return p != nil && p.bar != nil }
+
 // SetInput gives the bar the size of the input: total records
 // (consumed nil) or total bytes read by consumed. A total of 0 leaves the
 // bar a count.

@@ -10,7 +10,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/recio"
 )
 
-// resumeFrom implements --resume: it copies the records of the existing
+// ResumeFrom implements --resume: it copies the records of the existing
 // output file path into sink (which writes a new temporary file, renamed
 // over path at the end, so an interrupted resume never truncates it) and
 // returns the ids found, as id or parent_id. An input record with one of
@@ -18,7 +18,7 @@ import (
 // (nglabel) writes it under its own id, a stage that derives records
 // (ngseed, ngv2r) sets parent_id to it. A missing or empty file is a
 // fresh start.
-func resumeFrom(path string, sink Sink) (map[string]struct{}, error) {
+func ResumeFrom(path string, sink Sink) (map[string]struct{}, error) {
 	done := map[string]struct{}{}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return done, nil

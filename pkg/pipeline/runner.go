@@ -16,8 +16,8 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// FlushEvery bounds how long written output may wait in a buffer.
-var FlushEvery = 100 * time.Millisecond
+// flushEvery bounds how long written output may wait in a buffer.
+const flushEvery = 100 * time.Millisecond
 
 // Flusher is a Sink whose buffered output can be pushed out early.
 type Flusher interface{ Flush() error }
@@ -255,7 +255,7 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		}
 	}
 
-	// Output written is flushed at most FlushEvery after it was written,
+	// Output written is flushed at most flushEvery after it was written,
 	// so that a downstream stage gets records while a slow one (an LLM
 	// stage) is still working, without a write per record when fast.
 	flusher, _ := cfg.Sink.(Flusher)
@@ -282,7 +282,7 @@ loop:
 				handle(r)
 			}
 			if flusher != nil && flushC == nil {
-				flushC = time.After(FlushEvery)
+				flushC = time.After(flushEvery)
 			}
 		case <-flushC:
 			flushC = nil

@@ -13,10 +13,10 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// MaxLine is the longest JSONL line accepted. A longer line is an error,
+// maxLine is the longest JSONL line accepted. A longer line is an error,
 // not a silent truncation: no real record is this big, and a reader must
 // bound its memory.
-var MaxLine = 32 << 20
+const maxLine = 32 << 20
 
 // JSONLReader reads one JSON object per line. It can hand out raw lines
 // (NextRaw) so that decoding runs on the pipeline's workers.
@@ -53,14 +53,14 @@ func (j *JSONLReader) readLine() ([]byte, error) {
 	for {
 		frag, err := j.br.ReadSlice('\n')
 		j.buf = append(j.buf, frag...)
-		if len(j.buf) > MaxLine {
+		if len(j.buf) > maxLine {
 			j.line++
 			// Skip the rest so the position stays right if the caller goes on.
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = j.br.ReadSlice('\n')
 			}
 			return nil, &PosError{Name: j.name, Pos: "line " + strconv.FormatInt(j.line, 10),
-				Err: fmt.Errorf("line is longer than %d MiB", MaxLine>>20)}
+				Err: fmt.Errorf("line is longer than %d MiB", maxLine>>20)}
 		}
 		switch {
 		case err == nil:

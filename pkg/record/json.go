@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 
 	json "github.com/goccy/go-json"
 )
@@ -17,6 +18,17 @@ var knownKeys = func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range JSONFields(Record{}) {
 		m[f] = true
+	}
+	return m
+}()
+
+// knownFold holds the known keys lower-cased: the struct decoder matches
+// keys case-insensitively, so a pass-through key such as "Culture" would
+// otherwise overwrite the culture field as well as going to Extra.
+var knownFold = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range knownKeys {
+		m[strings.ToLower(k)] = true
 	}
 	return m
 }()
@@ -77,7 +89,14 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("record is null, want an object")
 	}
 	*r = Record{}
-	if err := json.Unmarshal(b, (*recordFields)(r)); err != nil {
+	fields := b
+	for k := range top {
+		if !knownKeys[k] && knownFold[strings.ToLower(k)] {
+			fields = exactKnown(top)
+			break
+		}
+	}
+	if err := json.Unmarshal(fields, (*recordFields)(r)); err != nil {
 		return err
 	}
 	for k, v := range top {
@@ -96,6 +115,19 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		r.Extra[k] = v
 	}
 	return nil
+}
+
+// exactKnown is the object of top's known keys only, spelled exactly, for
+// the struct decoder; the other keys go to Extra.
+func exactKnown(top map[string]json.RawMessage) []byte {
+	m := make(map[string]json.RawMessage, len(top))
+	for k, v := range top {
+		if knownKeys[k] {
+			m[k] = v
+		}
+	}
+	b, _ := json.Marshal(m) // re-encoding values that were just decoded
+	return b
 }
 
 func (r *Record) mergeExtra(v json.RawMessage) error {

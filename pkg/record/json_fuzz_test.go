@@ -2,19 +2,31 @@ package record
 
 import (
 	stdjson "encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 )
 
 // stdDecode is the reference: the same rules as UnmarshalJSON, with the
 // standard library's decoder. goccy/go-json (used for speed) must agree.
+// Top-level keys are matched exactly: only keys spelled as a field fill it.
 func stdDecode(b []byte) (*Record, error) {
 	var top map[string]stdjson.RawMessage
 	if err := stdjson.Unmarshal(b, &top); err != nil {
 		return nil, err
 	}
+	if top == nil {
+		return nil, errors.New("record is null")
+	}
+	known := map[string]stdjson.RawMessage{}
+	for k, v := range top {
+		if knownKeys[k] {
+			known[k] = v
+		}
+	}
+	fields, _ := stdjson.Marshal(known)
 	r := &Record{}
-	if err := stdjson.Unmarshal(b, (*recordFields)(r)); err != nil {
+	if err := stdjson.Unmarshal(fields, (*recordFields)(r)); err != nil {
 		return nil, err
 	}
 	for k, v := range top {

@@ -15,6 +15,15 @@ const (
 	TypeV2R       = "v2r"
 )
 
+// The turn bounds of a dialogue by default: NormGenesis dialogues have 5
+// to 15 turns. ngv2r asks for and checks them (--min-turns, --max-turns),
+// ngstats reports dialogues outside them (its flags of the same names),
+// and the fake models answer within them.
+const (
+	DefaultMinTurns = 5
+	DefaultMaxTurns = 15
+)
+
 // Record is one unit of work: a norm, a seed, a dialogue or a labelled
 // dialogue, depending on how far down the pipeline it is. All fields but ID
 // are optional. Fields a stage does not own pass through unchanged; input

@@ -44,6 +44,27 @@ func TestUnmarshalMergesExtraField(t *testing.T) {
 	}
 }
 
+// A key that differs from a record field only in case is a pass-through
+// field: it goes to Extra and leaves the field alone, whichever comes first.
+func TestUnmarshalKeysAreCaseSensitive(t *testing.T) {
+	for _, in := range []string{
+		`{"id":"a","culture":"korean","Culture":"x","ID":"b"}`,
+		`{"Culture":"x","ID":"b","id":"a","culture":"korean"}`,
+	} {
+		var r Record
+		if err := json.Unmarshal([]byte(in), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.ID != "a" || r.Culture != "korean" || string(r.Extra["Culture"]) != `"x"` || string(r.Extra["ID"]) != `"b"` {
+			t.Errorf("%s: id %q culture %q extra %s", in, r.ID, r.Culture, r.Extra)
+		}
+	}
+	var r Record
+	if err := json.Unmarshal([]byte(`{"Culture":"x"}`), &r); err != nil || r.Culture != "" || string(r.Extra["Culture"]) != `"x"` {
+		t.Errorf("culture %q extra %s err %v", r.Culture, r.Extra, err)
+	}
+}
+
 func TestUnmarshalErrors(t *testing.T) {
 	for _, in := range []string{`null`, `[]`, `{"id":1}`, `{"turns":"x"}`, `{"turns":[{"index":"0"}]}`} {
 		var r Record

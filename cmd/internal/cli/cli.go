@@ -6,12 +6,12 @@ package cli
 import (
 	"sort"
 
-	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/cmd/internal/app"
 )
 
 // Programs maps program names to their entry points, for the multi-call
 // ngkit binary.
-var Programs = map[string]func(pipeline.Env) int{
+var Programs = map[string]func(app.Env) error{
 	"ngcat":    Ngcat,
 	"ngrefine": Ngrefine,
 	"ngseed":   Ngseed,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/hf"
@@ -19,8 +20,8 @@ import (
 
 // Ngcat converts between formats, imports foreign datasets and samples,
 // splits and explodes record streams.
-func Ngcat(env pipeline.Env) int {
-	p := pipeline.NewProgram("ngcat", "convert, import, sample, split and explode ngkit record streams", "[flags] [FILE...]")
+func Ngcat(env app.Env) error {
+	p := app.NewProgram("ngcat", "convert, import, sample, split and explode ngkit record streams", "[flags] [FILE...]")
 	p.Details = `
 Reads the files named (or stdin; "-" is stdin too), in JSONL, Parquet or Arrow IPC,
 sniffed from their first bytes (gzip/zstd-compressed JSONL is unpacked), and writes
@@ -123,7 +124,7 @@ ngcat corpus.jsonl --where 'quality.norm >= 4 && checks.lang_ok && len(turns) <=
 ngcat corpus.jsonl --drop-defects any -o clean.jsonl
 ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var quality ngcatQuality
-	var iof pipeline.IOFlags
+	iof := &p.IO
 	iof.Register(p.Flags)
 	fs := p.Flags
 	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), labelstudio or argilla (review exports)")
@@ -153,78 +154,78 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
 	quality.register(fs)
-	args, code, ok := p.Parse(env)
-	if !ok {
-		return code
+	args, err := p.Parse(env)
+	if err != nil {
+		return err
 	}
 	switch {
 	case *head < 0 || *sample < 0:
-		return p.Usagef(env, "--head and --sample take a positive count")
+		return p.Usagef("--head and --sample take a positive count")
 	case *head > 0 && *sample > 0:
-		return p.Usagef(env, "use either --head or --sample, not both")
+		return p.Usagef("use either --head or --sample, not both")
 	case *explode != "" && *explode != "turns":
-		return p.Usagef(env, "--explode %q: only 'turns' can be exploded", *explode)
+		return p.Usagef("--explode %q: only 'turns' can be exploded", *explode)
 	case *to != "" && *to != "prosocial" && *to != "messages" && !isReviewTool(*to):
-		return p.Usagef(env, "--to %q: want prosocial, messages, labelstudio or argilla", *to)
+		return p.Usagef("--to %q: want prosocial, messages, labelstudio or argilla", *to)
 	case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
-		return p.Usagef(env, "--per-turn, --assistant and --system-template go with --to messages")
+		return p.Usagef("--per-turn, --assistant and --system-template go with --to messages")
 	case *to != "" && (*explode != "" || *hfDir != ""):
-		return p.Usagef(env, "--to goes with neither --explode nor --hf")
+		return p.Usagef("--to goes with neither --explode nor --hf")
 	case (*culture != "" || *typ != "" || *lang != "" || *category != "" || *norm != "") && *from == "":
-		return p.Usagef(env, "--culture, --type, --lang, --category and --norm go with --from")
+		return p.Usagef("--culture, --type, --lang, --category and --norm go with --from")
 	case (*textColumn != "" || len(*columns) > 0) && *from != "csv" && *from != "tsv":
-		return p.Usagef(env, "--text-column and --column go with --from csv or tsv")
+		return p.Usagef("--text-column and --column go with --from csv or tsv")
 	case *splitDialogues && *from != "text" && *from != "csv" && *from != "tsv" && *from != "normgenesis":
-		return p.Usagef(env, "--split-dialogues goes with --from text, csv, tsv or normgenesis")
+		return p.Usagef("--split-dialogues goes with --from text, csv, tsv or normgenesis")
 	case fs.Changed("separator") && *from != "text":
-		return p.Usagef(env, "--separator goes with --from text")
+		return p.Usagef("--separator goes with --from text")
 	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
-		return p.Usagef(env, "--hf writes its own files: it goes with neither -o, --format nor --explode")
+		return p.Usagef("--hf writes its own files: it goes with neither -o, --format nor --explode")
 	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
-		return p.Usagef(env, "--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
+		return p.Usagef("--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
 	case *shardMB <= 0:
-		return p.Usagef(env, "--shard-mb takes a positive size")
+		return p.Usagef("--shard-mb takes a positive size")
 	case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
-		return p.Usagef(env, "--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
+		return p.Usagef("--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
 	}
 	if *hfDir != "" {
 		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 	}
 	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
-	var splits []cat.Split
+	var splits []record.Split
 	if *split != "" {
 		var err error
-		if splits, err = cat.ParseSplits(*split); err != nil {
-			return p.Usagef(env, "%v", err)
+		if splits, err = record.ParseSplits(*split); err != nil {
+			return p.Usagef("%v", err)
 		}
 	}
 	format, err := iof.OutputFormat()
 	if err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
 	if err := quality.checkReview(fs, *to, format); err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
 	if err := quality.check(fs); err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
 	filter, err := quality.stage()
 	if err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
 	fields := imports.Fields{Culture: *culture, Type: *typ, Lang: *lang, Category: *category, Norm: *norm}
 	if err := fields.Check(); err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
-	spec := pipeline.RunSpec{Inputs: args}
+	spec := app.RunSpec{Inputs: args}
 	switch *from {
 	case "":
 	case "normgenesis":
 		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Fields: fields, Stdin: env.Stdin})
 		if err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 		spec.Source = src
 	case "prosocial":
@@ -232,7 +233,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	case "text":
 		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Fields: fields, Stdin: env.Stdin})
 		if err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 		spec.Source = src
 	case "csv", "tsv":
@@ -240,13 +241,13 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		for _, c := range *columns {
 			f, col, ok := strings.Cut(c, "=")
 			if !ok || f == "" || col == "" {
-				return p.Usagef(env, "--column %q: want FIELD=COLUMN", c)
+				return p.Usagef("--column %q: want FIELD=COLUMN", c)
 			}
 			opt.Columns[strings.TrimSpace(f)] = col
 		}
 		src, err := imports.NewCSV(args, opt)
 		if err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 		spec.Source = src
 	case "messages":
@@ -256,7 +257,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	case review.ToolArgilla:
 		spec.Source = review.NewArgilla(args, env.Stdin)
 	default:
-		return p.Usagef(env, "--from %q: want normgenesis, prosocial, text, csv, tsv, messages, labelstudio or argilla", *from)
+		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, labelstudio or argilla", *from)
 	}
 	if *splitDialogues {
 		spec.Stage = imports.SplitDialogues
@@ -269,10 +270,10 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		if *systemTemplate != "" {
 			b, err := os.ReadFile(*systemTemplate)
 			if err != nil {
-				return p.Usagef(env, "--system-template: %v", err)
+				return p.Usagef("--system-template: %v", err)
 			}
 			if msgOpt.System, err = export.ParseSystemTemplate(*systemTemplate, string(b)); err != nil {
-				return p.Usagef(env, "%v", err)
+				return p.Usagef("%v", err)
 			}
 		}
 	}
@@ -355,7 +356,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		return quality.sink(sink), nil
 	}
 	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
-		return p.Usagef(env, "-o %q has {split} but no --split was given", iof.Output)
+		return p.Usagef("-o %q has {split} but no --split was given", iof.Output)
 	}
 	return iof.Execute(env, p.Name, spec)
 }

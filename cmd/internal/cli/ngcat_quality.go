@@ -9,6 +9,7 @@ import (
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -76,7 +77,7 @@ func (q *ngcatQuality) register(fs *pflag.FlagSet) {
 // but the duplicates, which need the whole stream (--dedup).
 func dropClasses() []string {
 	var out []string
-	for _, d := range stats.DefectNames() {
+	for _, d := range audit.DefectNames() {
 		if !strings.Contains(d, "duplicate") {
 			out = append(out, d)
 		}
@@ -171,7 +172,7 @@ func (q *ngcatQuality) stage() (pipeline.Stage, error) {
 			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
 		}
 		d.Defects = classes
-		audit := &stats.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
+		audit := &audit.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}
 		d.Find = func(rec *record.Record) []string {
 			// Audit a copy: ngcat passes records through as they came.
 			c := *rec

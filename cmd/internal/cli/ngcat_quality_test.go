@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 )
@@ -61,7 +62,7 @@ func TestNgcatWhere(t *testing.T) {
 
 	// An unknown field is refused before anything is read.
 	var errb strings.Builder
-	code = Ngcat(pipeline.Env{Args: []string{"--where", "quality.nrom >= 4"}, Stdin: failReader{t}, Stdout: &strings.Builder{}, Stderr: &errb})
+	code = exit(Ngcat, app.Env{Args: []string{"--where", "quality.nrom >= 4"}, Stdin: failReader{t}, Stdout: &strings.Builder{}, Stderr: &errb})
 	if code != 2 || !strings.Contains(errb.String(), `quality has no field "nrom"`) || strings.Count(errb.String(), "\n") != 1 {
 		t.Errorf("unknown field: exit %d, %q", code, errb.String())
 	}

@@ -9,17 +9,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // run calls a program as a user would, with stdin and captured output.
-func run(t *testing.T, prog func(pipeline.Env) int, stdin string, args ...string) (code int, stdout, stderr string) {
+func run(t *testing.T, prog func(app.Env) error, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = prog(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+	code = exit(prog, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
 	return code, out.String(), errb.String()
 }
+
+// exit runs a program as main does: its error mapped to the exit status.
+func exit(prog func(app.Env) error, env app.Env) int { return app.Exit(env, prog(env)) }
 
 func sampleFiles(t *testing.T) []string {
 	t.Helper()

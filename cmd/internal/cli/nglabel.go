@@ -4,10 +4,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/prompt"
 )
 
 // defaultSampleTemperature makes --samples draw different labellings when
@@ -17,8 +17,8 @@ const defaultSampleTemperature = 0.7
 // Nglabel labels the turns of dialogue records (norm adherence, intent,
 // emotion, V2R stage, safety with rules-of-thumb), judges dialogue
 // quality, and compares dialogues pairwise with a baseline corpus.
-func Nglabel(env pipeline.Env) int {
-	p := llm.NewProgram("nglabel", "label dialogue turns (norm, intent, emotion, V2R stage, safety + rules-of-thumb) and judge dialogue quality with an LLM", "[flags] [FILE...]")
+func Nglabel(env app.Env) error {
+	p := app.NewLLMProgram("nglabel", "label dialogue turns (norm, intent, emotion, V2R stage, safety + rules-of-thumb) and judge dialogue quality with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads dialogue records (JSONL, Parquet or Arrow; files or stdin) and writes them with
 labels on every turn: turns[].labels.{norm,intent,emotion,stage,safety,rots,explanation}.
@@ -90,7 +90,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	drop := fs.Bool("drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
 	pairwise := fs.String("pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
 	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
-	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (label/turns[.culture].tmpl, ...)")
+	var prompts app.Prompts
+	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
 	p.WithRoles(nglabelRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		c := m.Caller(llm.RoleLabeller)
@@ -128,7 +129,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			}
 			opt.SampleSeed = p.LLM.Seed
 		}
-		pack, err := prompt.Open(*prompts)
+		pack, err := prompts.Open()
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +152,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 		if err := m.Need(need...); err != nil {
 			return nil, err
 		}
-		return label.New(c, opt), nil
+		return label.New(c, opt)
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/stats"
@@ -28,7 +30,7 @@ func labelRun(t testing.TB, srv *llmtest.Server, stdin string, args ...string) (
 		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake-labeller"
 	}
 	var out, errb bytes.Buffer
-	code = Nglabel(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+	code = exit(Nglabel, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
 }
@@ -41,9 +43,11 @@ func labelInput(t testing.TB) (path string, recs []*record.Record) {
 	if err != nil || len(files) != 8 {
 		t.Fatalf("sample files: %v %v", files, err)
 	}
-	if recs, err = labeltest.Dialogues(files, 0); err != nil {
+	all, err := imports.ReadNormGenesis(files)
+	if err != nil {
 		t.Fatal(err)
 	}
+	recs = labeltest.Dialogues(all, 0)
 	var b []byte
 	for _, r := range recs {
 		if b, err = r.AppendJSON(b); err != nil {

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/prompt"
 )
 
 // Ngrefine refines seed records toward expert exemplars: judge, rewrite
 // with the critique, judge again, up to --max-rounds.
-func Ngrefine(env pipeline.Env) int {
-	p := llm.NewProgram("ngrefine", "exemplar-guided iterative refinement of seed scenarios and situations with an LLM judge", "[flags] [FILE...]")
+func Ngrefine(env app.Env) error {
+	p := app.NewLLMProgram("ngrefine", "exemplar-guided iterative refinement of seed scenarios and situations with an LLM judge", "[flags] [FILE...]")
 	p.Details = `
 Reads seed records (culture, category, dialogue_type, norm, scenario, situation; JSONL,
 Parquet or Arrow, files or stdin, as ngseed writes them) and writes them refined, with
@@ -64,8 +64,10 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 	minScore := fs.Int("min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
 	maxRounds := fs.Int("max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
 	drop := fs.Bool("drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
-	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
-	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl)")
+	var cultures app.Cultures
+	cultures.Register(fs)
+	var prompts app.Prompts
+	prompts.Register(fs, "refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
 	p.WithRoles(ngrefineRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		if err := m.Need(llm.RoleRewriter, llm.RoleJudge); err != nil {
@@ -86,17 +88,11 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 			}
 			opt.Exemplars = es
 		}
-		cultures := map[string]*normbank.Culture{}
-		for _, f := range *cultureFiles {
-			cu, err := normbank.LoadProfile(f)
-			if err != nil {
-				// A profile's problems come one per line; usage errors are one line.
-				return nil, fmt.Errorf("--culture-file: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
-			}
-			cultures[cu.Name] = cu
+		if err := cultures.Load(); err != nil {
+			return nil, err
 		}
-		opt.Profile = func(name string) (*normbank.Culture, error) { return lookupCulture(cultures, name) }
-		pack, err := prompt.Open(*prompts)
+		opt.Profile = cultures.Lookup
+		pack, err := prompts.Open()
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -80,7 +81,7 @@ func refineRun(t *testing.T, srv *llmtest.Server, stdin string, args ...string) 
 		vars["NG_BASE_URL"] = srv.URL
 	}
 	args = append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
-	code = Ngrefine(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+	code = exit(Ngrefine, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
 }
@@ -127,7 +128,7 @@ func TestNgrefineEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	errs := filepath.Join(dir, "rejected.jsonl")
 	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds), "--max-rounds", "1", "--drop-rejected", "--errors", errs)
-	if code != pipeline.ExitFailed {
+	if code != app.ExitFailed {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
 	recs := readJSONL(t, out)
@@ -278,14 +279,14 @@ func TestNgrefineUsage(t *testing.T) {
 		{[]string{"--no-such-flag"}, "unknown flag"},
 	} {
 		code, _, stderr := refineRun(t, srv, "", tc.args...)
-		if code != pipeline.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		if code != app.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q, want %q in one line", tc.args, code, stderr, tc.want)
 		}
 	}
 	// No endpoint: one line that says how to set one.
 	var errb bytes.Buffer
-	code = Ngrefine(pipeline.Env{Args: nil, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }})
-	if code != pipeline.ExitUsage || !strings.Contains(errb.String(), "no LLM endpoint") {
+	code = exit(Ngrefine, app.Env{Args: nil, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code != app.ExitUsage || !strings.Contains(errb.String(), "no LLM endpoint") {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 }

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Ngseed turns norms into seeds: scenarios, their situations, and the
 // violation and V2R seeds derived from them.
-func Ngseed(env pipeline.Env) int {
-	p := llm.NewProgram("ngseed", "norms to seeds: short scenarios, 3-5 sentence situations, and violation and V2R seeds, with an LLM", "[flags] [FILE...]")
+func Ngseed(env app.Env) error {
+	p := app.NewLLMProgram("ngseed", "norms to seeds: short scenarios, 3-5 sentence situations, and violation and V2R seeds, with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads norms and writes seed records. Without FILE arguments the norms are the
 built-in norm bank (the NormGenesis release: american, chinese and korean, 12
@@ -75,10 +75,11 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r")
 	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
 	fs.Lookup("types").DefValue = record.TypeAdherence
-	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
-	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (seed/scenarios[.culture].tmpl, ...)")
+	var cultures app.Cultures
+	cultures.Register(fs)
+	var prompts app.Prompts
+	prompts.Register(fs, "seed/scenarios[.culture].tmpl, ...")
 
-	cultures := map[string]*normbank.Culture{}
 	p.Source = func(args []string) (pipeline.Source, error) {
 		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
 		switch {
@@ -86,7 +87,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return nil, seed.ErrBothInputs
 		case len(args) > 0:
 			if sel.Culture != "" {
-				if _, err := lookupCulture(cultures, sel.Culture); err != nil {
+				if _, err := cultures.Lookup(sel.Culture); err != nil {
 					return nil, fmt.Errorf("--culture: %w", err)
 				}
 			}
@@ -117,28 +118,14 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range *cultureFiles {
-			cu, err := normbank.LoadProfile(f)
-			if err != nil {
-				return nil, fmt.Errorf("--culture-file: %w", err)
-			}
-			cultures[cu.Name] = cu
+		if err := cultures.Load(); err != nil {
+			return nil, err
 		}
-		pack, err := prompt.Open(*prompts)
+		pack, err := prompts.Open()
 		if err != nil {
 			return nil, err
 		}
-		return seed.New(seed.Options{Client: c, Pack: pack, PerNorm: *perNorm, Types: types,
-			MaxTopUps: *topUps, Cultures: cultures})
+		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
+			MaxTopUps: *topUps, Profile: cultures.Lookup})
 	})
-}
-
-// lookupCulture finds a culture's profile: given by --culture-file, or
-// from normbank.Profile.
-func lookupCulture(given map[string]*normbank.Culture, name string) (*normbank.Culture, error) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	if c := given[name]; c != nil {
-		return c, nil
-	}
-	return normbank.Profile(name)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
@@ -51,7 +52,7 @@ func seedRun(t testing.TB, srv *llmtest.Server, stdin io.Reader, args ...string)
 	}
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
 	args = append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
-	code = Ngseed(pipeline.Env{Args: args, Stdin: stdin, Stdout: &out, Stderr: &errb,
+	code = exit(Ngseed, app.Env{Args: args, Stdin: stdin, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
 }
@@ -206,7 +207,7 @@ func TestNgseedNearDuplicatesReplaced(t *testing.T) {
 			}
 			var asks []string
 			for _, q := range srv.Requests() {
-				if seedtest.SchemaName(&q.Request) == "seed_scenarios" {
+				if q.Request.SchemaName() == "seed_scenarios" {
 					asks = append(asks, q.Request.LastUser())
 				}
 			}
@@ -419,7 +420,7 @@ func TestNgseedStreams(t *testing.T) {
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
 	done := make(chan int)
 	go func() {
-		done <- Ngseed(pipeline.Env{Args: []string{"--no-cache", "-q", "--per-norm", "2", "-"}, Stdin: pr, Stdout: &out, Stderr: &errb,
+		done <- exit(Ngseed, app.Env{Args: []string{"--no-cache", "-q", "--per-norm", "2", "-"}, Stdin: pr, Stdout: &out, Stderr: &errb,
 			Getenv: func(k string) string { return vars[k] }})
 	}()
 	line, _ := json.Marshal(NormRecordJSON(norms[0]))

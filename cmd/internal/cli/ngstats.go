@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -26,8 +28,8 @@ var reportFormats = map[string]func(w io.Writer, r *stats.Report, ids int) error
 var reportExt = map[string]string{".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
 // Ngstats reports corpus statistics, language consistency and defects.
-func Ngstats(env pipeline.Env) int {
-	p := pipeline.NewProgram("ngstats", "corpus statistics, language consistency and defects of ngkit records", "[flags] [FILE...]")
+func Ngstats(env app.Env) error {
+	p := app.NewProgram("ngstats", "corpus statistics, language consistency and defects of ngkit records", "[flags] [FILE...]")
 	p.Details = `
 Reads records (JSONL, Parquet or Arrow; files or stdin) in one streaming pass and
 reports: counts by culture, dialogue type and category; turns and speakers per
@@ -48,7 +50,7 @@ duplicate detection.
 
 --fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
 (or "any": records with at least one defect) is above its rate, so a pipeline
-stops on a bad batch. Defect classes: ` + strings.Join(stats.DefectNames(), ", ") + `.`
+stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
 	p.Examples = `
 ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
@@ -57,7 +59,7 @@ ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o brows
 ngstats corpus.jsonl --markdown > stats.md
 ngstats corpus.parquet --card --pretty-name "My corpus" --license cc-by-sa-4.0 > README.md
 ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,wrong_language=1% -q`
-	var iof pipeline.IOFlags
+	iof := &p.IO
 	iof.Register(p.Flags)
 	fs := p.Flags
 	fs.Lookup("output").Usage = "write the report to `FILE` (atomically); its extension picks the format: .txt .json .md .html"
@@ -73,8 +75,8 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	ids := fs.Int("ids", 100, "list at most `N` ids per defect class (0: all); text and Markdown show 5 unless set")
 	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch, and with --html `N` whole dialogues per culture and type")
 	showDefect := fs.String("show-defect", "", "with --html: also show every record with the defect `CLASS` (at most 1,000)")
-	minTurns := fs.Int("min-turns", 5, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
-	maxTurns := fs.Int("max-turns", 15, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
+	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
+	maxTurns := fs.Int("max-turns", record.DefaultMaxTurns, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 0.8, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
 	card := fs.Bool("card", false, "write a Hugging Face dataset card (YAML front matter + the report in Markdown) for these records as one split")
 	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
@@ -84,50 +86,50 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
-	args, code, ok := p.Parse(env)
-	if !ok {
-		return code
+	args, err := p.Parse(env)
+	if err != nil {
+		return err
 	}
 	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
 	if err != nil {
-		return p.Usagef(env, "%v", err)
+		return p.Usagef("%v", err)
 	}
 	if *card {
 		if fs.Changed("format") || *asJSON || *asMD || *asHTML {
-			return p.Usagef(env, "--card writes Markdown with YAML front matter; it takes no report format")
+			return p.Usagef("--card writes Markdown with YAML front matter; it takes no report format")
 		}
 		if err := hf.CheckSplitName(*split); err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 		format = "card"
 	} else if *prettyName != "" || *license != "" || *licenseName != "" || *licenseLink != "" || fs.Changed("split-name") {
-		return p.Usagef(env, "--pretty-name, --license, --license-name, --license-link and --split-name go with --card")
+		return p.Usagef("--pretty-name, --license, --license-name, --license-link and --split-name go with --card")
 	}
 	var thresholds []stats.Threshold
 	if *failOn != "" {
 		if thresholds, err = stats.ParseFailOn(*failOn); err != nil {
-			return p.Usagef(env, "%v", err)
+			return p.Usagef("%v", err)
 		}
 	}
 	switch {
 	case *ids < 0 || *examples < 0 || *minTurns < 0 || *maxTurns < 0:
-		return p.Usagef(env, "--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
+		return p.Usagef("--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
 	case *dupThreshold <= 0 || *dupThreshold > 1:
-		return p.Usagef(env, "--dup-threshold %v: want a similarity above 0 and at most 1", *dupThreshold)
+		return p.Usagef("--dup-threshold %v: want a similarity above 0 and at most 1", *dupThreshold)
 	case *minShare < 0 || *minShare > 1:
-		return p.Usagef(env, "--min-lang-share %v: want a share between 0 and 1", *minShare)
+		return p.Usagef("--min-lang-share %v: want a share between 0 and 1", *minShare)
 	case *maxTurns > 0 && *minTurns > *maxTurns:
-		return p.Usagef(env, "--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
+		return p.Usagef("--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
 	}
 	if *showDefect != "" {
 		if format != "html" {
-			return p.Usagef(env, "--show-defect goes with --html")
+			return p.Usagef("--show-defect goes with --html")
 		}
-		if !slices.Contains(stats.DefectNames(), *showDefect) {
-			return p.Usagef(env, "--show-defect %q: not a defect class (see --help)", *showDefect)
+		if !slices.Contains(audit.DefectNames(), *showDefect) {
+			return p.Usagef("--show-defect %q: not a defect class (see --help)", *showDefect)
 		}
 	}
 	shownIDs := *ids
@@ -135,9 +137,9 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 		shownIDs = 5
 	}
 	var exceeded []string // --fail-on rules broken
-	spec := pipeline.RunSpec{
+	spec := app.RunSpec{
 		Inputs: args,
-		Stage:  &stats.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
+		Stage:  &audit.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 		Sink: func() (pipeline.Sink, error) {
 			// Load the language models while the input is read (here,
 			// after Execute has set the memory limit they raise).
@@ -188,12 +190,11 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			return rs, nil
 		},
 	}
-	code = iof.Execute(env, p.Name, spec)
-	if code == pipeline.ExitOK && len(exceeded) > 0 {
-		fmt.Fprintf(env.Stderr, "ngstats: --fail-on: %s\n", strings.Join(exceeded, "; "))
-		return 1
+	err = iof.Execute(env, p.Name, spec)
+	if err == nil && len(exceeded) > 0 {
+		return app.FailedError(p.Name, "--fail-on: "+strings.Join(exceeded, "; "))
 	}
-	return code
+	return err
 }
 
 // reportSink discards the report file when the run is aborted, and notes

@@ -1,20 +1,20 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/v2r"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Ngv2r turns seeds into validated adherence, violation and
 // Violation-to-Resolution dialogues.
-func Ngv2r(env pipeline.Env) int {
-	p := llm.NewProgram("ngv2r", "seeds to adherence, violation and Violation-to-Resolution dialogues, validated, with an LLM", "[flags] [FILE...]")
+func Ngv2r(env app.Env) error {
+	p := app.NewLLMProgram("ngv2r", "seeds to adherence, violation and Violation-to-Resolution dialogues, validated, with an LLM", "[flags] [FILE...]")
 	p.Details = `
 Reads seed records (from ngseed or ngrefine: culture, category, norm, dialogue_type,
 scenario, situation) and writes one dialogue record per seed, made by one LLM call.
@@ -65,27 +65,24 @@ ngv2r seeds.parquet --min-turns 6 --max-turns 12 -o dialogues.parquet --resume
 ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/japanese.yaml
 ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	fs := p.Flags
-	minTurns := fs.Int("min-turns", 5, "fewest turns of a dialogue, `N`")
-	maxTurns := fs.Int("max-turns", 15, "most turns of a dialogue, `N` (0: no bound)")
+	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "fewest turns of a dialogue, `N`")
+	maxTurns := fs.Int("max-turns", record.DefaultMaxTurns, "most turns of a dialogue, `N` (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 1, "share of the turns the detector is sure of that must be in the dialogue's language, `SHARE` (1: all)")
 	textMode := fs.Bool("text-mode", false, `ask for "[stage] Name: (direction) words" lines instead of JSON, for servers without JSON output`)
-	cultureFiles := fs.StringArray("culture-file", nil, "read a culture profile from `FILE` (YAML or JSON; repeatable)")
-	prompts := fs.String("prompts", "", "override the built-in prompt templates with the files of `DIR` (v2r/dialogue[.culture].tmpl)")
+	var cultures app.Cultures
+	cultures.Register(fs)
+	var prompts app.Prompts
+	prompts.Register(fs, "v2r/dialogue[.culture].tmpl")
 	p.WithRoles(ngv2rRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		if err := m.Need(llm.RoleWriter); err != nil {
 			return nil, err
 		}
 		c := m.Caller(llm.RoleWriter)
-		given := map[string]*normbank.Culture{}
-		for _, f := range *cultureFiles {
-			cu, err := normbank.LoadProfile(f)
-			if err != nil {
-				return nil, fmt.Errorf("--culture-file: %w", err)
-			}
-			given[cu.Name] = cu
+		if err := cultures.Load(); err != nil {
+			return nil, err
 		}
-		pack, err := prompt.Open(*prompts)
+		pack, err := prompts.Open()
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +90,7 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 			Rules:    v2r.Rules{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 			TextMode: *textMode,
 			Pack:     pack,
-			Profile:  func(name string) (*normbank.Culture, error) { return lookupCulture(given, name) },
+			Profile:  cultures.Lookup,
 		})
 	})
 }

@@ -9,19 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // runWith runs a program with the environment vars.
-func runWith(prog func(pipeline.Env) int, vars map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
+func runWith(prog func(app.Env) error, vars map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = prog(pipeline.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+	code = exit(prog, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
 }

@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/cmd/internal/app"
 )
 
 // TestMain lets a test run this test binary as ngcat in a child process,
 // for what needs a real process: signals.
 func TestMain(m *testing.M) {
 	if os.Getenv("NGKIT_TEST_NGCAT") == "1" {
-		os.Exit(Ngcat(pipeline.OSEnv()))
+		os.Exit(app.Main(Ngcat))
 	}
 	os.Exit(m.Run())
 }
@@ -64,7 +64,7 @@ func interruptNgcat(t *testing.T, path string, n int, args ...string) string {
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	stdin.Close()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != pipeline.ExitInterrupted {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != app.ExitInterrupted {
 		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
 	}
 	return stderr.String()

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -231,16 +230,13 @@ func IsReask(req *llmtest.ChatRequest) bool {
 	return strings.HasPrefix(req.LastUser(), "Your reply was not valid")
 }
 
-// Dialogues imports NormGenesis release files (the bundled sample, say)
-// and keeps the records with at least min turns (0: all, failed
-// generations without turns too), as ngv2r would write them: V2R dialogues get a stage per turn (context, violation,
+// Dialogues keeps the imported NormGenesis release records (the bundled
+// sample, say, read with imports.ReadNormGenesis) with at least min turns
+// (0: all, failed generations without turns too), as ngv2r would write
+// them: V2R dialogues get a stage per turn (context, violation,
 // recognition, repair, then resolution), the order the fake labeller
-// also answers.
-func Dialogues(files []string, min int) ([]*record.Record, error) {
-	all, err := imports.ReadNormGenesis(files)
-	if err != nil {
-		return nil, err
-	}
+// also answers. It changes the records it is given.
+func Dialogues(all []*record.Record, min int) []*record.Record {
 	var out []*record.Record
 	for _, rec := range all {
 		if len(rec.Turns) < min {
@@ -253,7 +249,7 @@ func Dialogues(files []string, min int) ([]*record.Record, error) {
 		}
 		out = append(out, rec)
 	}
-	return out, nil
+	return out
 }
 
 func min4(i int) int { return min(i, 4) }

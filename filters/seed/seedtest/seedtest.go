@@ -122,7 +122,7 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 			break
 		}
 	}
-	switch name := SchemaName(req); name {
+	switch name := req.SchemaName(); name {
 	case "seed_scenarios":
 		return r.scenarios(user)
 	case "seed_situation":
@@ -132,17 +132,6 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	default:
 		return fmt.Sprintf("no fake reply for schema %q", name)
 	}
-}
-
-// SchemaName is the name of the reply schema a request asks for: the
-// response_format's, or the title of the schema given in the prompt.
-func SchemaName(req *llmtest.ChatRequest) string {
-	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Name != "" {
-		return rf.JSONSchema.Name
-	}
-	var s struct{ Title string }
-	json.Unmarshal(req.Schema(), &s)
-	return s.Title
 }
 
 // first counts the requests for key and reports whether this is the first.

@@ -2,7 +2,8 @@
 // with real dialogues of the NormGenesis release sample (testdata/normgenesis),
 // imported by ngcat's importer and given the stages of the dialogue type by
 // a fixed script, so that ngv2r's checks run on real English, Chinese and
-// Korean text.
+// Korean text. Its callers import the sample (imports.ReadNormGenesis of
+// ReleaseFiles), so that no filter's package imports another filter's.
 //
 // It cannot import filters/v2r (v2r's own tests import it): callers pass
 // v2r's rules as a Check.
@@ -10,7 +11,6 @@ package v2rtest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -19,8 +19,6 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/filters/seed/seedtest"
 	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -32,14 +30,6 @@ func ReleaseFiles() []string {
 	_, file, _, _ := runtime.Caller(0)
 	files, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "normgenesis", "*.json"))
 	return files
-}
-
-// Release imports release files as ngcat --from normgenesis does.
-func Release(files []string) ([]*record.Record, error) {
-	if len(files) == 0 {
-		return nil, errors.New("no release sample in testdata/normgenesis")
-	}
-	return imports.ReadNormGenesis(files)
 }
 
 // Check tells whether a dialogue of type typ in language lang passes
@@ -212,7 +202,7 @@ func NewReplier(recs []*record.Record, check Check, cultures ...string) (*Replie
 
 // Reply is an llmtest.Options.Reply for v2r_dialogue_<type> requests.
 func (r *Replier) Reply(req *llmtest.ChatRequest) string {
-	typ, ok := strings.CutPrefix(seedtest.SchemaName(req), "v2r_dialogue_")
+	typ, ok := strings.CutPrefix(req.SchemaName(), "v2r_dialogue_")
 	if !ok {
 		return "no fake reply: not a v2r_dialogue request"
 	}

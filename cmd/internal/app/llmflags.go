@@ -1,0 +1,179 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/spf13/pflag"
+)
+
+// LLMFlags are the LLM options every generating and labelling program
+// shares, registered once by Register.
+type LLMFlags struct {
+	BaseURL, Model, APIKeyEnv string
+	Temperature, TopP         float64
+	MaxTokens                 int
+	Seed                      int64
+	Concurrency               Concurrency
+	RPM, TPM                  int
+	Timeout, Deadline         time.Duration
+	MaxRetries, MaxReasks     int
+	Backoff, RetryAfterCap    time.Duration
+	ResponseFormat            string
+	Cache                     string
+	NoCache                   bool
+	UsageJSON, Prices         string
+	EmitRequests, Responses   string
+
+	fs *pflag.FlagSet
+}
+
+// Register adds the LLM flags to fs. Nothing is read from the
+// environment here: --help shows no endpoint, model or key.
+func (f *LLMFlags) Register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default $NG_BASE_URL, else $OPENAI_BASE_URL, else OpenAI when a key is set); Ollama: http://localhost:11434/v1")
+	fs.StringVar(&f.Model, "model", "", "model `NAME` (default $NG_MODEL)")
+	fs.StringVar(&f.APIKeyEnv, "api-key-env", "", "read the API key from environment variable `VAR` (default $NG_API_KEY, else $OPENAI_API_KEY); the key itself is never a flag")
+	fs.Float64Var(&f.Temperature, "temperature", 0, "sampling temperature `T` (default: the server's)")
+	fs.Float64Var(&f.TopP, "top-p", 0, "nucleus sampling `P` (default: the server's)")
+	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "most tokens per reply, `N` (default: the server's)")
+	fs.Int64Var(&f.Seed, "seed", 0, "sampling seed `N`, for servers that honour it (default: none)")
+	f.Concurrency = Concurrency{N: 16}
+	fs.Var(&f.Concurrency, "concurrency", "most calls in flight, `N`, or auto: the server's slots (llama-server's /props); a 429, a timeout or a reply slower than half of --timeout halves it for a while (twice it is the number of workers unless -j is given)")
+	fs.IntVar(&f.RPM, "rpm", 0, "most requests per minute, `N` (0: no limit)")
+	fs.IntVar(&f.TPM, "tpm", 0, "most tokens per minute, `N`, estimated before each call and corrected with the usage returned (0: no limit)")
+	fs.DurationVar(&f.Timeout, "timeout", 2*time.Minute, "give up on one request after `D` (it is retried)")
+	fs.DurationVar(&f.Deadline, "deadline", 0, "stop calling after `D` for the whole run; records not done go to the errors file, for --resume (0: none)")
+	fs.IntVar(&f.MaxRetries, "max-retries", 6, "retries of one call, `N`, on 429, 5xx, timeouts, dropped connections, cut or empty replies, leaked reasoning and failed checks")
+	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid reply (schema or the stage's checks) is asked again with the reason, `N` in all; a reply still invalid is then tried afresh, within --max-retries")
+	fs.DurationVar(&f.Backoff, "backoff", time.Second, "wait `D` before the first retry, doubled at each one, with jitter")
+	fs.DurationVar(&f.RetryAfterCap, "retry-after-cap", time.Minute, "wait at most `D` before a retry, whatever the server's Retry-After says")
+	fs.StringVar(&f.ResponseFormat, "response-format", "auto", "structured replies: `MODE` auto (json_schema, stepping down to json_object, then to the schema in the prompt, when the server cannot use it), json_schema, json_object or prompt")
+	fs.StringVar(&f.Cache, "cache", "", "reply cache `DIR` (default: ngkit/llm under the user cache directory)")
+	fs.BoolVar(&f.NoCache, "no-cache", false, "neither read nor write the reply cache")
+	fs.StringVar(&f.UsageJSON, "usage-json", "", "write calls, tokens and estimated cost to `FILE` (JSON) at the end")
+	fs.StringVar(&f.Prices, "prices", "", "price table `FILE`, JSON {\"model\": {\"input\": USD, \"output\": USD}} per million tokens, over the built-in one")
+	fs.StringVar(&f.EmitRequests, "emit-requests", "", "write the calls to `FILE` as OpenAI Batch API input (custom_id = record id/call) instead of calling")
+	fs.StringVar(&f.Responses, "responses", "", "answer the calls from `FILE`, an OpenAI Batch output file (or recorded replies); calls it does not answer fail")
+}
+
+// Config resolves the flags and the environment (getenv) into a client
+// configuration. Order: flags, then NG_*, then OPENAI_*. A missing
+// endpoint or model is an error of one line that says how to set it.
+func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
+	cfg := llm.Config{
+		Concurrency: f.Concurrency.N, ConcurrencyAuto: f.Concurrency.Auto, RPM: f.RPM, TPM: f.TPM,
+		Timeout: f.Timeout, Deadline: f.Deadline,
+		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
+		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap,
+		ResponseFormat: f.ResponseFormat,
+		UsageJSON:      f.UsageJSON, Prices: f.Prices,
+		EmitRequests: f.EmitRequests, Responses: f.Responses,
+	}
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	if changed("temperature") {
+		t := f.Temperature
+		cfg.Sampling.Temperature = &t
+	}
+	if changed("top-p") {
+		p := f.TopP
+		cfg.Sampling.TopP = &p
+	}
+	if changed("seed") {
+		s := f.Seed
+		cfg.Sampling.Seed = &s
+	}
+	cfg.Sampling.MaxTokens = f.MaxTokens
+
+	key := ""
+	if f.APIKeyEnv != "" {
+		if key = getenv(f.APIKeyEnv); key == "" {
+			return cfg, fmt.Errorf("--api-key-env %s: the variable %s is empty or not set", f.APIKeyEnv, f.APIKeyEnv)
+		}
+	} else {
+		key = first(getenv("NG_API_KEY"), getenv("OPENAI_API_KEY"))
+	}
+	cfg.APIKey = llm.NewSecret(key)
+	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
+	offline := f.Responses != "" || f.EmitRequests != ""
+	if cfg.BaseURL == "" && (key != "" || offline) {
+		cfg.BaseURL = llm.OpenAIBaseURL
+	}
+	cfg.Model = first(f.Model, getenv("NG_MODEL"))
+	var missing []string
+	if cfg.BaseURL == "" {
+		missing = append(missing, "no LLM endpoint: set OPENAI_API_KEY for OpenAI, or --base-url / NG_BASE_URL for any OpenAI-compatible server (Ollama: http://localhost:11434/v1, vLLM: http://localhost:8000/v1)")
+	}
+	if cfg.Model == "" {
+		missing = append(missing, "no model: set --model or NG_MODEL (e.g. gpt-4o-mini on OpenAI, llama3.1 on Ollama)")
+	}
+	if len(missing) > 0 {
+		return cfg, errors.New(strings.Join(missing, "; "))
+	}
+	switch {
+	case f.Concurrency.N < 1 && !f.Concurrency.Auto:
+		return cfg, errors.New("--concurrency must be at least 1, or auto")
+	case f.RPM < 0 || f.TPM < 0 || f.MaxRetries < 0 || f.MaxReasks < 0 || f.MaxTokens < 0:
+		return cfg, errors.New("--rpm, --tpm, --max-retries, --max-reasks and --max-tokens cannot be negative")
+	case f.Timeout <= 0:
+		return cfg, errors.New("--timeout must be positive")
+	case f.EmitRequests != "" && f.EmitRequests == f.Responses:
+		return cfg, errors.New("--emit-requests and --responses name the same file")
+	}
+	if !f.NoCache {
+		cfg.CacheDir = f.Cache
+		if cfg.CacheDir == "" {
+			d, err := llm.DefaultCacheDir()
+			if err != nil {
+				return cfg, fmt.Errorf("no user cache directory (%v): give --cache DIR or --no-cache", err)
+			}
+			cfg.CacheDir = d
+		}
+	}
+	return cfg, nil
+}
+
+// Concurrency is the value of --concurrency: a number, or auto.
+type Concurrency struct {
+	N    int
+	Auto bool
+}
+
+// String implements pflag.Value.
+func (c *Concurrency) String() string {
+	if c.Auto {
+		return "auto"
+	}
+	return strconv.Itoa(c.N)
+}
+
+// Set implements pflag.Value.
+func (c *Concurrency) Set(s string) error {
+	if s == "auto" {
+		*c = Concurrency{Auto: true}
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a number or auto")
+	}
+	*c = Concurrency{N: n}
+	return nil
+}
+
+// Type implements pflag.Value.
+func (c *Concurrency) Type() string { return "N|auto" }
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

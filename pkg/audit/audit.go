@@ -1,0 +1,123 @@
+// Package audit is the text-hygiene audit of a record that ngstats, ngv2r,
+// the importers and the norm bank's generator all run: the language of
+// each turn, the turn and speaker bounds, and the format markers left in
+// the text, named by the defect classes defined here and in pkg/record and
+// pkg/dialogue. What counts as a marker is pkg/dialogue's vocabulary, the
+// one the parser removes.
+package audit
+
+import (
+	"context"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// Undetermined is the turn language Audit writes for text that is
+// confidently in none of the candidate languages.
+const Undetermined = "und"
+
+// Audit is the per-record half of ngstats, run by the pipeline on every
+// core: it detects the language of each turn (written to turn.lang, ""
+// when the detector cannot tell), checks the dialogue's language against
+// the expected one (checks.lang_*), and adds the defects it finds on the
+// turns to checks.defects. It changes only the record it is given.
+type Audit struct {
+	// Detector is lang.Default() when nil.
+	Detector *lang.Detector
+	// MinTurns and MaxTurns bound a dialogue's turn count (0: no bound).
+	MinTurns, MaxTurns int
+	// MinLangShare is the share of confident turns in the expected language
+	// under which a dialogue has the wrong_language defect.
+	MinLangShare float64
+}
+
+// Name implements pipeline.Stage.
+func (a *Audit) Name() string { return "ngstats" }
+
+// Process implements pipeline.Stage.
+func (a *Audit) Process(_ context.Context, rec *record.Record) ([]*record.Record, error) {
+	a.Record(rec)
+	return []*record.Record{rec}, nil
+}
+
+// ExpectedLang is the language a record's dialogue should be in: its
+// checks.lang_expected, its lang, or its culture's language.
+func ExpectedLang(rec *record.Record) string {
+	if rec.Checks != nil && rec.Checks.LangExpected != "" {
+		return lang.Normalize(rec.Checks.LangExpected)
+	}
+	if rec.Lang != "" {
+		return lang.Normalize(rec.Lang)
+	}
+	return lang.Normalize(normbank.CultureLang(rec.Culture))
+}
+
+// Record audits one record in place.
+func (a *Audit) Record(rec *record.Record) {
+	FieldDefects(rec)
+	if len(rec.Turns) == 0 {
+		if _, ok := rec.Extra["dialogue"]; ok {
+			rec.AddDefect(record.DefectEmptyDialogue)
+		}
+		return
+	}
+	det := a.Detector
+	if det == nil {
+		det = lang.Default()
+	}
+	expected := ExpectedLang(rec)
+	var confident, matching int
+	speakers := make(map[string]struct{}, 4)
+	for i := range rec.Turns {
+		t := &rec.Turns[i]
+		speakers[t.Speaker] = struct{}{}
+		if t.Text == "" {
+			// A turn of only a stage direction ("(nods)") is fine.
+			if t.Action == "" {
+				rec.AddDefect(DefectEmptyTurn)
+			}
+			t.Lang = ""
+			continue
+		}
+		TextDefects(t.Text, rec.AddDefect)
+		r := det.Detect(t.Text)
+		switch {
+		case r.Confidence < lang.MinConfidence:
+			t.Lang = ""
+		case r.Lang == "":
+			t.Lang = Undetermined
+		default:
+			t.Lang = r.Lang
+		}
+		if t.Lang != "" {
+			confident++
+			if t.Lang == expected {
+				matching++
+			}
+		}
+	}
+	if len(speakers) < 2 {
+		rec.AddDefect(DefectSingleSpeaker)
+	}
+	if n := len(rec.Turns); a.MinTurns > 0 && n < a.MinTurns {
+		rec.AddDefect(DefectTooFewTurns)
+	} else if a.MaxTurns > 0 && n > a.MaxTurns {
+		rec.AddDefect(DefectTooManyTurns)
+	}
+	if expected == "" || confident == 0 {
+		return
+	}
+	if rec.Checks == nil {
+		rec.Checks = &record.Checks{}
+	}
+	share := float64(matching) / float64(confident)
+	ok := share >= a.MinLangShare
+	rec.Checks.LangExpected = expected
+	rec.Checks.LangShare = share
+	rec.Checks.LangOK = &ok
+	if !ok {
+		rec.AddDefect(DefectWrongLanguage)
+	}
+}
