@@ -64,9 +64,6 @@ type Models struct {
 	stderr  io.Writer
 	quiet   bool
 	start   time.Time
-	// same: roles that share one endpoint although they should not (a
-	// judge on its rewriter), said once at the start.
-	warnings []string
 }
 
 // RoleSettings is what the models flags hold: --models FILE and the
