@@ -16,6 +16,10 @@
 # 4. nglabel on the release sample (ngcat --from normgenesis), 3 samples,
 #    every task, 10% faults: no record lost, every label task, agreement
 #    and quality in the report; then ngcat --to prosocial;
+# 5. model roles from one models file (no default endpoint): the writer,
+#    ngrefine's and nglabel's judge and a three-model labelling panel on
+#    their own fake endpoints; a dead labeller; --require-all-labellers;
+#    unknown alias, unknown role and unset key variable (exit 2);
 # then the calls per finished dialogue of runs 1 and 3.
 #
 # Needs Go and jq. Builds and installs the programs into a temporary PREFIX.
@@ -259,6 +263,79 @@ jq -e '.labels.quality[0].n > 0' "$d/report.json" >/dev/null || fail "release: n
 rows=$(ngcat --to prosocial "$d/labelled.jsonl" | wc -l)
 [ "$rows" -gt "$records" ] || fail "release: $rows ProsocialDialog rows for $records dialogues"
 echo "release: $records records labelled ($failed failed), $rows ProsocialDialog rows"
+
+step "model roles: writer, judge and a three-model labelling panel on six fake endpoints, from one models file"
+d="$tmp/roles"
+mkdir -p "$d"
+for e in writer judge la; do fake "$e"; done
+fake lb --label-variant 1
+fake lc --label-variant 2
+unset NG_BASE_URL # every role from the models file: no default endpoint
+cat >"$d/models.yaml" <<YAML
+endpoints:
+  writer: {base_url: "$(cat "$tmp/writer.url")", model: fake-writer, concurrency: 8}
+  judge: {base_url: "$(cat "$tmp/judge.url")", model: fake-judge, concurrency: 4, temperature: 0}
+  la: {base_url: "$(cat "$tmp/la.url")", model: fake-a}
+  lb: {base_url: "$(cat "$tmp/lb.url")", model: fake-b}
+  lc: {base_url: "$(cat "$tmp/lc.url")", model: fake-c}
+  dead: {base_url: "http://127.0.0.1:9/v1", model: fake-dead}
+  keyed: {base_url: "$(cat "$tmp/la.url")", model: fake-keyed, api_key_env: NGKIT_E2E_UNSET_KEY}
+roles:
+  writer: writer
+  rewriter: writer
+  judge: judge
+  nglabel.labeller: [la, lb, lc]
+YAML
+NG_MODELS="$d/models.yaml" pipe "$d" --culture korean --limit 1
+[ "$(cat "$d/status")" = "0 0 0 0 0 0 0 0 0" ] || fail "roles: exit statuses $(cat "$d/status")"
+for e in "$d"/e.*.jsonl; do [ ! -s "$e" ] || fail "roles: $(lines "$e") records failed: $(head -c 600 "$e")"; done
+check_report "$d" roles 6
+check_labels "$d/labelled.jsonl" roles
+# Every call went to its role's endpoint (the fake judge accepts every seed: no rewrite).
+jq -e -s 'all(.[]; all(.gen[];
+    if .stage == "ngrefine" then (.call | startswith("judge")) as $j | (.role == (if $j then "judge" else "rewriter" end)) and .endpoint == (if $j then "judge" else "writer" end)
+    elif .stage == "nglabel" then (.call == "quality" and .role == "judge" and .endpoint == "judge")
+      or (.call == "labels" and .role == "labeller" and (.endpoint | IN("la", "lb", "lc")))
+    else .role == "writer" and .endpoint == "writer" end))' "$d/labelled.jsonl" >/dev/null \
+  || fail "roles: a call on the wrong endpoint: $(jq -c '[.gen[] | {stage, call, role, endpoint}]' "$d/labelled.jsonl" | head -3)"
+jq -e -s 'all(.[]; .labels_meta.panel == ["la", "lb", "lc"] and .labels_meta.fleiss_kappa != null and (.labels_meta.cohen_kappa | length) == 3
+    and all(.turns[]; (.labels.by_model | map(.labeller)) == ["la", "lb", "lc"]))' "$d/labelled.jsonl" >/dev/null \
+  || fail "roles: panel labels $(jq -c .labels_meta "$d/labelled.jsonl" | head -2)"
+jq -e '(.endpoints | map(.alias)) == ["la", "lb", "lc", "judge"] and .by_role.judge.calls == 6 and .by_role.labeller.calls == 18' "$d/u.label.json" >/dev/null \
+  || fail "roles: nglabel usage $(jq -c '{e: [.endpoints[] | {alias, calls: .total.calls}], by_role}' "$d/u.label.json")"
+jq -e '.panel.records == 6 and (.panel.agreement | map(.task)) == ["norm", "intent", "emotion", "stage", "safety"]
+    and (.panel.agreement[] | select(.task == "intent") | .fleiss_kappa < 1 and .krippendorff_alpha < 1)
+    and (.calls | map(.role) | unique) == ["judge", "labeller", "writer"]' "$d/report.json" >/dev/null \
+  || fail "roles: ngstats panel $(jq -c '{panel: .panel.agreement, calls: [.calls[] | {stage, role, endpoint, calls}]}' "$d/report.json")"
+echo "roles: 6 dialogues; ngrefine's judge and nglabel's quality on 'judge', the panel la/lb/lc (intent: Fleiss $(jq '.panel.agreement[] | select(.task == "intent") | .fleiss_kappa * 1000 | round / 1000' "$d/report.json"), Krippendorff $(jq '.panel.agreement[] | select(.task == "intent") | .krippendorff_alpha * 1000 | round / 1000' "$d/report.json"))"
+
+# One labeller of the panel fails every call (nothing listens at its port).
+set +e
+NG_MODELS="$d/models.yaml" nglabel "$d/dialogues.jsonl" --labellers la,dead,lb --tasks norm,intent "${llm[@]}" --max-retries 1 \
+  --errors "$d/e.dead.jsonl" >"$d/dead.jsonl"
+st=$?
+set -e
+[ "$st" = 0 ] && [ ! -s "$d/e.dead.jsonl" ] || fail "roles: a dead labeller: exit $st, $(lines "$d/e.dead.jsonl") failed"
+jq -e -s 'length == 6 and all(.[]; (.labels_meta.failed_labellers | map(.labeller)) == ["dead"] and (.labels_meta.cohen_kappa | map([.a, .b])) == [["la", "lb"]]
+    and all(.turns[]; (.labels.by_model | map(.labeller)) == ["la", "lb"]))' "$d/dead.jsonl" >/dev/null \
+  || fail "roles: a dead labeller: $(jq -c .labels_meta "$d/dead.jsonl" | head -2)"
+set +e
+NG_MODELS="$d/models.yaml" nglabel "$d/dialogues.jsonl" --labellers la,dead,lb --tasks norm "${llm[@]}" --max-retries 1 \
+  --require-all-labellers --errors "$d/e.all.jsonl" >/dev/null
+st=$?
+set -e
+[ "$st" = 1 ] && [ "$(jq -r .error "$d/e.all.jsonl" | grep -c '^labeller dead gave no labels')" = 6 ] \
+  || fail "roles: --require-all-labellers: exit $st, errors $(head -c 300 "$d/e.all.jsonl")"
+# Bad roles: exit 2, one line, before any call.
+for bad in "nglabel --labellers la,zz" "nglabel --role writer=la" "ngrefine --judge keyed"; do
+  set +e
+  NG_MODELS="$d/models.yaml" $bad "$d/dialogues.jsonl" "${llm[@]}" >/dev/null 2>"$d/bad.err"
+  st=$?
+  set -e
+  [ "$st" = 2 ] && [ "$(lines "$d/bad.err")" = 1 ] || fail "roles: $bad: exit $st: $(cat "$d/bad.err")"
+  echo "  $bad: exit 2: $(cat "$d/bad.err")"
+done
+echo "roles: a dead labeller is named and the others kept; --require-all-labellers fails the 6 records; bad roles stop before any call"
 
 step "calls per finished dialogue (HTTP requests, retries and re-asks included)"
 print_calls "no faults (3 cultures):" "$tmp/american" "$tmp/chinese" "$tmp/korean"

@@ -27,7 +27,7 @@ func (s *Stage) quality(ctx context.Context, rec *record.Record) (qualityResult,
 	if err != nil {
 		return qualityResult{}, err
 	}
-	resp, err := s.caller.Call(ctx, llm.Request{
+	resp, err := s.opt.Judge.Call(ctx, llm.Request{
 		ID: rec.ID, Call: CallQuality, Schema: "label_quality", PromptPack: s.opt.Pack.Version(),
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 	})
@@ -68,7 +68,7 @@ func (s *Stage) pairwise(ctx context.Context, rec, other *record.Record, by stri
 	if err != nil {
 		return nil, nil, err
 	}
-	resp, err := s.caller.Call(ctx, llm.Request{
+	resp, err := s.opt.Pairwise.Call(ctx, llm.Request{
 		ID: rec.ID, Call: CallPairwise, Schema: "label_pairwise", PromptPack: s.opt.Pack.Version(),
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 	})

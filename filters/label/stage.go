@@ -41,6 +41,19 @@ type Options struct {
 	Baseline *Baseline
 	// Pack holds the prompts (prompt.Builtin() when nil).
 	Pack *prompt.Pack
+	// Panel, with two or more labellers, has every labeller label each
+	// dialogue (Samples times each): turns get the majority over all
+	// their labellings, each labeller's own label in labels.by_model,
+	// and labels_meta the panel's agreement (panel.go). Empty: the
+	// stage's caller labels alone.
+	Panel []Labeller
+	// RequireAll fails a record when a labeller of the panel gave no
+	// labels; otherwise the others' labels are kept and labels_meta
+	// names the failed one.
+	RequireAll bool
+	// Judge makes the quality calls and Pairwise the pairwise ones (nil:
+	// the stage's caller).
+	Judge, Pairwise llm.Caller
 }
 
 // Stage labels records; it is a pipeline.Stage.
@@ -57,6 +70,15 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	}
 	if opt.Pack == nil {
 		opt.Pack = prompt.Builtin()
+	}
+	if opt.Judge == nil {
+		opt.Judge = caller
+	}
+	if opt.Pairwise == nil {
+		opt.Pairwise = caller
+	}
+	if len(opt.Panel) == 0 {
+		opt.Panel = []Labeller{{Caller: caller}}
 	}
 	return &Stage{caller: caller, opt: opt}, nil
 }
@@ -101,32 +123,20 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 	}
 
 	tasks := s.opt.Tasks.For(rec)
-	var samples [][]turnLabels
+	var (
+		samples [][]turnLabels
+		panel   *panelResult
+	)
 	if len(tasks) > 0 {
 		spec := s.spec(rec, tasks)
 		p, err := s.opt.Pack.Render(PackStage, "turns", rec.Culture, newPromptData(rec, tasks, s.opt.ExplainLang, s.opt.RotsLang))
 		if err != nil {
 			return nil, err
 		}
-		for i := range s.opt.Samples {
-			resp, err := s.caller.Call(ctx, llm.Request{
-				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", PromptPack: s.opt.Pack.Version(),
-				Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
-				Sampling: s.sampling(i),
-				Check:    func(r *llm.Response) (any, error) { return parseTurns(r.JSON, spec) },
-			})
-			if ok, err := keep(resp, err); err != nil {
-				return nil, err
-			} else if ok {
-				got, _ := resp.Checked.([]turnLabels)
-				if got == nil { // answered from the cache or a file, where Check ran on another value
-					if got, err = parseTurns(resp.JSON, spec); err != nil {
-						return nil, err
-					}
-				}
-				samples = append(samples, got)
-			}
+		if panel, err = s.askPanel(ctx, rec, spec, p, keep); err != nil {
+			return nil, err
 		}
+		samples = panel.all()
 	}
 
 	var quality *record.Quality
@@ -156,6 +166,7 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 
 	if len(samples) > 0 {
 		applyTurns(rec, tasks, samples)
+		panel.apply(rec, tasks)
 	}
 	if quality != nil {
 		rec.Quality = quality
@@ -164,7 +175,8 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 		rec.SetExtra(PairwiseKey, pair)
 	}
 	if len(samples) > 0 || quality != nil {
-		s.setMeta(rec, tasks, model, quality != nil, len(samples) > 0)
+		s.setMeta(rec, tasks, model, quality != nil, len(samples))
+		panel.setMeta(rec, tasks)
 	}
 	rec.Gen = append(rec.Gen, gens...)
 	found := Consistency(rec)
@@ -201,7 +213,7 @@ func (s *Stage) sampling(i int) *llm.Sampling {
 // setMeta records how the labels were made: the model, the tasks (with
 // those of earlier runs that this one did not redo), and with several
 // samples their number and agreement.
-func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, quality, turns bool) {
+func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, quality bool, labellings int) {
 	m := rec.LabelsMeta
 	if m == nil {
 		m = &record.LabelsMeta{}
@@ -220,13 +232,15 @@ func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, qualit
 		}
 	}
 	slices.SortFunc(m.Tasks, func(a, b string) int { return taskOrder(a) - taskOrder(b) })
-	if !turns {
+	if labellings == 0 {
 		return
 	}
-	m.Samples = s.opt.Samples
+	// With a panel the labellings are every sample of every labeller
+	// that answered.
+	m.Samples = labellings
 	m.Agreement, m.Kappa = 0, 0
-	if s.opt.Samples > 1 {
-		m.Agreement, m.Kappa = recordAgreement(rec, tasks, s.opt.Samples)
+	if labellings > 1 {
+		m.Agreement, m.Kappa = recordAgreement(rec, tasks, labellings)
 	}
 }
 

@@ -169,7 +169,11 @@ func (r *run) call(ctx context.Context, task string, round int, d *promptData, s
 	if err != nil {
 		return nil, err
 	}
-	resp, err := r.s.caller.Call(ctx, llm.Request{
+	c := r.s.caller
+	if task == "judge" {
+		c = r.s.opt.Judge
+	}
+	resp, err := c.Call(ctx, llm.Request{
 		ID: r.rec.ID, Call: fmt.Sprintf("%s.%d", task, round),
 		Messages:   []llm.Message{llm.System(p.System), llm.User(p.User)},
 		Schema:     schema,

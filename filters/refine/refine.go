@@ -57,6 +57,9 @@ type Options struct {
 	Pack *prompt.Pack
 	// Profile finds a culture's profile; nil: normbank.Profile.
 	Profile func(name string) (*normbank.Culture, error)
+	// Judge makes the judge calls (nil: the stage's caller, which then
+	// rewrites and judges alike).
+	Judge llm.Caller
 }
 
 // Stage refines seed records; it is safe for concurrent use.
@@ -84,6 +87,9 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	}
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
+	}
+	if opt.Judge == nil {
+		opt.Judge = caller
 	}
 	return &Stage{caller: caller, opt: opt}, nil
 }

@@ -55,6 +55,8 @@ type Collector struct {
 	extras      labelExtras // intent by stage, agreement, pairwise
 	speakerSeen map[string]struct{}
 	buf         []byte
+	gens        map[genKey]*GenCost // models.go
+	panel       *panelAcc
 
 	by *byPersona // --by: a report per persona attribute value (persona.go)
 }
@@ -131,6 +133,8 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 func (c *Collector) Add(rec *record.Record) {
 	c.by.add(rec)
 	c.rep.Records++
+	c.addGen(rec)
+	c.addPanel(rec)
 	c.recDefects = false
 	c.recNames = c.recNames[:0]
 	group := rec.Culture + "/" + rec.DialogueType
@@ -430,6 +434,7 @@ func (c *Collector) Report() *Report {
 	r.NearDuplicates = c.nearDups().report(c.IDs)
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
+	r.Calls, r.Panel = c.genReport(), c.panel.report()
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

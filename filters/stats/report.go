@@ -38,6 +38,11 @@ type Report struct {
 	NearDuplicates *NearDuplicates `json:"near_duplicates"`
 	// Labels, when any record carries labels or quality scores.
 	Labels *Labels `json:"labels,omitempty"`
+	// Panel, when records were labelled by a panel of models.
+	Panel *Panel `json:"panel,omitempty"`
+	// Calls total the LLM calls of the records' gen per stage, role and
+	// endpoint.
+	Calls []GenCost `json:"calls,omitempty"`
 	// Review, when records carry reviewers' labels or verdicts.
 	Review *Review `json:"review,omitempty"`
 	// Browser holds whole dialogues for the HTML report (Collector.Browse).

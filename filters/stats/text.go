@@ -169,6 +169,7 @@ func tables(r *Report, ids int) []table {
 		}
 		ts = append(ts, labelExtraTables(r.Labels)...)
 	}
+	ts = append(ts, modelTables(r)...)
 	ts = append(ts, reviewTables(r.Review)...)
 	if len(r.FailOn) > 0 {
 		t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}

@@ -6,6 +6,7 @@
 package fakeng
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,10 @@ type Model struct {
 	seed   *seedtest.Replier
 	refine *refinetest.Model
 	v2r    *v2rtest.Replier
+	// LabelVariant, when not 0, makes this model a labeller that differs
+	// from the others of a panel: the intent of every turn whose index
+	// plus LabelVariant is a multiple of 4 becomes another code.
+	LabelVariant int
 }
 
 // Rules are ngv2r's defaults: the fake's dialogues pass them.
@@ -60,8 +65,30 @@ func (m *Model) Reply(req *llmtest.ChatRequest) string {
 		return m.refine.Reply(req)
 	case strings.HasPrefix(name, "v2r_dialogue_"):
 		return m.v2r.Reply(req)
+	case strings.HasPrefix(name, "label_turns") && m.LabelVariant != 0:
+		return variant(labeltest.Answer(req), m.LabelVariant)
 	case strings.HasPrefix(name, "label_"):
 		return labeltest.Answer(req)
 	}
 	return fmt.Sprintf("no fake reply for schema %q", name)
+}
+
+// variant changes the intents of a label_turns reply (see LabelVariant).
+func variant(content string, v int) string {
+	var r labeltest.Reply
+	if json.Unmarshal([]byte(content), &r) != nil {
+		return content
+	}
+	for i := range r.Turns {
+		if (r.Turns[i].Index+v)%4 != 0 || r.Turns[i].Intent == "" {
+			continue
+		}
+		if r.Turns[i].Intent == "NR" {
+			r.Turns[i].Intent = "ACK"
+		} else {
+			r.Turns[i].Intent = "NR"
+		}
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +23,12 @@ type Config struct {
 	Model   string
 	APIKey  Secret
 	// Stage names the program, in gen and the usage summary.
-	Stage    string
+	Stage string
+	// Alias names the endpoint (a models file's alias, or DefaultAlias for
+	// the flags' endpoint), in gen and the usage summary; a models file's
+	// alias is part of every cache key, so that two endpoints serving the
+	// same model never share replies.
+	Alias    string
 	Sampling Sampling
 	// Concurrency is the most calls in flight (the AIMD window's ceiling);
 	// with ConcurrencyAuto, New sets it to the server's slots.
@@ -50,6 +56,10 @@ type Config struct {
 	Quiet  bool
 	// HTTPClient replaces the default transport (tests).
 	HTTPClient *http.Client
+
+	// price is a models file's price of this endpoint's model, over the
+	// price table.
+	price *Price
 }
 
 // Workers is the number of runner workers for this configuration: twice
@@ -141,6 +151,9 @@ func New(cfg Config) (*Client, error) {
 	if c.prices, err = loadPrices(cfg.Prices, u.Host == openAIHost); err != nil {
 		return nil, err
 	}
+	if cfg.price != nil {
+		c.prices[cfg.Model] = *cfg.price
+	}
 	if cfg.CacheDir != "" {
 		if c.cache, err = OpenCache(cfg.CacheDir); err != nil {
 			return nil, err
@@ -226,11 +239,11 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	samp := c.cfg.Sampling.over(req.Sampling)
 	key := ""
 	st := &CallStats{}
-	defer func() { c.usage.record(req.Call, st) }()
-	gen := record.Gen{Stage: c.cfg.Stage, Call: req.Call, Model: c.cfg.Model, PromptPack: req.PromptPack}
+	defer func() { c.usage.record(req.Call, req.Role, st) }()
+	gen := record.Gen{Stage: c.cfg.Stage, Role: req.Role, Endpoint: c.cfg.Alias, Call: req.Call, Model: c.cfg.Model, PromptPack: req.PromptPack}
 
 	if c.cache != nil {
-		key = cacheKey(c.cfg.BaseURL, c.cfg.Model, req.Messages, sch, samp)
+		key = cacheKey(c.cacheEndpoint(), c.cfg.Model, req.Messages, sch, samp)
 		if e, ok := c.cache.get(key); ok {
 			if resp, f := accept(e.Content, e.FinishReason, sch, req.RunCheck); f == nil {
 				st.Calls, st.CacheHits = 1, 1
@@ -249,6 +262,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 				return nil, fmt.Errorf("call %s: %w", req.Call, err)
 			}
 			st.Calls, st.Replayed = 1, 1
+			resp.Gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
 			c.store(key, resp, &gen)
 			return resp, nil
 		}
@@ -280,9 +294,28 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	}
 	st.Calls = 1
 	gen.Seconds = roundSeconds(time.Since(start))
+	gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
 	return resp, nil
+}
+
+// costOf is what tokens cost at the endpoint's price; 0 when unpriced.
+func (c *Client) costOf(in, out int) float64 {
+	p, ok := priceFor(c.prices, c.cfg.Model)
+	if !ok {
+		return 0
+	}
+	return p.cost(int64(in), int64(out))
+}
+
+// cacheEndpoint is the endpoint part of the cache key: the base URL, and
+// a models file's alias (the flags' endpoint keeps the keys it always had).
+func (c *Client) cacheEndpoint() string {
+	if c.cfg.Alias == "" || c.cfg.Alias == DefaultAlias {
+		return c.cfg.BaseURL
+	}
+	return strings.TrimRight(c.cfg.BaseURL, "/") + "\x00alias=" + c.cfg.Alias
 }
 
 // store caches an accepted reply; a failed write costs only a future miss.

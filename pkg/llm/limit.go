@@ -18,6 +18,9 @@ type window struct {
 	waiters  []chan struct{}
 	lastCut  time.Time
 	cuts     int
+	// held is the time slots were held, summed over calls (for the
+	// window's utilisation in the usage report).
+	held time.Duration
 }
 
 func newWindow(max int) *window {
@@ -64,6 +67,7 @@ func (w *window) release(start time.Time, throttled, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.inflight--
+	w.held += time.Since(start)
 	switch {
 	case throttled && start.After(w.lastCut):
 		w.limit /= 2
@@ -87,6 +91,13 @@ func (w *window) wake() {
 		w.waiters = w.waiters[1:]
 		w.inflight++
 	}
+}
+
+// busy is the time slots were held so far, over all calls.
+func (w *window) busy() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.held
 }
 
 // current returns the limit, for tests and the summary.
@@ -170,4 +181,11 @@ func (b *bucket) adjust(delta float64) {
 	if b.tokens > b.size {
 		b.tokens = b.size
 	}
+}
+
+// inflightNow is the calls in flight, for tests.
+func (w *window) inflightNow() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inflight
 }

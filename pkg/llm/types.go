@@ -66,6 +66,10 @@ type Request struct {
 	// record's gen and in the usage summary.
 	ID   string
 	Call string
+	// Role is the program's model role the call is made for (writer,
+	// judge, labeller, ...), in gen and the usage summary; the caller a
+	// role hands out (Models.Caller) sets it.
+	Role string
 	// Messages are sent as they are.
 	Messages []Message
 	// Schema names a reply schema, schemas/llm/<Schema>.schema.json: the

@@ -54,7 +54,11 @@ func (s *CallStats) add(o *CallStats) {
 // Usage is the report of a run: --usage-json writes it, and its summary
 // goes to stderr.
 type Usage struct {
-	Stage   string  `json:"stage"`
+	Stage string `json:"stage"`
+	// Alias is the endpoint's alias (DefaultAlias: the flags' endpoint);
+	// "" in the report of a run over several endpoints, whose Endpoints
+	// hold each one's report.
+	Alias   string  `json:"alias,omitempty"`
 	Model   string  `json:"model"`
 	BaseURL string  `json:"base_url"`
 	Seconds float64 `json:"seconds"`
@@ -66,26 +70,44 @@ type Usage struct {
 	Deferred int64                 `json:"deferred_records,omitempty"`
 	Total    CallStats             `json:"total"`
 	ByCall   map[string]*CallStats `json:"by_call"`
+	// ByRole is the same by model role (writer, judge, labeller, ...).
+	ByRole map[string]*CallStats `json:"by_role,omitempty"`
+	// Endpoints, in a run over several endpoints, are each one's report
+	// (with its own ByRole: calls by role and endpoint).
+	Endpoints []*Usage `json:"endpoints,omitempty"`
+	// Concurrency is the endpoint's window ceiling, and Utilisation the
+	// mean share of it in flight over the run (calls' time in flight /
+	// (Concurrency × Seconds)).
+	Concurrency int     `json:"concurrency,omitempty"`
+	Utilisation float64 `json:"utilisation,omitempty"`
 	// WindowCuts counts the times a 429 halved the concurrency window.
 	WindowCuts int `json:"window_cuts,omitempty"`
 }
 
-// usage accumulates CallStats by call name.
+// usage accumulates CallStats by call name and by role.
 type usage struct {
 	mu     sync.Mutex
 	byCall map[string]*CallStats
+	byRole map[string]*CallStats
 }
 
-func (u *usage) record(call string, s *CallStats) {
+func (u *usage) record(call, role string, s *CallStats) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.byCall == nil {
-		u.byCall = map[string]*CallStats{}
+	addTo(&u.byCall, call, s)
+	if role != "" {
+		addTo(&u.byRole, role, s)
 	}
-	c := u.byCall[call]
+}
+
+func addTo(m *map[string]*CallStats, name string, s *CallStats) {
+	if *m == nil {
+		*m = map[string]*CallStats{}
+	}
+	c := (*m)[name]
 	if c == nil {
 		c = &CallStats{}
-		u.byCall[call] = c
+		(*m)[name] = c
 	}
 	c.add(s)
 }
@@ -105,6 +127,16 @@ func (u *usage) report(price Price, priced bool) Usage {
 		}
 		r.ByCall[name] = &cp
 		r.Total.add(&cp)
+	}
+	for name, c := range u.byRole {
+		cp := *c
+		if priced {
+			cp.CostUSD = price.cost(cp.TokensIn, cp.TokensOut)
+		}
+		if r.ByRole == nil {
+			r.ByRole = map[string]*CallStats{}
+		}
+		r.ByRole[name] = &cp
 	}
 	return r
 }

@@ -901,8 +901,13 @@ func FuzzParquetReader(f *testing.F) {
 // and checks that the live heap is bounded and flat: the writer holds the
 // open row group's compressed pages (about 23 MB here, for row groups of
 // 32 MB that compress 1.4x, in buffers that grow by doubling) and two Arrow
-// batches of 2 MB, never the input. Measured: a saw-tooth up to ~58 MB
-// within each row group.
+// batches of 2 MB, never the input. The heap is sampled every 200
+// records: every 1000 caught the saw-tooth at a different phase with
+// every schema change (the peak swung 57-79 MB between runs of one
+// schema). Measured so: 73 MB with the record of before issue 14, 78-80
+// MB with its 23 more columns (gen role, endpoint and cost; the panel's
+// labels.by_model and labels_meta fields), which the open row group
+// holds a column chunk each of, even when they are all null.
 func TestParquetWriterMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -936,7 +941,7 @@ func TestParquetWriterMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		written += uint64(rowSizer(reflect.TypeFor[record.Record]())(reflect.ValueOf(r).Elem()))
-		if k%1000 == 0 {
+		if k%200 == 0 {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			half := min(1, written/(total/2))
@@ -948,8 +953,8 @@ func TestParquetWriterMemory(t *testing.T) {
 	}
 	t.Logf("wrote %d MB (estimated uncompressed) in row groups of %d MB, %d MB of Parquet; peak live heap %d MB, then %d MB",
 		written>>20, target>>20, cw.n>>20, peak[0]>>20, peak[1]>>20)
-	if p := max(peak[0], peak[1]); p > 72<<20 {
-		t.Errorf("peak live heap %d MB, want < 72 MB", p>>20)
+	if p := max(peak[0], peak[1]); p > 84<<20 {
+		t.Errorf("peak live heap %d MB, want < 84 MB", p>>20)
 	}
 	if peak[1] > peak[0]+peak[0]/4 {
 		t.Errorf("live heap grows with the input: %d MB in the first half, %d MB in the second", peak[0]>>20, peak[1]>>20)

@@ -100,6 +100,20 @@ type Labels struct {
 	SafetyDist  map[string]float64 `json:"safety_dist,omitempty" parquet:"safety_dist,optional"`
 	// Agreement is the share of the majority label over samples (1 = unanimous).
 	Agreement float64 `json:"agreement,omitempty" parquet:"agreement,optional"`
+	// ByModel holds, with a panel of labelling models, each labeller's own
+	// label of the turn (its majority over its samples), in panel order.
+	ByModel []ModelLabels `json:"by_model,omitempty" parquet:"by_model,optional,list"`
+}
+
+// ModelLabels are one labeller's labels of a turn (nglabel --labellers).
+type ModelLabels struct {
+	// Labeller is the endpoint alias of the labelling model.
+	Labeller string `json:"labeller" parquet:"labeller"`
+	Norm     string `json:"norm,omitempty" parquet:"norm,optional"`
+	Intent   string `json:"intent,omitempty" parquet:"intent,optional"`
+	Emotion  string `json:"emotion,omitempty" parquet:"emotion,optional"`
+	Stage    string `json:"stage,omitempty" parquet:"stage,optional"`
+	Safety   string `json:"safety,omitempty" parquet:"safety,optional"`
 }
 
 // Refinement records what ngrefine did to a seed.
@@ -126,6 +140,31 @@ type LabelsMeta struct {
 	Samples   int      `json:"samples,omitempty" parquet:"samples,optional"`
 	Agreement float64  `json:"agreement,omitempty" parquet:"agreement,optional"`
 	Kappa     float64  `json:"kappa,omitempty" parquet:"kappa,optional"`
+	// Panel names the labelling models asked (endpoint aliases), with
+	// --labellers; Failed those of them that gave no labels, and why.
+	Panel  []string       `json:"panel,omitempty" parquet:"panel,optional,list"`
+	Failed []PanelFailure `json:"failed_labellers,omitempty" parquet:"failed_labellers,optional,list"`
+	// FleissKappa and KrippendorffAlpha (nominal) are the agreement of the
+	// labellers that answered, over the record's turns, averaged over the
+	// tasks where they are defined (null: none is, e.g. every label the
+	// same); CohenKappa is the agreement of each pair of them.
+	FleissKappa       *float64        `json:"fleiss_kappa,omitempty" parquet:"fleiss_kappa,optional"`
+	KrippendorffAlpha *float64        `json:"krippendorff_alpha,omitempty" parquet:"krippendorff_alpha,optional"`
+	CohenKappa        []PairAgreement `json:"cohen_kappa,omitempty" parquet:"cohen_kappa,optional,list"`
+}
+
+// PanelFailure is a labeller of the panel that gave no labels.
+type PanelFailure struct {
+	Labeller string `json:"labeller" parquet:"labeller"`
+	Error    string `json:"error" parquet:"error"`
+}
+
+// PairAgreement is Cohen's kappa of two labellers over the record's turns,
+// averaged over the tasks where it is defined (Kappa null: none is).
+type PairAgreement struct {
+	A     string   `json:"a" parquet:"a"`
+	B     string   `json:"b" parquet:"b"`
+	Kappa *float64 `json:"kappa,omitempty" parquet:"kappa,optional"`
 }
 
 // Quality holds the dialogue-level judge scores, 1-5 (0 = not scored).
@@ -181,8 +220,13 @@ const (
 // Gen is the provenance of one LLM call that contributed to a record.
 type Gen struct {
 	Stage string `json:"stage" parquet:"stage"`
-	Call  string `json:"call,omitempty" parquet:"call,optional"`
-	Model string `json:"model,omitempty" parquet:"model,optional"` // as requested
+	// Role is the program's model role (writer, rewriter, judge, labeller,
+	// pairwise) and Endpoint the alias of the endpoint that served it
+	// ("default": the one of the flags and environment).
+	Role     string `json:"role,omitempty" parquet:"role,optional"`
+	Endpoint string `json:"endpoint,omitempty" parquet:"endpoint,optional"`
+	Call     string `json:"call,omitempty" parquet:"call,optional"`
+	Model    string `json:"model,omitempty" parquet:"model,optional"` // as requested
 	// ModelAnswered is the model the server said answered, when it says.
 	ModelAnswered string  `json:"model_answered,omitempty" parquet:"model_answered,optional"`
 	PromptPack    string  `json:"prompt_pack,omitempty" parquet:"prompt_pack,optional"`
@@ -191,6 +235,9 @@ type Gen struct {
 	CacheHit      bool    `json:"cache_hit,omitempty" parquet:"cache_hit,optional"`
 	Retries       int     `json:"retries,omitempty" parquet:"retries,optional"`
 	Seconds       float64 `json:"seconds,omitempty" parquet:"seconds,optional"`
+	// CostUSD is the call's estimated cost at its endpoint's price (0: not
+	// priced, or answered from the cache).
+	CostUSD float64 `json:"cost_usd,omitempty" parquet:"cost_usd,optional"`
 }
 
 // Defect names written to Checks.Defects.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/spf13/pflag"
@@ -60,6 +61,9 @@ type Program struct {
 	IO       IOFlags
 	// LLM are the LLM flags, registered by NewLLMProgram.
 	LLM LLMFlags
+	// Roles are the model-role flags, registered by WithRoles (roles.go).
+	Roles RoleFlags
+	roles []llm.Role
 	// Source, when set, makes the input from the arguments left after the
 	// flags instead of reading them as record files (ngseed reads the
 	// built-in norm bank when given no file). Its error is a usage error.

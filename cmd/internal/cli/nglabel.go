@@ -92,8 +92,18 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
 	var prompts app.Prompts
 	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
-		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop}
+	p.WithRoles(nglabelRoles)
+	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		c := m.Caller(llm.RoleLabeller)
+		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop,
+			Judge: m.Caller(llm.RoleJudge), Pairwise: m.Caller(llm.RolePairwise), RequireAll: p.Roles.RequireAll}
+		if panel := m.Panel(llm.RoleLabeller); len(panel) > 1 {
+			for _, l := range panel {
+				opt.Panel = append(opt.Panel, label.Labeller{Name: l.Alias, Model: l.Model, Caller: l.Caller})
+			}
+		} else if p.Roles.RequireAll {
+			return nil, errors.New("--require-all-labellers needs a panel: --labellers A,B,... (or --role labeller=A,B,...)")
+		}
 		switch {
 		case *samples < 1:
 			return nil, errors.New("--samples must be at least 1")
@@ -128,6 +138,19 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			if opt.Baseline, err = label.LoadBaseline(*pairwise, *match); err != nil {
 				return nil, err
 			}
+		}
+		need := []string{}
+		if opt.Tasks.LabelsTurns() {
+			need = append(need, llm.RoleLabeller)
+		}
+		if opt.Tasks[label.TaskQuality] {
+			need = append(need, llm.RoleJudge)
+		}
+		if opt.Baseline != nil {
+			need = append(need, llm.RolePairwise)
+		}
+		if err := m.Need(need...); err != nil {
+			return nil, err
 		}
 		return label.New(c, opt)
 	})

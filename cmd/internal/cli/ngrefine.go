@@ -68,8 +68,14 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
-		opt := refine.Options{K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
+	p.WithRoles(ngrefineRoles)
+	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if err := m.Need(llm.RoleRewriter, llm.RoleJudge); err != nil {
+			return nil, err
+		}
+		c := m.Caller(llm.RoleRewriter)
+		warnSameJudge(m, p.IO.Quiet)
+		opt := refine.Options{Judge: m.Caller(llm.RoleJudge), K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
 		if *exemplars == "builtin" {
 			opt.Exemplars = normbank.BuiltinExemplars()
 		} else {

@@ -119,7 +119,12 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return seed.NormSource(normbank.BuiltinNorms(), sel, "builtin")
 		}
 	}
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+	p.WithRoles(ngseedRoles)
+	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if err := m.Need(llm.RoleWriter); err != nil {
+			return nil, err
+		}
+		c := m.Caller(llm.RoleWriter)
 		switch {
 		case *limit < 0:
 			return nil, fmt.Errorf("--limit %d: cannot be negative", *limit)

@@ -73,7 +73,12 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "v2r/dialogue[.culture].tmpl")
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) {
+	p.WithRoles(ngv2rRoles)
+	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if err := m.Need(llm.RoleWriter); err != nil {
+			return nil, err
+		}
+		c := m.Caller(llm.RoleWriter)
 		if err := cultures.Load(); err != nil {
 			return nil, err
 		}

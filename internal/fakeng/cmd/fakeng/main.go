@@ -27,11 +27,13 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the base URL to `FILE` once listening")
 	rate := flag.Float64("fault-rate", 0, "share of requests that get a fault (every kind)")
 	latency := flag.Duration("latency", 0, "delay every reply")
+	variant := flag.Int("label-variant", 0, "answer nglabel as a labeller that differs from the others: `N` shifts which turns get another intent (0: the common answer)")
 	flag.Parse()
 	m, err := fakeng.New()
 	if err != nil {
 		fail(err)
 	}
+	m.LabelVariant = *variant
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fail(err)
