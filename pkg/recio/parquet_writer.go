@@ -117,12 +117,21 @@ func parquetWriterProperties(mem memory.Allocator) *parquet.WriterProperties {
 		parquet.WithCreatedBy("ngkit (arrow-go parquet)"),
 	}
 	// Free text is PLAIN from the start: a dictionary of unique strings
-	// only costs hashing until it outgrows its limit and falls back.
+	// only costs hashing until it outgrows its limit and falls back. It is
+	// most of the file, and zstd level 7 makes its pages 5% smaller than
+	// level 3 does (the release's file 8.54 MB instead of 8.98) for about
+	// a quarter more compression time on them; the other columns are
+	// small, and level 3.
 	for _, path := range plainColumns {
-		props = append(props, parquet.WithDictionaryFor(path, false))
+		props = append(props,
+			parquet.WithDictionaryFor(path, false),
+			parquet.WithCompressionLevelFor(path, textZstdLevel))
 	}
 	return parquet.NewWriterProperties(props...)
 }
+
+// textZstdLevel is the zstd level of the free-text columns.
+const textZstdLevel = 7
 
 // plainColumns are the free-text columns of record.Record and
 // record.TurnRow, by Parquet path.

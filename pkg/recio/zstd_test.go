@@ -1,0 +1,62 @@
+package recio
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestPageZstdLevels: the codec registered for the Parquet writer honours
+// the level a column asks for (the free-text columns ask for 7 and come
+// out smaller than at the default 3), every level decodes back to the
+// page with a stock zstd decoder, and arrow-go's default level is 3.
+func TestPageZstdLevels(t *testing.T) {
+	c, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*pageZstd); !ok {
+		t.Fatalf("zstd codec is %T, not ngkit's", c)
+	}
+	// A page of text like the release's: sentences drawn from a small
+	// vocabulary, so that a better match finder finds more.
+	var page bytes.Buffer
+	words := []string{"Mrs.", "Thompson", "sorry", "really", "I", "you", "the", "help", "dear", "shelf", "busy", "polite", "thank", "morning", "aisle"}
+	for i := 0; page.Len() < 1<<20; i++ {
+		fmt.Fprintf(&page, "%s %s %d, ", words[(i*7)%len(words)], words[(i*i+3)%len(words)], i%97)
+	}
+	src := page.Bytes()
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	sizes := map[int]int{}
+	for _, level := range []int{-1, 1, 3, 7, 11} {
+		out := c.EncodeLevel(nil, src, level)
+		back, err := dec.DecodeAll(out, nil)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("level %d: does not decode back (%v)", level, err)
+		}
+		sizes[level] = len(out)
+	}
+	if sizes[-1] != sizes[3] {
+		t.Errorf("default level: %d bytes, level 3: %d", sizes[-1], sizes[3])
+	}
+	if !(sizes[7] < sizes[3] && sizes[3] < sizes[1]) {
+		t.Errorf("levels not honoured: sizes %v", sizes)
+	}
+	props := parquetWriterProperties(memory.DefaultAllocator)
+	for _, path := range plainColumns {
+		if got := props.CompressionLevelFor(path); got != textZstdLevel {
+			t.Errorf("%s: level %d, want %d", path, got, textZstdLevel)
+		}
+	}
+	if got := props.CompressionLevelFor("culture"); got != compress.DefaultCompressionLevel {
+		t.Errorf("culture: level %d, want the default", got)
+	}
+}
