@@ -117,21 +117,18 @@ func parquetWriterProperties(mem memory.Allocator) *parquet.WriterProperties {
 		parquet.WithCreatedBy("ngkit (arrow-go parquet)"),
 	}
 	// Free text is PLAIN from the start: a dictionary of unique strings
-	// only costs hashing until it outgrows its limit and falls back. It is
-	// most of the file, and zstd level 7 makes its pages 5% smaller than
-	// level 3 does (the release's file 8.54 MB instead of 8.98) for about
-	// a quarter more compression time on them; the other columns are
-	// small, and level 3.
+	// only costs hashing until it outgrows its limit and falls back.
+	//
+	// Every column is zstd level 3. Level 7 for the free text (most of the
+	// file) made the release's file 5% smaller (8.54 MB instead of 8.98;
+	// DuckDB's 8.35) but cost 16-24% more CPU on the import, all of it on
+	// the encoder, which is the critical path: not taken (see README,
+	// Speed and memory). WithCompressionLevelFor(path, 7) here would do it.
 	for _, path := range plainColumns {
-		props = append(props,
-			parquet.WithDictionaryFor(path, false),
-			parquet.WithCompressionLevelFor(path, textZstdLevel))
+		props = append(props, parquet.WithDictionaryFor(path, false))
 	}
 	return parquet.NewWriterProperties(props...)
 }
-
-// textZstdLevel is the zstd level of the free-text columns.
-const textZstdLevel = 7
 
 // plainColumns are the free-text columns of record.Record and
 // record.TurnRow, by Parquet path.

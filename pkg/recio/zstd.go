@@ -15,9 +15,8 @@ import (
 // compressed on their own. This one uses a 1 MiB window, which loses
 // nothing on 1 MiB pages, and the column's level (arrow-go's default
 // level, -1, is 3: klauspost's SpeedDefault, DuckDB's and pyarrow's
-// default; the fastest level makes the release's file 11% bigger). The
-// free-text columns ask for 7 (see parquetWriterProperties). Decoding is
-// arrow-go's.
+// default; the fastest level makes the release's file 11% bigger).
+// Decoding is arrow-go's.
 type pageZstd struct {
 	compress.Codec // arrow-go's codec, for decoding
 	pools          [zstd.SpeedBestCompression + 1]sync.Pool
