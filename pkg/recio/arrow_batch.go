@@ -15,6 +15,7 @@ type batchBuilder[T any] struct {
 	schema *arrow.Schema
 	rb     *array.RecordBuilder
 	cols   []boundCol
+	flush  flushers // deferred appends, done before a batch is taken
 	size   func(reflect.Value) int64
 	rows   int
 	bytes  int64
@@ -35,7 +36,7 @@ func newBatchBuilder[T any](mem memory.Allocator, maxBytes int64) (*batchBuilder
 	rb := array.NewRecordBuilder(mem, schema)
 	bb := &batchBuilder[T]{schema: schema, rb: rb, size: rowSizer(t), max: maxBytes}
 	for i, c := range cols {
-		bb.cols = append(bb.cols, boundCol{index: c.index, enc: c.enc(rb.Field(i))})
+		bb.cols = append(bb.cols, boundCol{index: c.index, enc: c.enc(rb.Field(i), &bb.flush)})
 	}
 	return bb, nil
 }
@@ -57,6 +58,9 @@ func (b *batchBuilder[T]) add(row *T) bool {
 func (b *batchBuilder[T]) batch() (arrow.RecordBatch, int64) {
 	if b.rows == 0 {
 		return nil, 0
+	}
+	for _, f := range b.flush {
+		f()
 	}
 	n := b.bytes
 	b.rows, b.bytes = 0, 0

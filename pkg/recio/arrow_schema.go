@@ -17,8 +17,13 @@ type arrowCol struct {
 }
 
 // An encoderFactory binds an encoder to the builder of its column; the
-// encoder appends one Go value.
-type encoderFactory func(array.Builder) func(reflect.Value)
+// encoder appends one Go value. An encoder that defers appends registers a
+// function in fl that does them; the batch builder calls those before it
+// takes a batch.
+type encoderFactory func(b array.Builder, fl *flushers) func(reflect.Value)
+
+// flushers complete the deferred appends of a batch's encoders.
+type flushers []func()
 
 // arrowSchemaOf maps a struct type to an Arrow schema:
 //
@@ -115,7 +120,7 @@ func structFieldsOf(t reflect.Type, seen map[reflect.Type]bool) ([]arrow.Field, 
 func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
 	switch t.Kind() {
 	case reflect.String:
-		return arrow.BinaryTypes.String, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.BinaryTypes.String, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			sb := b.(*array.StringBuilder)
 			return func(v reflect.Value) {
 				if s := v.String(); s != "" || !optional {
@@ -126,7 +131,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 			}
 		}, nil
 	case reflect.Bool:
-		return arrow.FixedWidthTypes.Boolean, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.FixedWidthTypes.Boolean, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			bb := b.(*array.BooleanBuilder)
 			return func(v reflect.Value) {
 				if x := v.Bool(); x || !optional {
@@ -137,7 +142,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 			}
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return arrow.PrimitiveTypes.Int64, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.PrimitiveTypes.Int64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			ib := b.(*array.Int64Builder)
 			return func(v reflect.Value) {
 				if x := v.Int(); x != 0 || !optional {
@@ -148,7 +153,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 			}
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return arrow.PrimitiveTypes.Uint64, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.PrimitiveTypes.Uint64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			ub := b.(*array.Uint64Builder)
 			return func(v reflect.Value) {
 				if x := v.Uint(); x != 0 || !optional {
@@ -159,7 +164,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 			}
 		}, nil
 	case reflect.Float32:
-		return arrow.PrimitiveTypes.Float32, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.PrimitiveTypes.Float32, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			fb := b.(*array.Float32Builder)
 			return func(v reflect.Value) {
 				if x := v.Float(); x != 0 || !optional {
@@ -170,7 +175,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 			}
 		}, nil
 	case reflect.Float64:
-		return arrow.PrimitiveTypes.Float64, optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.PrimitiveTypes.Float64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			fb := b.(*array.Float64Builder)
 			return func(v reflect.Value) {
 				if x := v.Float(); x != 0 || !optional {
@@ -185,8 +190,33 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		if err != nil {
 			return nil, false, nil, err
 		}
-		return dt, true, func(b array.Builder) func(reflect.Value) {
-			enc := elem(b)
+		if t.Elem().Kind() == reflect.Struct {
+			// A null struct appends a null to each of its children, and
+			// theirs: a turn's two unset label sets are some thirty
+			// appends. So a run of nulls is appended at once, before the
+			// next struct or when the batch is taken.
+			return dt, true, func(b array.Builder, fl *flushers) func(reflect.Value) {
+				enc := elem(b, fl)
+				nulls := 0
+				flush := func() {
+					if nulls > 0 {
+						b.AppendNulls(nulls)
+						nulls = 0
+					}
+				}
+				*fl = append(*fl, flush)
+				return func(v reflect.Value) {
+					if v.IsNil() {
+						nulls++
+						return
+					}
+					flush()
+					enc(v.Elem())
+				}
+			}, nil
+		}
+		return dt, true, func(b array.Builder, fl *flushers) func(reflect.Value) {
+			enc := elem(b, fl)
 			return func(v reflect.Value) {
 				if v.IsNil() {
 					b.AppendNull()
@@ -197,7 +227,7 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		}, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return arrow.BinaryTypes.Binary, optional, func(b array.Builder) func(reflect.Value) {
+			return arrow.BinaryTypes.Binary, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 				bb := b.(*array.BinaryBuilder)
 				return func(v reflect.Value) {
 					if v.Len() > 0 || !optional {
@@ -212,9 +242,9 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		if err != nil {
 			return nil, false, nil, err
 		}
-		return arrow.ListOfField(arrow.Field{Name: "item", Type: et, Nullable: enull}), optional, func(b array.Builder) func(reflect.Value) {
+		return arrow.ListOfField(arrow.Field{Name: "item", Type: et, Nullable: enull}), optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			lb := b.(*array.ListBuilder)
-			enc := elem(lb.ValueBuilder())
+			enc := elem(lb.ValueBuilder(), fl)
 			return func(v reflect.Value) {
 				n := v.Len()
 				if n == 0 && optional {
@@ -246,11 +276,11 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 				return b.(*array.StringBuilder).Append
 			}), nil
 		}
-		return lt, optional, func(b array.Builder) func(reflect.Value) {
+		return lt, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			lb := b.(*array.ListBuilder)
 			sb := lb.ValueBuilder().(*array.StructBuilder)
 			kb := sb.FieldBuilder(0).(*array.StringBuilder)
-			enc := item(sb.FieldBuilder(1))
+			enc := item(sb.FieldBuilder(1), fl)
 			var keys []reflect.Value
 			return func(v reflect.Value) {
 				n := v.Len()
@@ -274,11 +304,11 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		if err != nil {
 			return nil, false, nil, err
 		}
-		return arrow.StructOf(fields...), false, func(b array.Builder) func(reflect.Value) {
+		return arrow.StructOf(fields...), false, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			sb := b.(*array.StructBuilder)
 			children := make([]func(reflect.Value), len(encs))
 			for i, e := range encs {
-				children[i] = e(sb.FieldBuilder(i))
+				children[i] = e(sb.FieldBuilder(i), fl)
 			}
 			return func(v reflect.Value) {
 				sb.Append(true)
@@ -306,7 +336,7 @@ func mapListType(value arrow.DataType, nullable bool) arrow.DataType {
 
 // mapEncoder encodes maps convertible to map[string]V, keys in order.
 func mapEncoder[V any](optional bool, mt reflect.Type, item func(array.Builder) func(V)) encoderFactory {
-	return func(b array.Builder) func(reflect.Value) {
+	return func(b array.Builder, fl *flushers) func(reflect.Value) {
 		lb := b.(*array.ListBuilder)
 		sb := lb.ValueBuilder().(*array.StructBuilder)
 		kb := sb.FieldBuilder(0).(*array.StringBuilder)
