@@ -10,11 +10,15 @@
 #  3. go test -bench of pkg/lang (turns/s), pkg/dialogue and pkg/recio;
 #  4. install footprint.
 # Needs Node.js and scripts/interop/node_modules (npm ci there) for DuckDB.
+# `bash scripts/bench.sh parquet` runs only 1 and 2 (the Parquet figures).
+# Wall times on a shared machine swing with its load, which is printed with
+# them; CPU times (user + sys) swing less.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
 release=${NG_RELEASE_DIR:-../shared/data/normgenesis}
 runs=${RUNS:-7}
+only=${1:-all}
 out=${BENCH_OUT:-bench-out}
 mkdir -p "$out"
 go build -trimpath -ldflags='-s -w' -o "$out/ngkit" ./cmd/ngkit
@@ -23,6 +27,9 @@ ng="$out/ngkit"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # wall time of a command in ms
 wall() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+# CPU time (user + sys) in ms of a command
+cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%d\n", ($1 + $2) * 1000}'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 # peak RSS in MiB of a command
 rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'; }
 
@@ -30,13 +37,16 @@ echo "== 1. import of the release to Parquet ($runs runs, median wall ms)"
 node_modules=scripts/interop/node_modules
 node scripts/interop/flatten.mjs "$release"/*.json > "$out/flat.jsonl"
 ng_ms=$(for i in $(seq "$runs"); do wall "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"; done | median)
-echo "ngcat --from normgenesis -> parquet: $ng_ms ms ($(stat -c %s "$out/ng.parquet") bytes)"
+ng_cpu=$(for i in $(seq "$runs"); do cpu "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"; done | median)
+echo "ngcat --from normgenesis -> parquet: $ng_ms ms, CPU $ng_cpu ms ($(stat -c %s "$out/ng.parquet") bytes; load average $(load))"
 if [ -d "$node_modules/@duckdb" ]; then
   dd_ms=$(for i in $(seq "$runs"); do rm -f "$out/dd.parquet"; wall node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"; done | median)
   node_ms=$(for i in $(seq "$runs"); do wall node scripts/interop/duckdb_load.mjs; done | median)
+  dd_cpu=$(for i in $(seq "$runs"); do rm -f "$out/dd.parquet"; cpu node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"; done | median)
   node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"
-  echo "duckdb (node) flat jsonl -> zstd parquet: $dd_ms ms whole process, of which node start + duckdb load $node_ms ms ($(stat -c %s "$out/dd.parquet") bytes)"
+  echo "duckdb (node) flat jsonl -> zstd parquet: $dd_ms ms whole process, of which node start + duckdb load $node_ms ms, CPU $dd_cpu ms ($(stat -c %s "$out/dd.parquet") bytes; load average $(load))"
   awk -v a="$ng_ms" -v b="$dd_ms" -v n="$node_ms" 'BEGIN {printf "ratio ngcat/duckdb: %.2f (whole process); %.2f against duckdb without node start-up\n", a/b, a/(b-n)}'
+  awk -v a="$ng_cpu" -v b="$dd_cpu" 'BEGIN {printf "ratio of CPU time ngcat/duckdb: %.2f\n", a/b}'
   # Size: the same records (our JSONL, every field) written by DuckDB with zstd.
   "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ours.jsonl"
   node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet" 2>/dev/null
@@ -46,6 +56,7 @@ else
   echo "(no DuckDB: run npm ci in scripts/interop)"
 fi
 
+if [ "$only" = all ]; then
 echo "== 1b. ngstats full report on the release ($runs runs, median wall ms)"
 "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/release.parquet"
 st_ms=$(for i in $(seq "$runs"); do wall "$ng" ngstats "$out/release.parquet"; done | median)
@@ -58,14 +69,22 @@ if [ -d "$node_modules/@duckdb" ]; then
   awk -v a="$st_ms" -v b="$dc_ms" 'BEGIN {printf "ratio ngstats full report / duckdb counts only: %.2f\n", a/b}'
 fi
 
+fi
+
 echo "== 2. peak RSS converting a corpus Nx the release (JSONL -> Parquet)"
 "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/x1.jsonl"
+# The floor: one record, so nearly all of it is the binary's pages and the
+# runtime, not data.
+head -1 "$out/x1.jsonl" > "$out/one.jsonl"
+echo "1 record: $(rss "$ng" ngcat "$out/one.jsonl" -o "$out/one.parquet") MiB peak RSS (the floor)"
 for n in 1 3 10; do
   for i in $(seq "$n"); do cat "$out/x1.jsonl"; done > "$out/xn.jsonl"
   echo "${n}x ($(stat -c %s "$out/xn.jsonl") bytes): $(rss "$ng" ngcat "$out/xn.jsonl" -o "$out/xn.parquet") MiB peak RSS (jsonl -> parquet)," \
     "$(rss "$ng" ngcat "$out/xn.parquet" -o "$out/xn.arrows") MiB (parquet -> arrow)"
 done
 rm -f "$out/xn.jsonl" "$out/xn.parquet" "$out/xn.arrows"
+echo "(load average $(load))"
+[ "$only" = all ] || exit 0
 
 echo "== 3. go benchmarks"
 NG_RELEASE_DIR="$(cd "$release" && pwd)" go test -run='^$' -bench=. -benchmem -cpu 1,2 ./pkg/lang/ ./pkg/dialogue/ ./pkg/recio/ | grep -E '^(Benchmark|ok)'

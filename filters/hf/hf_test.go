@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,11 +357,17 @@ func TestCardMatchesFiles(t *testing.T) {
 		checkFields(t, filepath.Base(s.path), toAnyList(c.DatasetInfo.Features), fields)
 		for _, rg := range s.f.Metadata().RowGroups {
 			for _, col := range rg.Columns {
-				// arrow-go writes no page index for a chunk of nulls only
-				// (no statistics to index); every other chunk has one.
+				// Every chunk has an offset index and a column index,
+				// except that arrow-go (v18.8) discards the column index
+				// of a chunk of nulls only inside a list (see
+				// TestParquetFooter in pkg/recio).
+				if col.OffsetIndexOffset == 0 || col.OffsetIndexLength == 0 {
+					t.Errorf("%s: %v: no offset index", s.path, col.MetaData.PathInSchema)
+				}
 				allNull := col.MetaData.Statistics.NullCount == col.MetaData.NumValues
-				if !allNull && (col.ColumnIndexOffset == 0 || col.OffsetIndexOffset == 0) {
-					t.Errorf("%s: %v: no page index", s.path, col.MetaData.PathInSchema)
+				inList := slices.Contains(col.MetaData.PathInSchema, "list")
+				if (col.ColumnIndexOffset == 0 || col.ColumnIndexLength == 0) && !(allNull && inList) {
+					t.Errorf("%s: %v: no column index", s.path, col.MetaData.PathInSchema)
 				}
 			}
 		}

@@ -1,0 +1,422 @@
+package recio
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// A decoderFactory binds a decoder to an array; the decoder sets a Go value
+// (settable, zero on entry) from element i. Nulls leave the value zero.
+type decoderFactory func(arrow.Array) func(i int, v reflect.Value)
+
+// recordDecoder decodes rows of one Arrow schema into record.Record.
+type recordDecoder struct {
+	schema  *arrow.Schema
+	cols    []decCol // Record fields present in the schema
+	unknown []int    // schema columns Record does not have, kept in Extra
+}
+
+type decCol struct {
+	col   int // schema column
+	field int // Go field index
+	dec   decoderFactory
+}
+
+func newRecordDecoder(schema *arrow.Schema) (*recordDecoder, error) {
+	d := &recordDecoder{schema: schema}
+	t := reflect.TypeFor[record.Record]()
+	known := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, skip := columnTag(t.Field(i))
+		if skip {
+			continue
+		}
+		known[name] = true
+		idx := schema.FieldIndices(name)
+		if len(idx) == 0 {
+			continue
+		}
+		dec, err := arrowDecoderOf(t.Field(i).Type, schema.Field(idx[0]).Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", name, err)
+		}
+		d.cols = append(d.cols, decCol{col: idx[0], field: i, dec: dec})
+	}
+	for i, f := range schema.Fields() {
+		if !known[f.Name] && f.Name != "" {
+			d.unknown = append(d.unknown, i)
+		}
+	}
+	return d, nil
+}
+
+func (d *recordDecoder) bind(batch arrow.RecordBatch) func(i int, rec *record.Record) error {
+	decs := make([]func(int, reflect.Value), len(d.cols))
+	for k, c := range d.cols {
+		decs[k] = d.cols[k].dec(batch.Column(c.col))
+	}
+	return func(i int, rec *record.Record) error {
+		v := reflect.ValueOf(rec).Elem()
+		for k, c := range d.cols {
+			decs[k](i, v.Field(c.field))
+		}
+		if err := rec.DecodeExtra(); err != nil {
+			return err
+		}
+		for _, c := range d.unknown {
+			col := batch.Column(c)
+			if col.IsNull(i) {
+				continue
+			}
+			name := d.schema.Field(c).Name
+			b, err := json.Marshal(col.GetOneForMarshal(i))
+			if err != nil {
+				return fmt.Errorf("column %q: %w", name, err)
+			}
+			if rec.Extra == nil {
+				rec.Extra = make(map[string]json.RawMessage)
+			}
+			rec.Extra[name] = b
+		}
+		return nil
+	}
+}
+
+// arrowDecoderOf compiles the decoder of Arrow type dt into Go type t, or
+// says why it cannot. It accepts more than the writers produce: large and
+// view strings and lists, binary into strings, any integer width, floats
+// from integers, dictionary-encoded and extension columns.
+func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
+	switch x := dt.(type) {
+	case *arrow.DictionaryType:
+		inner, err := arrowDecoderOf(t, x.ValueType)
+		if err != nil {
+			return nil, err
+		}
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			d := a.(*array.Dictionary)
+			dec := inner(d.Dictionary())
+			return func(i int, v reflect.Value) { dec(d.GetValueIndex(i), v) }
+		}), nil
+	case arrow.ExtensionType:
+		inner, err := arrowDecoderOf(t, x.StorageType())
+		if err != nil {
+			return nil, err
+		}
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			return inner(a.(array.ExtensionArray).Storage())
+		}), nil
+	}
+	mismatch := fmt.Errorf("cannot read Arrow type %s into Go type %v", dt, t)
+	if t.Kind() == reflect.Pointer {
+		inner, err := arrowDecoderOf(t.Elem(), dt)
+		if err != nil {
+			return nil, err
+		}
+		et := t.Elem()
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			dec := inner(a)
+			return func(i int, v reflect.Value) {
+				p := reflect.New(et)
+				dec(i, p.Elem())
+				v.Set(p)
+			}
+		}), nil
+	}
+	id := dt.ID()
+	switch t.Kind() {
+	case reflect.String:
+		switch id {
+		case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				s := a.(interface{ Value(int) string })
+				// Clone: the array's string data is released with the batch.
+				return func(i int, v reflect.Value) { v.SetString(strings.Clone(s.Value(i))) }
+			}), nil
+		case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				b := a.(interface{ Value(int) []byte })
+				return func(i int, v reflect.Value) { v.SetString(string(b.Value(i))) }
+			}), nil
+		}
+	case reflect.Bool:
+		if id == arrow.BOOL {
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				b := a.(*array.Boolean)
+				return func(i int, v reflect.Value) { v.SetBool(b.Value(i)) }
+			}), nil
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if get := intGetter(id); get != nil {
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				g := get(a)
+				return func(i int, v reflect.Value) { v.SetInt(g(i)) }
+			}), nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if get := intGetter(id); get != nil {
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				g := get(a)
+				return func(i int, v reflect.Value) { v.SetUint(uint64(g(i))) }
+			}), nil
+		}
+	case reflect.Float32, reflect.Float64:
+		switch id {
+		case arrow.FLOAT64:
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				f := a.(*array.Float64)
+				return func(i int, v reflect.Value) { v.SetFloat(f.Value(i)) }
+			}), nil
+		case arrow.FLOAT32:
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				f := a.(*array.Float32)
+				return func(i int, v reflect.Value) { v.SetFloat(float64(f.Value(i))) }
+			}), nil
+		}
+		if get := intGetter(id); get != nil {
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				g := get(a)
+				return func(i int, v reflect.Value) { v.SetFloat(float64(g(i))) }
+			}), nil
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			switch id {
+			case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+				return nullable(func(a arrow.Array) func(int, reflect.Value) {
+					b := a.(interface{ Value(int) []byte })
+					return func(i int, v reflect.Value) {
+						if x := b.Value(i); len(x) > 0 {
+							v.SetBytes(slices.Clone(x))
+						}
+					}
+				}), nil
+			}
+			break
+		}
+		lt, ok := dt.(arrow.ListLikeType)
+		if !ok || id == arrow.MAP {
+			break
+		}
+		inner, err := arrowDecoderOf(t.Elem(), lt.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			l := a.(array.ListLike)
+			values := l.ListValues()
+			dec := inner(values)
+			return func(i int, v reflect.Value) {
+				start, end := l.ValueOffsets(i)
+				n := int(end - start)
+				checkOffsets(start, end, values.Len())
+				if n == 0 {
+					return // empty lists read back as nil
+				}
+				s := reflect.MakeSlice(t, n, n)
+				for j := 0; j < n; j++ {
+					dec(int(start)+j, s.Index(j))
+				}
+				v.Set(s)
+			}
+		}), nil
+	case reflect.Map:
+		if lt, ok := dt.(arrow.ListLikeType); ok && id != arrow.MAP {
+			return mapFromListDecoder(t, lt)
+		}
+		mt, ok := dt.(*arrow.MapType)
+		if !ok {
+			break
+		}
+		kdec, err := arrowDecoderOf(t.Key(), mt.KeyType())
+		if err != nil {
+			return nil, err
+		}
+		idec, err := arrowDecoderOf(t.Elem(), mt.ItemType())
+		if err != nil {
+			return nil, err
+		}
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			m := a.(*array.Map)
+			keys, items := kdec(m.Keys()), idec(m.Items())
+			return func(i int, v reflect.Value) {
+				start, end := m.ValueOffsets(i)
+				n := int(end - start)
+				checkOffsets(start, end, min(m.Keys().Len(), m.Items().Len()))
+				if n == 0 {
+					return // empty maps read back as nil
+				}
+				mv := reflect.MakeMapWithSize(t, n)
+				for j := int(start); j < int(end); j++ {
+					k, x := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+					keys(j, k)
+					items(j, x)
+					mv.SetMapIndex(k, x)
+				}
+				v.Set(mv)
+			}
+		}), nil
+	case reflect.Struct:
+		st, ok := dt.(*arrow.StructType)
+		if !ok {
+			break
+		}
+		type child struct {
+			col, field int
+			dec        decoderFactory
+		}
+		var children []child
+		for fi := 0; fi < t.NumField(); fi++ {
+			name, _, skip := columnTag(t.Field(fi))
+			if skip {
+				continue
+			}
+			ci, ok := st.FieldIdx(name)
+			if !ok {
+				continue // missing fields stay zero
+			}
+			dec, err := arrowDecoderOf(t.Field(fi).Type, st.Field(ci).Type)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", name, err)
+			}
+			children = append(children, child{ci, fi, dec})
+		}
+		return nullable(func(a arrow.Array) func(int, reflect.Value) {
+			s := a.(*array.Struct)
+			decs := make([]func(int, reflect.Value), len(children))
+			for k, c := range children {
+				decs[k] = c.dec(s.Field(c.col))
+			}
+			return func(i int, v reflect.Value) {
+				for k, c := range children {
+					decs[k](i, v.Field(c.field))
+				}
+			}
+		}), nil
+	}
+	return nil, mismatch
+}
+
+// mapFromListDecoder reads a list of {key, value} structs (the form ngkit
+// writes maps in) into a Go map; a later entry wins over an earlier one
+// with the same key.
+func mapFromListDecoder(t reflect.Type, lt arrow.ListLikeType) (decoderFactory, error) {
+	st, ok := lt.Elem().(*arrow.StructType)
+	ki, kok := st.FieldIdx("key")
+	vi, vok := st.FieldIdx("value")
+	if !ok || !kok || !vok || st.NumFields() != 2 {
+		return nil, fmt.Errorf("cannot read Arrow type %s into Go type %v (want a map, or a list of {key, value})", lt, t)
+	}
+	kdec, err := arrowDecoderOf(t.Key(), st.Field(ki).Type)
+	if err != nil {
+		return nil, err
+	}
+	vdec, err := arrowDecoderOf(t.Elem(), st.Field(vi).Type)
+	if err != nil {
+		return nil, err
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		l := a.(array.ListLike)
+		entries := l.ListValues().(*array.Struct)
+		keys, values := kdec(entries.Field(ki)), vdec(entries.Field(vi))
+		return func(i int, v reflect.Value) {
+			start, end := l.ValueOffsets(i)
+			checkOffsets(start, end, entries.Len())
+			n := int(end - start)
+			if n == 0 {
+				return // empty maps read back as nil
+			}
+			mv := reflect.MakeMapWithSize(t, n)
+			for j := int(start); j < int(end); j++ {
+				if entries.IsNull(j) {
+					continue
+				}
+				k, x := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+				keys(j, k)
+				values(j, x)
+				mv.SetMapIndex(k, x)
+			}
+			v.Set(mv)
+		}
+	}), nil
+}
+
+// checkOffsets panics (recovered by the reader as a corrupt-data error)
+// when list offsets do not fit the child array: a corrupt file must not
+// make the decoder allocate a slice of billions of elements.
+func checkOffsets(start, end int64, n int) {
+	if start < 0 || end < start || end > int64(n) {
+		panic(fmt.Sprintf("list offsets [%d, %d) out of bounds of %d values", start, end, n))
+	}
+}
+
+// nullable wraps a decoder factory so that null elements leave the value
+// zero. Arrays without nulls skip the check.
+func nullable(f decoderFactory) decoderFactory {
+	return func(a arrow.Array) func(int, reflect.Value) {
+		dec := f(a)
+		if a.NullN() == 0 {
+			return dec
+		}
+		return func(i int, v reflect.Value) {
+			if !a.IsNull(i) {
+				dec(i, v)
+			}
+		}
+	}
+}
+
+// intGetter returns the accessor of an integer array type, or nil.
+func intGetter(id arrow.Type) func(arrow.Array) func(int) int64 {
+	switch id {
+	case arrow.INT8:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Int8)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.INT16:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Int16)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.INT32:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Int32)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.INT64:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Int64)
+			return func(i int) int64 { return x.Value(i) }
+		}
+	case arrow.UINT8:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Uint8)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.UINT16:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Uint16)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.UINT32:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Uint32)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	case arrow.UINT64:
+		return func(a arrow.Array) func(int) int64 {
+			x := a.(*array.Uint64)
+			return func(i int) int64 { return int64(x.Value(i)) }
+		}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package recio
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestPageZstdLevels: the codec registered for the Parquet writer honours
+// the level a column asks for (it ignored it before), every level decodes
+// back to the page with a stock zstd decoder, and arrow-go's default level
+// is 3, which is what ngkit's writer asks for.
+func TestPageZstdLevels(t *testing.T) {
+	c, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*pageZstd); !ok {
+		t.Fatalf("zstd codec is %T, not ngkit's", c)
+	}
+	// A page of text like the release's: sentences drawn from a small
+	// vocabulary, so that a better match finder finds more.
+	var page bytes.Buffer
+	words := []string{"Mrs.", "Thompson", "sorry", "really", "I", "you", "the", "help", "dear", "shelf", "busy", "polite", "thank", "morning", "aisle"}
+	for i := 0; page.Len() < 1<<20; i++ {
+		fmt.Fprintf(&page, "%s %s %d, ", words[(i*7)%len(words)], words[(i*i+3)%len(words)], i%97)
+	}
+	src := page.Bytes()
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	sizes := map[int]int{}
+	for _, level := range []int{-1, 1, 3, 7, 11} {
+		out := c.EncodeLevel(nil, src, level)
+		back, err := dec.DecodeAll(out, nil)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("level %d: does not decode back (%v)", level, err)
+		}
+		sizes[level] = len(out)
+	}
+	if sizes[-1] != sizes[3] {
+		t.Errorf("default level: %d bytes, level 3: %d", sizes[-1], sizes[3])
+	}
+	if !(sizes[7] < sizes[3] && sizes[3] < sizes[1]) {
+		t.Errorf("levels not honoured: sizes %v", sizes)
+	}
+	// ngkit's writer asks for the default level for every column.
+	props := parquetWriterProperties(memory.DefaultAllocator)
+	for _, path := range append([]string{"culture", "turns.list.element.speaker"}, plainColumns...) {
+		if got := props.CompressionLevelFor(path); got != compress.DefaultCompressionLevel {
+			t.Errorf("%s: level %d, want the default (3)", path, got)
+		}
+	}
+}
