@@ -1,52 +1,13 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// run calls a program as a user would, with stdin and captured output.
-func run(t *testing.T, prog func(app.Env) error, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = exit(prog, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
-	return code, out.String(), errb.String()
-}
-
-// exit runs a program as main does: its error mapped to the exit status.
-func exit(prog func(app.Env) error, env app.Env) int { return app.Exit(env, prog(env)) }
-
-func sampleFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob("../../../testdata/normgenesis/*.json")
-	if err != nil || len(files) != 8 {
-		t.Fatalf("sample files: %v %v", files, err)
-	}
-	return files
-}
-
-func readJSONL(t *testing.T, s string) []*record.Record {
-	t.Helper()
-	var out []*record.Record
-	sc := bufio.NewScanner(strings.NewReader(s))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r record.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("output line %q: %v", sc.Text(), err)
-		}
-		out = append(out, &r)
-	}
-	return out
-}
 
 func TestNgcatImportsNormGenesisSample(t *testing.T) {
 	code, out, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
@@ -261,13 +222,4 @@ func TestNgcatUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
