@@ -15,6 +15,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -51,7 +52,7 @@ func seedRun(t testing.TB, srv *llmtest.Server, stdin io.Reader, args ...string)
 		stdin = strings.NewReader("")
 	}
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
-	args = append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
+	args = testkit.FastRetryFlags(args...)
 	code = exit(Ngseed, app.Env{Args: args, Stdin: stdin, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
