@@ -10,6 +10,7 @@ import (
 
 	"github.com/ngkit/ngkit/filters/v2r"
 	"github.com/ngkit/ngkit/filters/v2r/v2rtest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -83,19 +84,6 @@ func v2rServer(t *testing.T, replies map[string]string, opt llmtest.Options) *ll
 	return srv
 }
 
-func jsonl(t *testing.T, recs []*record.Record) string {
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func TestNgv2rHelpAndUsage(t *testing.T) {
 	code, out, _ := run(t, Ngv2r, "", "--help")
 	for _, want := range []string{"--text-mode", "--min-turns", "--max-turns", "--min-lang-share", "--culture-file", "--prompts", "--base-url", "[violation] Minsu", "ngseed --culture korean"} {
@@ -138,7 +126,7 @@ func TestNgv2rEndToEnd(t *testing.T) {
 		if text {
 			args = append(args, "--text-mode")
 		}
-		code, _, stderr := run(t, Ngv2r, jsonl(t, append(seeds, bad)), args...)
+		code, _, stderr := run(t, Ngv2r, testkit.JSONL(t, append(seeds, bad)), args...)
 		if code != 1 {
 			t.Fatalf("text %v: exit %d, want 1: %s", text, code, stderr)
 		}
@@ -185,7 +173,7 @@ func TestNgv2rTypesWithFaults(t *testing.T) {
 		srv := v2rServer(t, replies, llmtest.Options{FaultRate: 0.3, Seed: 3, Faults: []llmtest.Fault{
 			llmtest.RateLimit, llmtest.ServerError, llmtest.Malformed, llmtest.Empty, llmtest.WrongLang, llmtest.BadJSON, llmtest.Reasoning}})
 		errs := filepath.Join(t.TempDir(), "errors.jsonl")
-		code, out, stderr := run(t, Ngv2r, jsonl(t, seeds), "--base-url", srv.URL, "--model", "fake", "--no-cache", "--backoff", "1ms", "--retry-after-cap", "10ms", "--errors", errs)
+		code, out, stderr := run(t, Ngv2r, testkit.JSONL(t, seeds), "--base-url", srv.URL, "--model", "fake", "--no-cache", "--backoff", "1ms", "--retry-after-cap", "10ms", "--errors", errs)
 		recs := readJSONL(t, out)
 		failed := 0
 		if b, err := os.ReadFile(errs); err == nil {
