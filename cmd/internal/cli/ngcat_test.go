@@ -210,16 +210,3 @@ func TestNgcatBadInput(t *testing.T) {
 		t.Errorf("release without culture in the name: exit %d, %q", code, stderr)
 	}
 }
-
-func TestNgcatUsage(t *testing.T) {
-	code, out, _ := run(t, Ngcat, "", "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--from normgenesis") {
-		t.Errorf("--help: exit %d\n%s", code, out)
-	}
-	for _, args := range [][]string{{"--bogus"}, {"--head", "-1"}, {"--from", "csv"}, {"--split", "a=0.5"}, {"--format", "xml"}, {"--shard", "5/2"}} {
-		code, _, stderr := run(t, Ngcat, `{"id":"a"}`, args...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngcat: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-}
