@@ -84,32 +84,6 @@ func v2rServer(t *testing.T, replies map[string]string, opt llmtest.Options) *ll
 	return srv
 }
 
-func TestNgv2rHelpAndUsage(t *testing.T) {
-	code, out, _ := run(t, Ngv2r, "", "--help")
-	for _, want := range []string{"--text-mode", "--min-turns", "--max-turns", "--min-lang-share", "--culture-file", "--prompts", "--base-url", "[violation] Minsu", "ngseed --culture korean"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help (exit %d) lacks %q", code, want)
-		}
-	}
-	srv := v2rServer(t, nil, llmtest.Options{})
-	for _, args := range [][]string{
-		{"--min-turns", "1"},
-		{"--min-turns", "6", "--max-turns", "5"},
-		{"--min-lang-share", "1.5"},
-		{"--prompts", t.TempDir()},
-		{"--culture-file", "/no/such/file.yaml"},
-		{"--no-such-flag"},
-	} {
-		code, _, stderr := run(t, Ngv2r, "", append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache"}, args...)...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngv2r: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-	if srv.Count() != 0 {
-		t.Errorf("a usage error called the model")
-	}
-}
-
 // The program end to end in the three cultures: seeds in, dialogues out,
 // a seed whose replies stay invalid in the errors file (exit 1) with the
 // reason; the output goes through ngstats, which finds no defect.
