@@ -223,43 +223,6 @@ func TestNgrefineBatchRounds(t *testing.T) {
 	}
 }
 
-func TestNgrefineUsage(t *testing.T) {
-	code, out, _ := run(t, Ngrefine, "", "--help")
-	for _, want := range []string{"--exemplars", "--min-score", "--max-rounds", "--drop-rejected", "--k", "--culture-file", "--prompts", "ngseed --culture korean", "same ids"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help (exit %d) lacks %q", code, want)
-		}
-	}
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("name: x\n"), 0o644)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--k", "0"}, "--k 0: want at least 1 exemplar"},
-		{[]string{"--min-score", "6"}, "--min-score 6: want 1-5"},
-		{[]string{"--max-rounds", "-1"}, "--max-rounds -1: cannot be negative"},
-		{[]string{"--exemplars", filepath.Join(dir, "nope.jsonl")}, "--exemplars: "},
-		{[]string{"--culture-file", bad}, "--culture-file: "},
-		{[]string{"--prompts", filepath.Join(dir, "nope")}, "--prompts: "},
-		{[]string{"--no-such-flag"}, "unknown flag"},
-	} {
-		code, _, stderr := refineRun(t, srv, "", tc.args...)
-		if code != app.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: exit %d, stderr %q, want %q in one line", tc.args, code, stderr, tc.want)
-		}
-	}
-	// No endpoint: one line that says how to set one.
-	var errb bytes.Buffer
-	code = exit(Ngrefine, app.Env{Args: nil, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }})
-	if code != app.ExitUsage || !strings.Contains(errb.String(), "no LLM endpoint") {
-		t.Errorf("exit %d: %s", code, errb.String())
-	}
-}
-
 // testdata/refine/fakellm-accept.jsonl, the fakellm --script for shell
 // pipelines, makes ngrefine accept every seed that keeps the rules as it
 // came (as ngseed writes them), in every culture, with one call each.
