@@ -28,11 +28,14 @@ const casesDir = "../../../testdata/cli"
 // are relative to the case file's folder (the run's working directory);
 // {tmp} in args, env, stdin and the expectations is a fresh empty folder.
 type cliCase struct {
-	Name      string            `yaml:"name"`
-	Args      []string          `yaml:"args"`
-	Stdin     string            `yaml:"stdin"`      // text on stdin
-	StdinFile string            `yaml:"stdin_file"` // or this file on stdin
-	Env       map[string]string `yaml:"env"`        // the whole environment the program sees
+	Name      string   `yaml:"name"`
+	Args      []string `yaml:"args"`
+	Stdin     string   `yaml:"stdin"`      // text on stdin
+	StdinFile string   `yaml:"stdin_file"` // or this file on stdin
+	// Env is what the program's Env.Getenv sees, nothing else (code that
+	// reads the process environment, such as the user culture folder, still
+	// sees the process's).
+	Env map[string]string `yaml:"env"`
 	// Fake starts the fake model of every stage (internal/fakeng) and
 	// points NG_BASE_URL and NG_MODEL at it; the args then start with
 	// testkit.FastRetryFlags (no cache, quick retries, no bar).
