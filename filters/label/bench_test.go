@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/filters/label/labeltest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -100,11 +101,9 @@ func BenchmarkStageFaults(b *testing.B) {
 	srv := llmtest.New(llmtest.Options{Reply: labeltest.Answer, FaultRate: 0.2, Seed: 11, NoRecord: true,
 		RetryAfter: time.Millisecond, SlowFor: time.Second})
 	defer srv.Close()
-	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "nglabel", Concurrency: 16,
-		MaxRetries: 6, MaxReasks: 2, Backoff: time.Millisecond, RetryAfterCap: 10 * time.Millisecond, Timeout: 200 * time.Millisecond})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := testkit.LLMConfig(srv.URL, "nglabel")
+	cfg.Concurrency, cfg.RetryAfterCap, cfg.Timeout = 16, 10*time.Millisecond, 200*time.Millisecond
+	c := testkit.Client(b, cfg)
 	recs := sample(b)
 	t, _ := ParseTasks("norm,intent,emotion,stage,safety")
 	s := newStage(b, c, Options{Tasks: t})

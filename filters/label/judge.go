@@ -23,7 +23,7 @@ type qualityResult struct {
 
 // quality asks the dialogue-level judge for the six 1-5 scores.
 func (s *Stage) quality(ctx context.Context, rec *record.Record) (qualityResult, error) {
-	p, err := s.opt.Pack.Render(PackStage, "quality", rec.Culture, newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang))
+	p, err := s.opt.Pack.Render(PackStage, "quality", rec.Culture, s.newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang))
 	if err != nil {
 		return qualityResult{}, err
 	}
@@ -59,7 +59,7 @@ type verdict struct {
 // natural and more norm-appropriate, in an order drawn per pair.
 func (s *Stage) pairwise(ctx context.Context, rec, other *record.Record, by string) (*Pairwise, *llm.Response, error) {
 	first := recordFirst(rec.ID, other.ID)
-	d := newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang)
+	d := s.newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang)
 	d.Dialogue, d.Other = renderPlain(rec.Turns), renderPlain(other.Turns)
 	if !first {
 		d.Dialogue, d.Other = d.Other, d.Dialogue

@@ -3,7 +3,6 @@ package label
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -53,44 +52,43 @@ type asked struct{ Norm, Intent, Emotion, Stage, Safety bool }
 
 // dialogueLang is the language a record's dialogue is in: its lang, else
 // its culture's.
-func dialogueLang(rec *record.Record) string {
+func (s *Stage) dialogueLang(rec *record.Record) string {
 	if rec.Lang != "" {
 		return lang.Normalize(rec.Lang)
 	}
 	if l := normbank.CultureLang(rec.Culture); l != "" {
 		return lang.Normalize(l)
 	}
-	if p := profile(rec.Culture); p != nil && p.Lang != "" {
+	if p := s.profile(rec.Culture); p != nil && p.Lang != "" {
 		return lang.Normalize(p.Lang)
 	}
 	return ""
 }
 
-// profiles caches the culture profiles by name (nil: none): reading one
-// parses YAML, far more work than labelling a record takes.
-var profiles sync.Map
-
-func profile(culture string) *normbank.Culture {
+// profile is the culture's profile (nil: none), looked up once per run
+// through Options.Profile: reading one parses YAML, far more work than
+// labelling a record takes.
+func (s *Stage) profile(culture string) *normbank.Culture {
 	if culture == "" {
 		return nil
 	}
-	if p, ok := profiles.Load(culture); ok {
+	if p, ok := s.profiles.Load(culture); ok {
 		return p.(*normbank.Culture)
 	}
-	p, err := normbank.Profile(culture)
+	p, err := s.opt.Profile(culture)
 	if err != nil {
 		p = nil
 	}
-	profiles.Store(culture, p)
-	return p
+	v, _ := s.profiles.LoadOrStore(culture, p)
+	return v.(*normbank.Culture)
 }
 
 // cultureName is how prompts name a record's culture.
-func cultureName(culture string) string {
+func (s *Stage) cultureName(culture string) string {
 	if culture == "" {
 		return "the speakers'"
 	}
-	if p := profile(culture); p != nil && p.DisplayName != "" {
+	if p := s.profile(culture); p != nil && p.DisplayName != "" {
 		return p.DisplayName
 	}
 	return strings.ToUpper(culture[:1]) + culture[1:]
@@ -142,10 +140,10 @@ func resolveLang(want, def, dialogue string) string {
 }
 
 // newPromptData fills the template data of a record.
-func newPromptData(rec *record.Record, tasks []string, explain, rots string) promptData {
-	dl := dialogueLang(rec)
+func (s *Stage) newPromptData(rec *record.Record, tasks []string, explain, rots string) promptData {
+	dl := s.dialogueLang(rec)
 	d := promptData{
-		Culture: cultureName(rec.Culture), CultureKey: rec.Culture,
+		Culture: s.cultureName(rec.Culture), CultureKey: rec.Culture,
 		Language: LangName(dl), LangCode: dl,
 		Category: rec.Category, Norm: rec.Norm, DialogueType: rec.DialogueType,
 		Scenario: rec.Scenario, Situation: rec.Situation,

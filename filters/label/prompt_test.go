@@ -3,11 +3,14 @@ package label
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ngkit/ngkit/internal/golden"
 
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Golden prompts per culture: every label template rendered for a release
@@ -15,6 +18,7 @@ import (
 func TestPromptsGolden(t *testing.T) {
 	recs := sample(t)
 	pack := prompt.Builtin()
+	st := newStage(t, nil, Options{})
 	all := []string{TaskNorm, TaskIntent, TaskEmotion, TaskStage, TaskSafety}
 	for _, ct := range [][2]string{{"korean", "violation"}, {"chinese", "v2r"}, {"american", "v2r"}} {
 		rec := pick(t, recs, ct[0], ct[1])
@@ -22,7 +26,7 @@ func TestPromptsGolden(t *testing.T) {
 		other := pickNth(t, recs, ct[0], ct[1], 1)
 		other.Turns = other.Turns[:3]
 		for _, task := range []string{"turns", "quality", "pairwise"} {
-			d := newPromptData(rec, all, "", "")
+			d := st.newPromptData(rec, all, "", "")
 			if task == "pairwise" {
 				d.Dialogue, d.Other = renderPlain(rec.Turns), renderPlain(other.Turns)
 			}
@@ -36,12 +40,41 @@ func TestPromptsGolden(t *testing.T) {
 	}
 	// Explanations in the dialogue's language, rules-of-thumb in English.
 	rec := pick(t, recs, "korean", "adherence")
-	p, err := pack.Render(PackStage, "turns", "korean", newPromptData(rec, []string{TaskSafety}, "dialogue", "en"))
+	p, err := pack.Render(PackStage, "turns", "korean", st.newPromptData(rec, []string{TaskSafety}, "dialogue", "en"))
 	if err != nil || !strings.Contains(p.User, "경험칙(rule-of-thumb) 하나 이상을 영어로") || !strings.Contains(p.User, "한국어로 쓴 짧은 한 문장") {
 		t.Errorf("korean languages: %v\n%s", err, p.User)
 	}
-	p, err = pack.Render(PackStage, "turns", "chinese", newPromptData(pick(t, recs, "chinese", "violation"), []string{TaskNorm}, "dialogue", ""))
+	p, err = pack.Render(PackStage, "turns", "chinese", st.newPromptData(pick(t, recs, "chinese", "violation"), []string{TaskNorm}, "dialogue", ""))
 	if err != nil || !strings.Contains(p.User, "one short sentence in Chinese") || strings.Contains(p.User, "stage:") || strings.Contains(p.User, "rots") {
 		t.Errorf("chinese, norm only: %v\n%s", err, p.User)
+	}
+}
+
+// A culture's profile comes from Options.Profile (nglabel passes the
+// --culture-file lookup), once per culture and run: its display name is
+// the prompt's, its language the dialogue's when the record has none.
+func TestPromptsUseTheProfileLookup(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	st := newStage(t, nil, Options{Profile: func(name string) (*normbank.Culture, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls[name]++
+		if name != "klingon" {
+			return nil, normbank.ErrUnknownCulture
+		}
+		return &normbank.Culture{Name: "klingon", DisplayName: "Klingon Empire", Lang: "ko"}, nil
+	}})
+	for range 3 {
+		d := st.newPromptData(&record.Record{ID: "x", Culture: "klingon"}, []string{TaskNorm}, "", "")
+		if d.Culture != "Klingon Empire" || d.LangCode != "ko" {
+			t.Fatalf("prompt data from the profile: culture %q, lang %q", d.Culture, d.LangCode)
+		}
+		if d := st.newPromptData(&record.Record{ID: "y", Culture: "vulcan"}, []string{TaskNorm}, "", ""); d.Culture != "Vulcan" || d.LangCode != "" {
+			t.Fatalf("a culture without a profile: culture %q, lang %q", d.Culture, d.LangCode)
+		}
+	}
+	if calls["klingon"] != 1 || calls["vulcan"] != 1 {
+		t.Errorf("profile lookups: %v, want one per culture", calls)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -54,12 +56,15 @@ type Options struct {
 	// Judge makes the quality calls and Pairwise the pairwise ones (nil:
 	// the stage's caller).
 	Judge, Pairwise llm.Caller
+	// Profile finds a culture's profile; normbank.Profile when nil.
+	Profile func(name string) (*normbank.Culture, error)
 }
 
 // Stage labels records; it is a pipeline.Stage.
 type Stage struct {
-	caller llm.Caller
-	opt    Options
+	caller   llm.Caller
+	opt      Options
+	profiles sync.Map // culture -> *normbank.Culture (nil: none)
 }
 
 // New returns the stage. (It has no options to refuse yet; the error
@@ -79,6 +84,9 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	}
 	if len(opt.Panel) == 0 {
 		opt.Panel = []Labeller{{Caller: caller}}
+	}
+	if opt.Profile == nil {
+		opt.Profile = normbank.Profile
 	}
 	return &Stage{caller: caller, opt: opt}, nil
 }
@@ -129,7 +137,7 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 	)
 	if len(tasks) > 0 {
 		spec := s.spec(rec, tasks)
-		p, err := s.opt.Pack.Render(PackStage, "turns", rec.Culture, newPromptData(rec, tasks, s.opt.ExplainLang, s.opt.RotsLang))
+		p, err := s.opt.Pack.Render(PackStage, "turns", rec.Culture, s.newPromptData(rec, tasks, s.opt.ExplainLang, s.opt.RotsLang))
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +196,7 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 }
 
 func (s *Stage) spec(rec *record.Record, tasks []string) turnsSpec {
-	dl := dialogueLang(rec)
+	dl := s.dialogueLang(rec)
 	return turnsSpec{turns: len(rec.Turns), tasks: tasks,
 		explainLang: resolveLang(s.opt.ExplainLang, DefaultExplainLang, dl), rotsLang: resolveLang(s.opt.RotsLang, DefaultRotsLang, dl)}
 }

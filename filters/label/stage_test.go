@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/agree"
 
 	"github.com/ngkit/ngkit/filters/imports"
@@ -74,12 +74,9 @@ func newStage(t testing.TB, c llm.Caller, opt Options) *Stage {
 
 func newClient(t testing.TB, srv *llmtest.Server, reasks int) *llm.Client {
 	t.Helper()
-	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "nglabel", Concurrency: 8,
-		MaxRetries: 4, MaxReasks: reasks, Backoff: time.Millisecond, RetryAfterCap: 20 * time.Millisecond, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	cfg := testkit.LLMConfig(srv.URL, "nglabel")
+	cfg.MaxRetries, cfg.MaxReasks = 4, reasks
+	return testkit.Client(t, cfg)
 }
 
 func newServer(t testing.TB, reply func(*llmtest.ChatRequest) string) *llmtest.Server {

@@ -1,49 +1,16 @@
 package refine
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// sliceSource yields records; sliceSink keeps them.
-type sliceSource struct{ recs []*record.Record }
-
-func (s *sliceSource) Next() (pipeline.Item, error) {
-	if len(s.recs) == 0 {
-		return pipeline.Item{}, io.EOF
-	}
-	r := s.recs[0]
-	s.recs = s.recs[1:]
-	return pipeline.Item{Rec: r}, nil
-}
-func (s *sliceSource) Close() error { return nil }
-
-type sliceSink struct {
-	mu   sync.Mutex
-	recs []*record.Record
-}
-
-func (s *sliceSink) Write(r *record.Record) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recs = append(s.recs, r)
-	return nil
-}
-func (s *sliceSink) Close() error { return nil }
-func (s *sliceSink) Abort()       {}
 
 // e2eResult is what a run through the runner, the client and the fake
 // server gave.
@@ -67,40 +34,16 @@ func runE2E(t testing.TB, model *refinetest.Model, so llmtest.Options, mod func(
 	if so.FaultRate > 0 {
 		timeout = so.SlowFor / 4
 	}
-	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "ngrefine", Concurrency: 16, MaxRetries: 6, MaxReasks: 2,
-		Backoff: time.Millisecond, RetryAfterCap: 20 * time.Millisecond, Timeout: timeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	errPath := filepath.Join(t.TempDir(), "errors.jsonl")
-	elog, err := pipeline.OpenErrorLog(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &sliceSink{}
-	_, err = pipeline.Run(context.Background(), pipeline.Config{Stage: testStage(t, c, mod), Source: &sliceSource{seeds},
-		Sink: sink, Errors: elog, Workers: 16, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := elog.Close(); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testkit.LLMConfig(srv.URL, "ngrefine")
+	cfg.Concurrency, cfg.Timeout = 16, timeout
+	c := testkit.Client(t, cfg)
+	run := testkit.Run(t, testStage(t, c, mod), seeds, 16)
 	res := &e2eResult{out: map[string]*record.Record{}, failed: map[string]string{}, usage: c.Usage(), srv: srv}
-	for _, r := range sink.recs {
+	for _, r := range run.Out {
 		res.out[r.ID] = r
 	}
-	if b, err := os.ReadFile(errPath); err == nil {
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if l == "" {
-				continue
-			}
-			var e pipeline.ErrorRecord
-			if err := json.Unmarshal([]byte(l), &e); err != nil {
-				t.Fatal(err)
-			}
-			res.failed[e.ID] = e.Error
-		}
+	for _, e := range run.Errors {
+		res.failed[e.ID] = e.Error
 	}
 	if len(res.out)+len(res.failed) != len(seeds) {
 		t.Fatalf("%d in, %d out + %d failed", len(seeds), len(res.out), len(res.failed))

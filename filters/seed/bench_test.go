@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -86,12 +86,9 @@ func (d *discard) Abort()                     {}
 func benchSeed(b *testing.B, faults float64) {
 	url := startFake(b, faults)
 	var reqs int64
-	client, err := llm.New(llm.Config{BaseURL: url, Model: "fake", Stage: "ngseed", Concurrency: 32,
-		Timeout: 300 * time.Millisecond, MaxRetries: 6, MaxReasks: 2, Backoff: 2 * time.Millisecond,
-		RetryAfterCap: 20 * time.Millisecond})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := testkit.LLMConfig(url, "ngseed")
+	cfg.Concurrency, cfg.Timeout, cfg.Backoff = 32, 300*time.Millisecond, 2*time.Millisecond
+	client := testkit.Client(b, cfg)
 	st, err := New(client, Options{Types: record.DialogueTypes, MaxTopUps: DefaultMaxTopUps})
 	if err != nil {
 		b.Fatal(err)

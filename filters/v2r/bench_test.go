@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -68,7 +69,7 @@ func BenchmarkStage(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					t0 := time.Now()
-					res, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: pipeline.SliceSource(seeds), Sink: &collect{}, Workers: runtime.GOMAXPROCS(0)})
+					res, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: pipeline.SliceSource(seeds), Sink: &testkit.Sink{}, Workers: runtime.GOMAXPROCS(0)})
 					if err != nil || res.Out != int64(b.N) {
 						b.Fatalf("%+v %v", res, err)
 					}

@@ -1,17 +1,11 @@
 package v2r
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -19,26 +13,8 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// collect is a Sink that keeps the records.
-type collect struct {
-	mu   sync.Mutex
-	recs []*record.Record
-}
-
-func (c *collect) Write(r *record.Record) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.recs = append(c.recs, r)
-	return nil
-}
-func (c *collect) Close() error { return nil }
-func (c *collect) Abort()       {}
-
 // testConfig is a client for the fake server: quick retries, no cache.
-func testConfig(srv *llmtest.Server) llm.Config {
-	return llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "ngv2r", Concurrency: 8,
-		MaxRetries: 6, MaxReasks: 2, Backoff: time.Millisecond, RetryAfterCap: 20 * time.Millisecond, Timeout: 2 * time.Second}
-}
+func testConfig(srv *llmtest.Server) llm.Config { return testkit.LLMConfig(srv.URL, "ngv2r") }
 
 type runResult struct {
 	out    []*record.Record
@@ -49,10 +25,7 @@ type runResult struct {
 // runStage runs the stage over seeds through the shared runner.
 func runStage(t testing.TB, cfg llm.Config, opt Options, seeds []*record.Record) runResult {
 	t.Helper()
-	c, err := llm.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testkit.Client(t, cfg)
 	if opt.Rules == (Rules{}) {
 		opt.Rules = defaultRules
 	}
@@ -60,41 +33,8 @@ func runStage(t testing.TB, cfg llm.Config, opt Options, seeds []*record.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	errPath := filepath.Join(t.TempDir(), "errors.jsonl")
-	elog, err := pipeline.OpenErrorLog(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &collect{}
-	if _, err := pipeline.Run(context.Background(), pipeline.Config{Stage: st, Source: pipeline.SliceSource(seeds), Sink: sink, Errors: elog, Workers: cfg.Concurrency, Stderr: os.Stderr}); err != nil {
-		t.Fatal(err)
-	}
-	if err := elog.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return runResult{out: sink.recs, errs: readErrors(t, errPath), client: c}
-}
-
-func readErrors(t testing.TB, path string) []pipeline.ErrorRecord {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []pipeline.ErrorRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var e pipeline.ErrorRecord
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
+	res := testkit.Run(t, st, seeds, cfg.Concurrency)
+	return runResult{out: res.Out, errs: res.Errors, client: c}
 }
 
 func seedsOf(ps []pair) []*record.Record {

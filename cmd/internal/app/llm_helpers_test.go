@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -123,41 +123,13 @@ func writeRecords(t *testing.T, dir string, n int) string {
 // readRecords reads a JSONL file of records; every line must parse.
 func readRecords(t *testing.T, path string) []*record.Record {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*record.Record
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<24)
-	for n := 1; sc.Scan(); n++ {
-		r := &record.Record{}
-		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return testkit.ReadFile(t, path)
 }
 
 // readErrorIDs reads the ids of an errors file.
 func readErrorIDs(t *testing.T, path string) (ids []string, reasons []string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if l == "" {
-			continue
-		}
-		var e pipeline.ErrorRecord
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	for _, e := range testkit.ReadErrors(t, path) {
 		ids = append(ids, e.ID)
 		reasons = append(reasons, e.Error)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Cultures is --culture-file, which every program that writes in a
-// culture's register takes (ngseed, ngrefine, ngv2r), and the one culture
+// culture's register takes (ngseed, ngrefine, ngv2r, nglabel), and the one culture
 // lookup they share: a profile given by --culture-file, else
 // normbank.Profile (built in, or NAME.yaml in $NG_CULTURES_DIR).
 type Cultures struct {

@@ -1,52 +1,13 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// run calls a program as a user would, with stdin and captured output.
-func run(t *testing.T, prog func(app.Env) error, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = exit(prog, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
-	return code, out.String(), errb.String()
-}
-
-// exit runs a program as main does: its error mapped to the exit status.
-func exit(prog func(app.Env) error, env app.Env) int { return app.Exit(env, prog(env)) }
-
-func sampleFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob("../../../testdata/normgenesis/*.json")
-	if err != nil || len(files) != 8 {
-		t.Fatalf("sample files: %v %v", files, err)
-	}
-	return files
-}
-
-func readJSONL(t *testing.T, s string) []*record.Record {
-	t.Helper()
-	var out []*record.Record
-	sc := bufio.NewScanner(strings.NewReader(s))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r record.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("output line %q: %v", sc.Text(), err)
-		}
-		out = append(out, &r)
-	}
-	return out
-}
 
 func TestNgcatImportsNormGenesisSample(t *testing.T) {
 	code, out, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
@@ -248,26 +209,4 @@ func TestNgcatBadInput(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--culture and --type") {
 		t.Errorf("release without culture in the name: exit %d, %q", code, stderr)
 	}
-}
-
-func TestNgcatUsage(t *testing.T) {
-	code, out, _ := run(t, Ngcat, "", "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--from normgenesis") {
-		t.Errorf("--help: exit %d\n%s", code, out)
-	}
-	for _, args := range [][]string{{"--bogus"}, {"--head", "-1"}, {"--from", "csv"}, {"--split", "a=0.5"}, {"--format", "xml"}, {"--shard", "5/2"}} {
-		code, _, stderr := run(t, Ngcat, `{"id":"a"}`, args...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngcat: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -71,7 +71,9 @@ bias. The result, win/tie/loss from the record's side, goes to the field "pairwi
 ngstats reports the win rates with 95% confidence intervals. Without --tasks,
 --pairwise judges pairs only. Unmatched records pass through unjudged.
 
-Prompts: label/turns, label/quality and label/pairwise in the built-in pack (Korean
+Cultures: the record's culture names a profile (its display name in the prompts, its
+language when the record has no lang); add one with --culture-file FILE or a NAME.yaml
+in $NG_CULTURES_DIR. Prompts: label/turns, label/quality and label/pairwise in the built-in pack (Korean
 prompts in Korean, others in English naming the dialogue's language); --prompts DIR
 overrides them file by file.`
 	p.Examples = `
@@ -90,10 +92,15 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	drop := fs.Bool("drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
 	pairwise := fs.String("pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
 	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
+	var cultures app.Cultures
+	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
 	p.WithRoles(nglabelRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if err := cultures.Load(); err != nil {
+			return nil, err
+		}
 		c := m.Caller(llm.RoleLabeller)
 		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop,
 			Judge: m.Caller(llm.RoleJudge), Pairwise: m.Caller(llm.RolePairwise), RequireAll: p.Roles.RequireAll}
@@ -134,6 +141,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			return nil, err
 		}
 		opt.Pack = pack
+		opt.Profile = cultures.Lookup
 		if *pairwise != "" {
 			if opt.Baseline, err = label.LoadBaseline(*pairwise, *match); err != nil {
 				return nil, err

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -58,20 +58,6 @@ func refineScript(t *testing.T, pool *refinetest.Pool, seed *record.Record, scor
 	return s
 }
 
-func refineJSONL(t *testing.T, recs []*record.Record) string {
-	t.Helper()
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := r.AppendJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // refineRun runs ngrefine against srv (no cache, fast retries, quiet).
 func refineRun(t *testing.T, srv *llmtest.Server, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -80,27 +66,10 @@ func refineRun(t *testing.T, srv *llmtest.Server, stdin string, args ...string) 
 	if srv != nil {
 		vars["NG_BASE_URL"] = srv.URL
 	}
-	args = append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
+	args = testkit.FastRetryFlags(args...)
 	code = exit(Ngrefine, app.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
-}
-
-func refineErrors(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return out
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var e pipeline.ErrorRecord
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out[e.ID] = e.Error
-	}
-	return out
 }
 
 // Seeds of the three cultures: accepted as they came, after a rewrite,
@@ -127,12 +96,12 @@ func TestNgrefineEndToEnd(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	errs := filepath.Join(dir, "rejected.jsonl")
-	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds), "--max-rounds", "1", "--drop-rejected", "--errors", errs)
+	code, out, stderr := refineRun(t, srv, testkit.JSONL(t, seeds), "--max-rounds", "1", "--drop-rejected", "--errors", errs)
 	if code != app.ExitFailed {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
 	recs := readJSONL(t, out)
-	failed := refineErrors(t, errs)
+	failed := testkit.ErrorMap(t, errs)
 	if len(recs) != 6 || len(failed) != 3 {
 		t.Fatalf("%d out, %d failed: %v", len(recs), len(failed), failed)
 	}
@@ -186,10 +155,10 @@ func TestNgrefineUserExemplars(t *testing.T) {
 	}
 	dir := t.TempDir()
 	exFile := filepath.Join(dir, "exemplars.jsonl")
-	os.WriteFile(exFile, []byte(refineJSONL(t, ex)), 0o644)
+	os.WriteFile(exFile, []byte(testkit.JSONL(t, ex)), 0o644)
 	srv := llmtest.New(llmtest.Options{Reply: refinetest.New().Reply}) // accepts every seed
 	defer srv.Close()
-	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds), "--exemplars", exFile, "--k", "2")
+	code, out, stderr := refineRun(t, srv, testkit.JSONL(t, seeds), "--exemplars", exFile, "--k", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -207,7 +176,7 @@ func TestNgrefineBatchRounds(t *testing.T) {
 	seeds, _ := refineSeeds(t, 1)
 	dir := t.TempDir()
 	req1, req2, resp := filepath.Join(dir, "req1.jsonl"), filepath.Join(dir, "req2.jsonl"), filepath.Join(dir, "resp.jsonl")
-	in := refineJSONL(t, seeds)
+	in := testkit.JSONL(t, seeds)
 	code, out, stderr := refineRun(t, nil, in, "--emit-requests", req1)
 	if code != 0 || out != "" {
 		t.Fatalf("exit %d, output %q: %s", code, out, stderr)
@@ -254,43 +223,6 @@ func TestNgrefineBatchRounds(t *testing.T) {
 	}
 }
 
-func TestNgrefineUsage(t *testing.T) {
-	code, out, _ := run(t, Ngrefine, "", "--help")
-	for _, want := range []string{"--exemplars", "--min-score", "--max-rounds", "--drop-rejected", "--k", "--culture-file", "--prompts", "ngseed --culture korean", "same ids"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help (exit %d) lacks %q", code, want)
-		}
-	}
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("name: x\n"), 0o644)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--k", "0"}, "--k 0: want at least 1 exemplar"},
-		{[]string{"--min-score", "6"}, "--min-score 6: want 1-5"},
-		{[]string{"--max-rounds", "-1"}, "--max-rounds -1: cannot be negative"},
-		{[]string{"--exemplars", filepath.Join(dir, "nope.jsonl")}, "--exemplars: "},
-		{[]string{"--culture-file", bad}, "--culture-file: "},
-		{[]string{"--prompts", filepath.Join(dir, "nope")}, "--prompts: "},
-		{[]string{"--no-such-flag"}, "unknown flag"},
-	} {
-		code, _, stderr := refineRun(t, srv, "", tc.args...)
-		if code != app.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: exit %d, stderr %q, want %q in one line", tc.args, code, stderr, tc.want)
-		}
-	}
-	// No endpoint: one line that says how to set one.
-	var errb bytes.Buffer
-	code = exit(Ngrefine, app.Env{Args: nil, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }})
-	if code != app.ExitUsage || !strings.Contains(errb.String(), "no LLM endpoint") {
-		t.Errorf("exit %d: %s", code, errb.String())
-	}
-}
-
 // testdata/refine/fakellm-accept.jsonl, the fakellm --script for shell
 // pipelines, makes ngrefine accept every seed that keeps the rules as it
 // came (as ngseed writes them), in every culture, with one call each.
@@ -310,7 +242,7 @@ func TestNgrefineFakellmAcceptScript(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{Rules: rules})
 	defer srv.Close()
 	seeds, _ := refineSeeds(t, 4)
-	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds))
+	code, out, stderr := refineRun(t, srv, testkit.JSONL(t, seeds))
 	recs := readJSONL(t, out)
 	if code != 0 || len(recs) != len(seeds) || srv.Count() != len(seeds) {
 		t.Fatalf("exit %d, %d records, %d requests: %s", code, len(recs), srv.Count(), stderr)
@@ -333,7 +265,7 @@ func TestNgrefinePromptsOverride(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{Reply: refinetest.New().Reply})
 	defer srv.Close()
 	seeds, _ := refineSeeds(t, 1)
-	code, out, stderr := refineRun(t, srv, refineJSONL(t, seeds), "--prompts", dir)
+	code, out, stderr := refineRun(t, srv, testkit.JSONL(t, seeds), "--prompts", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

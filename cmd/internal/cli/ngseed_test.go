@@ -15,6 +15,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -51,7 +52,7 @@ func seedRun(t testing.TB, srv *llmtest.Server, stdin io.Reader, args ...string)
 		stdin = strings.NewReader("")
 	}
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
-	args = append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
+	args = testkit.FastRetryFlags(args...)
 	code = exit(Ngseed, app.Env{Args: args, Stdin: stdin, Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }})
 	return code, out.String(), errb.String()
@@ -272,48 +273,6 @@ func TestNgseedWrongLanguageSituationAskedAgain(t *testing.T) {
 	b, _ := os.ReadFile(errs)
 	if code != 1 || !strings.Contains(string(b), "the situation is in en, it must be in Korean (ko)") {
 		t.Errorf("exit %d; errors file: %s", code, b)
-	}
-}
-
-// Typos in the selection flags are usage errors that name the valid
-// values, before any call.
-func TestNgseedUsageErrors(t *testing.T) {
-	srv := seedFake(t, &seedtest.Replier{}, llmtest.Options{})
-	dir := t.TempDir()
-	norms := filepath.Join(dir, "norms.jsonl")
-	os.WriteFile(norms, []byte(`{"culture":"korean","category":"thanks","norm":"감사는 바로 표현한다."}`+"\n"), 0o644)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--culture", "koren"}, `--culture: unknown culture "koren": the built-in cultures are american, chinese, filipino,`},
-		// A built-in culture without built-in norms says how to give them.
-		{[]string{"--culture", "thai"}, `--culture thai: the built-in norm bank has no thai norms (only american, chinese, korean); give them with --norms FILE`},
-		{[]string{"--culture", "Taiwanese", "--limit", "1"}, `--culture taiwanese: the built-in norm bank has no taiwanese norms`},
-		{[]string{"--culture", "korean", "--categories", "apolgy"}, `no norms in category "apolgy"; the categories are apology, compliment`},
-		{[]string{"--types", "adherence,voilation"}, `unknown dialogue type "voilation" (types: adherence, violation, v2r)`},
-		{[]string{"--limit", "-1"}, "--limit -1"},
-		{[]string{"--per-norm", "0"}, "--per-norm 0"},
-		{[]string{"--max-topups", "-1"}, "--max-topups -1"},
-		{[]string{"--norms", norms, norms}, "not both"},
-		{[]string{"--norms", filepath.Join(dir, "missing.jsonl")}, "--norms"},
-		{[]string{"--norms", norms, "--culture", "american"}, `no norms for culture "american"; there are norms for korean`},
-		{[]string{"--culture", "koren", norms}, `--culture: unknown culture "koren"`},
-		{[]string{"--culture-file", filepath.Join(dir, "nope.yaml")}, "--culture-file"},
-		{[]string{"--prompts", filepath.Join(dir, "nope")}, "--prompts"},
-		{[]string{"--bogus"}, "unknown flag: --bogus"},
-	} {
-		code, out, stderr := seedRun(t, srv, nil, tc.args...)
-		if code != 2 || out != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
-		}
-	}
-	if srv.Count() != 0 {
-		t.Errorf("%d calls made on bad usage", srv.Count())
-	}
-	code, out, _ := seedRun(t, srv, nil, "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--per-norm") || !strings.Contains(out, "ngseed --culture korean --limit 5") {
-		t.Errorf("--help: exit %d\n%s", code, out)
 	}
 }
 

@@ -89,27 +89,6 @@ func TestNgstatsFailOnWritesReportThenFails(t *testing.T) {
 	}
 }
 
-func TestNgstatsUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"--json", "--html"},
-		{"-f", "xml"},
-		{"--fail-on", "nosuch=0.1"},
-		{"--fail-on", "end_marker"},
-		{"--min-lang-share", "2"},
-		{"--min-turns", "9", "--max-turns", "3"},
-		{"--ids", "-1"},
-	} {
-		code, out, stderr := run(t, Ngstats, "", args...)
-		if code != 2 || out != "" || strings.Count(strings.TrimSpace(stderr), "\n") > 1 || !strings.HasPrefix(stderr, "ngstats: ") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
-		}
-	}
-	code, out, _ := run(t, Ngstats, "", "--help")
-	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--fail-on") {
-		t.Errorf("--help: exit %d\n%s", code, out)
-	}
-}
-
 func TestNgstatsOutputFormatFromExtension(t *testing.T) {
 	in := sampleJSONL(t)
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ngkit/ngkit/filters/v2r"
 	"github.com/ngkit/ngkit/filters/v2r/v2rtest"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -83,45 +84,6 @@ func v2rServer(t *testing.T, replies map[string]string, opt llmtest.Options) *ll
 	return srv
 }
 
-func jsonl(t *testing.T, recs []*record.Record) string {
-	var b strings.Builder
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func TestNgv2rHelpAndUsage(t *testing.T) {
-	code, out, _ := run(t, Ngv2r, "", "--help")
-	for _, want := range []string{"--text-mode", "--min-turns", "--max-turns", "--min-lang-share", "--culture-file", "--prompts", "--base-url", "[violation] Minsu", "ngseed --culture korean"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--help (exit %d) lacks %q", code, want)
-		}
-	}
-	srv := v2rServer(t, nil, llmtest.Options{})
-	for _, args := range [][]string{
-		{"--min-turns", "1"},
-		{"--min-turns", "6", "--max-turns", "5"},
-		{"--min-lang-share", "1.5"},
-		{"--prompts", t.TempDir()},
-		{"--culture-file", "/no/such/file.yaml"},
-		{"--no-such-flag"},
-	} {
-		code, _, stderr := run(t, Ngv2r, "", append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache"}, args...)...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngv2r: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-	if srv.Count() != 0 {
-		t.Errorf("a usage error called the model")
-	}
-}
-
 // The program end to end in the three cultures: seeds in, dialogues out,
 // a seed whose replies stay invalid in the errors file (exit 1) with the
 // reason; the output goes through ngstats, which finds no defect.
@@ -138,7 +100,7 @@ func TestNgv2rEndToEnd(t *testing.T) {
 		if text {
 			args = append(args, "--text-mode")
 		}
-		code, _, stderr := run(t, Ngv2r, jsonl(t, append(seeds, bad)), args...)
+		code, _, stderr := run(t, Ngv2r, testkit.JSONL(t, append(seeds, bad)), args...)
 		if code != 1 {
 			t.Fatalf("text %v: exit %d, want 1: %s", text, code, stderr)
 		}
@@ -185,7 +147,7 @@ func TestNgv2rTypesWithFaults(t *testing.T) {
 		srv := v2rServer(t, replies, llmtest.Options{FaultRate: 0.3, Seed: 3, Faults: []llmtest.Fault{
 			llmtest.RateLimit, llmtest.ServerError, llmtest.Malformed, llmtest.Empty, llmtest.WrongLang, llmtest.BadJSON, llmtest.Reasoning}})
 		errs := filepath.Join(t.TempDir(), "errors.jsonl")
-		code, out, stderr := run(t, Ngv2r, jsonl(t, seeds), "--base-url", srv.URL, "--model", "fake", "--no-cache", "--backoff", "1ms", "--retry-after-cap", "10ms", "--errors", errs)
+		code, out, stderr := run(t, Ngv2r, testkit.JSONL(t, seeds), "--base-url", srv.URL, "--model", "fake", "--no-cache", "--backoff", "1ms", "--retry-after-cap", "10ms", "--errors", errs)
 		recs := readJSONL(t, out)
 		failed := 0
 		if b, err := os.ReadFile(errs); err == nil {

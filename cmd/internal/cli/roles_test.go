@@ -13,6 +13,7 @@ import (
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -195,7 +196,7 @@ func TestNgrefineJudgeRole(t *testing.T) {
 		model.Add(refineScript(t, pool, r, [3]int{2, 2, 0}, [3]int{5, 5, 5}))
 	}
 	seeds := filepath.Join(t.TempDir(), "seeds.jsonl")
-	if err := os.WriteFile(seeds, []byte(refineJSONL(t, recs)), 0o644); err != nil {
+	if err := os.WriteFile(seeds, []byte(testkit.JSONL(t, recs)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// One fake model behind both servers: it knows each seed's versions.

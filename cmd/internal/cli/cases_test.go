@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/internal/fakeng"
+	"github.com/ngkit/ngkit/internal/testkit"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+)
+
+// casesDir holds the CLI cases: casesDir/<program>/*.yaml, each file a list
+// of cases run against that program (README, "CLI cases").
+const casesDir = "../../../testdata/cli"
+
+// cliCase is one run of a program and what it must give. Paths in args
+// are relative to the case file's folder (the run's working directory);
+// {tmp} in args, env, stdin and the expectations is a fresh empty folder.
+type cliCase struct {
+	Name      string   `yaml:"name"`
+	Args      []string `yaml:"args"`
+	Stdin     string   `yaml:"stdin"`      // text on stdin
+	StdinFile string   `yaml:"stdin_file"` // or this file on stdin
+	// Env is what the program's Env.Getenv sees, nothing else (code that
+	// reads the process environment, such as the user culture folder, still
+	// sees the process's).
+	Env map[string]string `yaml:"env"`
+	// Fake starts the fake model of every stage (internal/fakeng) and
+	// points NG_BASE_URL and NG_MODEL at it; the args then start with
+	// testkit.FastRetryFlags (no cache, quick retries, no bar).
+	Fake bool `yaml:"fake"`
+	// Calls is how many requests the fake model must have had (with
+	// fake; absent: not checked).
+	Calls *int `yaml:"calls"`
+	Exit  int  `yaml:"exit"`
+	// Stdout and Stderr are the whole output; absent means nothing was
+	// written, unless StdoutHas / StderrHas give lines that must appear
+	// instead (help texts, which other work extends).
+	Stdout    *string  `yaml:"stdout"`
+	Stderr    *string  `yaml:"stderr"`
+	StdoutHas []string `yaml:"stdout_has"`
+	StderrHas []string `yaml:"stderr_has"`
+	// StderrLines, when set, is how many lines stderr must have;
+	// StderrMatch a regular expression all of stderr must match.
+	StderrLines *int   `yaml:"stderr_lines"`
+	StderrMatch string `yaml:"stderr_match"`
+	// Files are files the run must leave in {tmp}, name -> whole content;
+	// Absent lists names it must not leave there.
+	Files  map[string]string `yaml:"files"`
+	Absent []string          `yaml:"absent"`
+
+	line int // where the case starts in its file
+}
+
+var fakeModel = sync.OnceValues(fakeng.New)
+
+// TestCLICases runs every case of testdata/cli.
+func TestCLICases(t *testing.T) {
+	dirs, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		prog := Programs[d.Name()]
+		if prog == nil {
+			t.Errorf("%s: no program %s (the folder names the program: %s)", filepath.Join(casesDir, d.Name()), d.Name(), strings.Join(Names(), ", "))
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(casesDir, d.Name(), "*.yaml"))
+		for _, file := range files {
+			for _, c := range loadCases(t, file) {
+				n++
+				t.Run(d.Name()+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+c.Name, func(t *testing.T) {
+					runCase(t, d.Name(), prog, file, c)
+				})
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no cases under %s", casesDir)
+	}
+}
+
+func loadCases(t *testing.T, file string) []cliCase {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true) // a misspelt key is an error, not a check left out
+	var cases []cliCase
+	if err := dec.Decode(&cases); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var doc yaml.Node // for the line each case starts on
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for i, item := range doc.Content[0].Content {
+		cases[i].line = item.Line
+	}
+	seen := map[string]bool{}
+	for i, c := range cases {
+		switch {
+		case c.Name == "":
+			t.Fatalf("%s: case %d has no name", file, i+1)
+		case seen[c.Name]:
+			t.Fatalf("%s: two cases named %q", file, c.Name)
+		case c.Stdin != "" && c.StdinFile != "":
+			t.Fatalf("%s: case %q: stdin or stdin_file, not both", file, c.Name)
+		case c.Calls != nil && !c.Fake:
+			t.Fatalf("%s: case %q: calls goes with fake", file, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return cases
+}
+
+// runCase runs the program in the case file's folder and compares.
+func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c cliCase) {
+	tmp := t.TempDir()
+	sub := strings.NewReplacer("{tmp}", tmp).Replace
+	vars := map[string]string{}
+	for k, v := range c.Env {
+		vars[k] = sub(v)
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = sub(a)
+	}
+	var srv *llmtest.Server
+	if c.Fake {
+		m, err := fakeModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv = llmtest.New(llmtest.Options{Reply: m.Reply})
+		t.Cleanup(srv.Close)
+		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake"
+		args = testkit.FastRetryFlags(args...)
+	}
+	t.Chdir(filepath.Dir(file))
+	stdin := []byte(sub(c.Stdin))
+	if c.StdinFile != "" {
+		var err error
+		if stdin, err = os.ReadFile(sub(c.StdinFile)); err != nil {
+			t.Fatalf("%s: case %q: %v", file, c.Name, err)
+		}
+	}
+	var out, errb bytes.Buffer
+	env := app.Env{Args: args, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] }}
+	code := exit(prog, env)
+
+	where := fmt.Sprintf("%s:%d: case %q (%s %s)", shortPath(file), c.line, c.Name, name, strings.Join(c.Args, " "))
+	if code != c.Exit {
+		t.Errorf("%s: exit %d, want %d; stderr:\n%s", where, code, c.Exit, errb.String())
+	}
+	compare(t, where, "stdout", out.String(), c.Stdout, c.StdoutHas, sub)
+	if c.StderrMatch != "" {
+		re, err := regexp.Compile(`\A(?:` + sub(c.StderrMatch) + `)\z`)
+		if err != nil {
+			t.Fatalf("%s: stderr_match: %v", where, err)
+		}
+		if !re.MatchString(errb.String()) {
+			t.Errorf("%s: stderr does not match %s; it is:\n%s", where, re, errb.String())
+		}
+	} else {
+		compare(t, where, "stderr", errb.String(), c.Stderr, c.StderrHas, sub)
+	}
+	if c.StderrLines != nil {
+		got := errb.String()
+		if n := strings.Count(got, "\n"); n != *c.StderrLines || got != "" && !strings.HasSuffix(got, "\n") {
+			t.Errorf("%s: stderr has %d lines, want %d whole lines:\n%s", where, n, *c.StderrLines, got)
+		}
+	}
+	if c.Calls != nil && srv.Count() != *c.Calls {
+		t.Errorf("%s: the fake model had %d requests, want %d", where, srv.Count(), *c.Calls)
+	}
+	for _, f := range slices.Sorted(maps.Keys(c.Files)) {
+		b, err := os.ReadFile(filepath.Join(tmp, f))
+		if err != nil {
+			t.Errorf("%s: file %s: %v", where, f, err)
+			continue
+		}
+		want := sub(c.Files[f])
+		compare(t, where, "file "+f, string(b), &want, nil, sub)
+	}
+	for _, f := range c.Absent {
+		if m, _ := filepath.Glob(filepath.Join(tmp, f)); len(m) > 0 {
+			t.Errorf("%s: left %v in {tmp}, want no %s", where, m, f)
+		}
+	}
+}
+
+// shortPath names a case file from the repository root.
+func shortPath(file string) string {
+	return strings.TrimPrefix(filepath.ToSlash(file), "../../../")
+}
+
+// compare checks one output: whole (want), or containing each of has, or
+// empty when neither is given.
+func compare(t *testing.T, where, what, got string, want *string, has []string, sub func(string) string) {
+	t.Helper()
+	switch {
+	case want != nil:
+		if w := sub(*want); got != w {
+			t.Errorf("%s: %s differs (- want, + got):\n%s", where, what, lineDiff(w, got))
+		}
+	case len(has) > 0:
+		for _, h := range has {
+			if !strings.Contains(got, sub(h)) {
+				t.Errorf("%s: %s has no %q; it is:\n%s", where, what, sub(h), got)
+			}
+		}
+	case got != "":
+		t.Errorf("%s: %s should be empty; it is:\n%s", where, what, got)
+	}
+}
+
+// lineDiff is a line diff of want and got (longest common subsequence):
+// "  " common, "- " only in want, "+ " only in got. A missing final
+// newline shows as a line of its own.
+func lineDiff(want, got string) string {
+	a, b := diffLines(want), diffLines(got)
+	// lcs[i][j] is the length of the longest common subsequence of a[i:], b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString("  " + a[i] + "\n")
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("- " + a[i] + "\n")
+			i++
+		default:
+			out.WriteString("+ " + b[j] + "\n")
+			j++
+		}
+	}
+	return out.String()
+}
+
+func diffLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	l := strings.Split(s, "\n")
+	if l[len(l)-1] == "" {
+		return l[:len(l)-1]
+	}
+	return append(l[:len(l)-1], l[len(l)-1], "(no newline at the end)")
+}
