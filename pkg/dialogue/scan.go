@@ -815,7 +815,9 @@ func stripEmphasis(s string) (string, bool) {
 			i += from
 			// opening: not part of a longer run, before a non-space, after a
 			// non-word rune
-			if !delimOpen(s, i, len(d)) {
+			// a delimiter after a backslash is literal, as in markdown:
+			// taking it out of "\*r*" would make the escape "\r"
+			if !delimOpen(s, i, len(d)) || (i > 0 && s[i-1] == '\\') {
 				from = i + len(d)
 				continue
 			}
@@ -827,7 +829,7 @@ func stripEmphasis(s string) (string, bool) {
 					break
 				}
 				x += j
-				if delimClose(s, x, len(d)) && x > i+len(d) {
+				if delimClose(s, x, len(d)) && x > i+len(d) && s[x-1] != '\\' {
 					k = x
 					break
 				}
