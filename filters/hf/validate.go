@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/text/language"
 
@@ -78,8 +77,6 @@ func LanguageCode(tag string) (string, error) {
 	return b.String(), nil
 }
 
-var profileLang sync.Map // culture -> dialogue language of its profile ("" if none)
-
 // RecordLang is the language tag of a record's dialogues, as given: its
 // lang, else the dialogue language of its culture's profile (a user
 // profile in normbank.UserCultureDir or a built-in one); "" when none is
@@ -93,15 +90,10 @@ func RecordLang(r *record.Record) string {
 	if c == "" {
 		return ""
 	}
-	if l, ok := profileLang.Load(c); ok {
-		return l.(string)
+	if p, err := normbank.SharedProfile(c); err == nil {
+		return p.Lang
 	}
-	l := ""
-	if p, err := normbank.Profile(c); err == nil {
-		l = p.Lang
-	}
-	profileLang.Store(c, l)
-	return l
+	return ""
 }
 
 // Languages collects the languages of the records of a card, with the

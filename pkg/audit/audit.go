@@ -80,23 +80,14 @@ func AcceptedLangs(rec *record.Record, expected string) []string {
 	return out
 }
 
-// profileLangs caches the languages of each culture's profile (nil: no
-// profile): reading one parses YAML, far more work than auditing a record.
-var profileLangs sync.Map
-
 func cultureLangs(culture string) []string {
 	if culture == "" {
 		return nil
 	}
-	if v, ok := profileLangs.Load(culture); ok {
-		return v.([]string)
+	if p, err := normbank.SharedProfile(culture); err == nil {
+		return p.Langs()
 	}
-	var langs []string
-	if p, err := normbank.Profile(culture); err == nil {
-		langs = p.Langs()
-	}
-	profileLangs.Store(culture, langs)
-	return langs
+	return nil
 }
 
 // detectors caches lang.For by accepted languages: it is asked once per

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 	"go.yaml.in/yaml/v3"
@@ -119,6 +120,28 @@ func UserCultureDir() string {
 	}
 	return filepath.Join(d, "ngkit", "cultures")
 }
+
+// SharedProfile is Profile read once per culture and user culture folder,
+// for code that looks a culture up for every record (the audit, the card's
+// languages): reading a profile parses YAML. The profile is shared: do not
+// change it.
+func SharedProfile(name string) (*Culture, error) {
+	key := UserCultureDir() + "\x00" + strings.ToLower(strings.TrimSpace(name))
+	if v, ok := sharedProfiles.Load(key); ok {
+		e := v.(profileEntry)
+		return e.c, e.err
+	}
+	c, err := Profile(name)
+	sharedProfiles.Store(key, profileEntry{c, err})
+	return c, err
+}
+
+type profileEntry struct {
+	c   *Culture
+	err error
+}
+
+var sharedProfiles sync.Map // UserCultureDir + NUL + name -> profileEntry
 
 // Profile returns the profile of the named culture: from NAME.yaml,
 // NAME.yml or NAME.json in UserCultureDir when such a file exists (so a
