@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -492,18 +492,11 @@ func (m *Models) writeSummary(w io.Writer, u *Usage) {
 	for _, e := range u.Endpoints {
 		fmt.Fprintf(w, "%s:   endpoint %s (%s at %s, %.0f%% of its %d-call window in use): %s\n", m.stage, e.Alias, e.Model, e.BaseURL,
 			100*e.Utilisation, e.Concurrency, e.Total.line(e))
-		roles := make([]string, 0, len(e.ByRole))
-		for r := range e.ByRole {
-			roles = append(roles, r)
-		}
-		sort.Strings(roles)
-		for _, r := range roles {
+		for _, r := range slices.Sorted(maps.Keys(e.ByRole)) {
 			fmt.Fprintf(w, "%s:     role %s: %s\n", m.stage, r, e.ByRole[r].line(e))
 		}
 	}
-	if u.Deferred > 0 {
-		fmt.Fprintf(w, "%s: %d records wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", m.stage, u.Deferred)
-	}
+	writeDeferred(w, m.stage, u.Deferred)
 }
 
 // Abort ends a run that did not start.

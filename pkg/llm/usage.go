@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -145,17 +147,17 @@ func (u *usage) report(price Price, priced bool) Usage {
 func (r *Usage) writeSummary(w io.Writer) {
 	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r))
 	if len(r.ByCall) > 1 {
-		names := make([]string, 0, len(r.ByCall))
-		for n := range r.ByCall {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(r.ByCall)) {
 			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
 		}
 	}
-	if r.Deferred > 0 {
-		fmt.Fprintf(w, "%s: %d records wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", r.Stage, r.Deferred)
+	writeDeferred(w, r.Stage, r.Deferred)
+}
+
+// writeDeferred says how to go on when records wait for Batch replies.
+func writeDeferred(w io.Writer, stage string, n int64) {
+	if n > 0 {
+		fmt.Fprintf(w, "%s: %d records wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", stage, n)
 	}
 }
 
