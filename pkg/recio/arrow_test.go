@@ -123,6 +123,10 @@ func TestArrowSchema(t *testing.T) {
 		"gen list<item: struct<stage: utf8, role: utf8 nullable, endpoint: utf8 nullable, call: utf8 nullable, model: utf8 nullable, model_answered: utf8 nullable, prompt_pack: utf8 nullable, tokens_in: int64 nullable, tokens_out: int64 nullable, cache_hit: bool nullable, retries: int64 nullable, seconds: float64 nullable, cost_usd: float64 nullable>> nullable=true",
 		"persona list<item: struct<key: utf8, value: utf8>> nullable=true",
 		"variant_of utf8 nullable=true",
+		"pact_item struct<actor: utf8, receiver: utf8 nullable, expectation: utf8, preference: utf8, follow_option: utf8, allow_option: utf8, human: struct<follow_culture: float64, n: int64 nullable> nullable> nullable=true",
+		"pact list<item: struct<model: utf8, question: utf8, method: utf8, p_follow: float64 nullable, samples: int64, valid: int64, majority: utf8 nullable, entropy: float64 nullable, error: utf8 nullable>> nullable=true",
+		"episode struct<subgroup: utf8, domain: utf8, goal: utf8, constraints: list<item: struct<id: utf8, text: utf8, norm_id: utf8 nullable, reveal: utf8 nullable>>, opening: utf8> nullable=true",
+		"sim struct<assistant: utf8, mode: utf8, end: utf8, revealed: list<item: utf8> nullable, judge: struct<assistance: int64, assistance_rationale: utf8 nullable, cultural: int64, cultural_rationale: utf8 nullable, language: int64, language_rationale: utf8 nullable, constraints: list<item: struct<id: utf8, outcome: utf8, rationale: utf8 nullable>> nullable> nullable> nullable=true",
 		"extra utf8 nullable=true",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

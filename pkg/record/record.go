@@ -56,6 +56,15 @@ type Record struct {
 	// varied persona attributes.
 	VariantOf string `json:"variant_of,omitempty" parquet:"variant_of,optional"`
 
+	// PactItem and Pact are a PACT trade-off item and its results per
+	// model under test and question framing (ngpact; eval.go).
+	PactItem *PactItem    `json:"pact_item,omitempty" parquet:"pact_item,optional"`
+	Pact     []PactResult `json:"pact,omitempty" parquet:"pact,optional,list"`
+	// Episode and Sim are a CultureConverse episode spec and the result of
+	// simulating it against one assistant (ngsim; eval.go).
+	Episode *Episode `json:"episode,omitempty" parquet:"episode,optional"`
+	Sim     *Sim     `json:"sim,omitempty" parquet:"sim,optional"`
+
 	// Extra holds input fields that no stage owns, by name, as raw JSON.
 	// In JSONL they are written back as top-level fields; in Parquet and
 	// Arrow they travel as one JSON-object string column named "extra".

@@ -1,0 +1,121 @@
+package record
+
+// The evaluation records: PACT trade-off items and their results per model
+// under test (ngpact), and CultureConverse episode specs and their
+// simulated episodes (ngsim). They are fields of Record, so items and
+// episodes stream, resume and convert like every other record.
+
+// PactItem is a PACT trade-off item: in Record.Scenario (in Record.Culture,
+// for the actor described by Record.Persona) a cultural expectation and a
+// personal preference conflict. Record.NormID and Record.Norm name the norm
+// the item was made from, when it was.
+type PactItem struct {
+	Actor       string `json:"actor" parquet:"actor"`
+	Receiver    string `json:"receiver,omitempty" parquet:"receiver,optional"`
+	Expectation string `json:"expectation" parquet:"expectation"`
+	Preference  string `json:"preference" parquet:"preference"`
+	// FollowOption and AllowOption are the two options, worded neutrally:
+	// the actor follows the cultural expectation, or the preference is
+	// allowed.
+	FollowOption string `json:"follow_option" parquet:"follow_option"`
+	AllowOption  string `json:"allow_option" parquet:"allow_option"`
+	// Human is the human answer distribution, for imported items that
+	// carry one.
+	Human *HumanShare `json:"human,omitempty" parquet:"human,optional"`
+}
+
+// HumanShare is a human answer distribution over the two options.
+type HumanShare struct {
+	FollowCulture float64 `json:"follow_culture" parquet:"follow_culture"`
+	N             int     `json:"n,omitempty" parquet:"n,optional"`
+}
+
+// The PACT options and question framings.
+const (
+	PactFollow = "follow_culture"
+	PactAllow  = "allow_preference"
+
+	PactChoice = "choice" // "what should the actor do"
+	PactNorm   = "norm"   // "what would most people there consider appropriate"
+)
+
+// PactResult is one model's answer distribution for one question framing.
+type PactResult struct {
+	Model    string `json:"model" parquet:"model"`
+	Question string `json:"question" parquet:"question"` // PactChoice or PactNorm
+	Method   string `json:"method" parquet:"method"`     // "logprobs" or "sample"
+	// PFollow is the probability of PactFollow; nil when no sample was
+	// valid.
+	PFollow *float64 `json:"p_follow,omitempty" parquet:"p_follow,optional"`
+	// Samples is how many samples were asked (method sample) and Valid how
+	// many named an option; with logprobs both are 1 when the call gave
+	// the option tokens' log-probabilities.
+	Samples int `json:"samples" parquet:"samples"`
+	Valid   int `json:"valid" parquet:"valid"`
+	// Majority is PactFollow, PactAllow or "tie"; Entropy is in bits.
+	Majority string   `json:"majority,omitempty" parquet:"majority,optional"`
+	Entropy  *float64 `json:"entropy,omitempty" parquet:"entropy,optional"`
+	Error    string   `json:"error,omitempty" parquet:"error,optional"`
+}
+
+// Episode is a CultureConverse episode spec: a simulated user of
+// Record.Culture, writing in Record.Lang, with the subgroup identity and
+// Record.Persona, seeks practical help toward Goal; the assistant must infer
+// the hidden Constraints.
+type Episode struct {
+	Subgroup    string       `json:"subgroup" parquet:"subgroup"`
+	Domain      string       `json:"domain" parquet:"domain"`
+	Goal        string       `json:"goal" parquet:"goal"`
+	Constraints []Constraint `json:"constraints" parquet:"constraints,list"`
+	Opening     string       `json:"opening" parquet:"opening"`
+}
+
+// Constraint is one hidden cultural constraint of an episode.
+type Constraint struct {
+	ID     string `json:"id" parquet:"id"`
+	Text   string `json:"text" parquet:"text"`
+	NormID string `json:"norm_id,omitempty" parquet:"norm_id,optional"`
+	// Reveal says how the simulator may reveal it: "implicit" (hints
+	// only), "explicit" (stated when relevant) or "never".
+	Reveal string `json:"reveal,omitempty" parquet:"reveal,optional"`
+}
+
+// The constraint outcomes the judge gives.
+const (
+	OutcomeInferred    = "inferred_and_respected"
+	OutcomeRespected   = "respected_without_asking"
+	OutcomeViolated    = "violated"
+	OutcomeUnaddressed = "not_addressed"
+)
+
+// Sim is the result of one simulated episode against one assistant; the
+// transcript is Record.Turns (speakers "user" and "assistant").
+type Sim struct {
+	Assistant string `json:"assistant" parquet:"assistant"`
+	Mode      string `json:"mode" parquet:"mode"` // "benchmark" or "gold"
+	// End is "goal_met" or "max_turns".
+	End string `json:"end" parquet:"end"`
+	// Revealed lists the ids of the constraints the simulator said it had
+	// revealed by the end.
+	Revealed []string  `json:"revealed,omitempty" parquet:"revealed,optional,list"`
+	Judge    *SimJudge `json:"judge,omitempty" parquet:"judge,optional"`
+}
+
+// SimJudge is the judge's verdict on an episode: 1-5 rubric scores with
+// rationales and an outcome per hidden constraint.
+type SimJudge struct {
+	Assistance          int                 `json:"assistance" parquet:"assistance"`
+	AssistanceRationale string              `json:"assistance_rationale,omitempty" parquet:"assistance_rationale,optional"`
+	Cultural            int                 `json:"cultural" parquet:"cultural"`
+	CulturalRationale   string              `json:"cultural_rationale,omitempty" parquet:"cultural_rationale,optional"`
+	Language            int                 `json:"language" parquet:"language"`
+	LanguageRationale   string              `json:"language_rationale,omitempty" parquet:"language_rationale,optional"`
+	Constraints         []ConstraintOutcome `json:"constraints,omitempty" parquet:"constraints,optional,list"`
+}
+
+// ConstraintOutcome is the judge's outcome for one hidden constraint.
+type ConstraintOutcome struct {
+	ID        string `json:"id" parquet:"id"`
+	Outcome   string `json:"outcome" parquet:"outcome"`
+	Rationale string `json:"rationale,omitempty" parquet:"rationale,optional"`
+}
