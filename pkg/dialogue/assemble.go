@@ -630,7 +630,7 @@ func (a *assembler) clean(s string, trail bool) string {
 				a.p.bits |= dMarkdown
 			}
 		}
-		t = trim(stripQuotes(t))
+		t = trim(stripQuotes(trim(t)))
 		if t != s && (strings.IndexByte(t, ']') >= 0 || strings.IndexByte(t, '>') >= 0 || strings.Contains(t, "】") || strings.IndexByte(t, ')') >= 0 || strings.Contains(t, "）")) {
 			// removing a direction may join a marker: "[EN(x)D]"
 			t = trim(removeEndMarkers(t, &a.p.bits, a.p))

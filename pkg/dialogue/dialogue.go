@@ -185,7 +185,9 @@ func defectList(bits uint32) []string {
 // Render writes d back as text: one "Speaker: (action) text" line per turn
 // (the further lines of a multi-line text follow it) and each narration
 // line as "(…)" at its position. For a dialogue that Parse returned,
-// Parse(Render(d)) gives back d's turns and narration.
+// Parse(Render(d)) gives back d's turns and narration. Parse decodes HTML
+// entities, so when the text holds something that reads as one ("&ac;",
+// made by joining the directions "(&ac) (00"), Render encodes its '&'s.
 func Render(d Dialogue) string {
 	n := 0
 	for _, t := range d.Turns {
@@ -233,6 +235,9 @@ func Render(d Dialogue) string {
 		b.WriteByte('\n')
 	}
 	narr(int(^uint(0) >> 1))
+	if out := b.String(); hasEntity(out) {
+		return strings.ReplaceAll(out, "&", "&amp;")
+	}
 	return b.String()
 }
 

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -122,22 +123,29 @@ func parse(text, hint string, tr *trace) Result {
 // stabilize makes sure that Render's output of d reads back as d. Cleaning
 // a turn (taking out directions, markdown, quotes, escapes) can leave a
 // colon where a line of its own would show a new speaker ("*\"A:*" → "\"A:");
-// then the dialogue is what Parse reads from Render's output. Only
-// dialogues with a colon in a turn's text can be affected.
+// then the dialogue is what Parse reads from Render's output. And a turn's
+// continuation line can read differently once the lines around it are
+// rendered ("i 0:\n0 a:A\nA0—00": the narration that made the colon form win
+// is rendered in brackets); then the turn's lines are joined with spaces.
+// Only dialogues with a colon or a line break in a turn's text can be
+// affected, so only those pay for the check.
 func stabilize(d Dialogue) Dialogue {
-	colon := false
+	colon, multi := false, false
 	for _, t := range d.Turns {
-		if strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：") {
-			colon = true
-			break
-		}
+		colon = colon || strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：")
+		multi = multi || strings.IndexByte(t.Text, '\n') >= 0
 	}
-	if !colon {
+	if !colon && !multi {
 		return d
 	}
 	for range 4 {
 		q := parse1(Render(d), "", nil)
 		if len(q.Dialogues) != 1 || len(q.Unplaced) != 0 {
+			if j, ok := joinLines(d); ok {
+				if q := parse1(Render(j), "", nil); len(q.Dialogues) == 1 && len(q.Unplaced) == 0 && sameDialogue(q.Dialogues[0], j) {
+					return j
+				}
+			}
 			return d
 		}
 		if sameDialogue(q.Dialogues[0], d) {
@@ -146,6 +154,22 @@ func stabilize(d Dialogue) Dialogue {
 		d = q.Dialogues[0]
 	}
 	return d
+}
+
+// joinLines is d with the line breaks in its turns' text made spaces; ok
+// reports whether there were any.
+func joinLines(d Dialogue) (Dialogue, bool) {
+	ok := false
+	turns := slices.Clone(d.Turns)
+	for i, t := range d.Turns {
+		if strings.IndexByte(t.Text, '\n') >= 0 {
+			t.Text = strings.ReplaceAll(t.Text, "\n", " ")
+			ok = true
+		}
+		turns[i] = t
+	}
+	d.Turns = turns
+	return d, ok
 }
 
 func sameDialogue(a, b Dialogue) bool {
