@@ -13,6 +13,9 @@ import (
 // is lost.
 type trace struct {
 	removed []string
+	// decoded pairs each dialogue string of a JSON envelope as written
+	// (escaped, without its quotes) with what it decodes to.
+	decoded [][2]string
 }
 
 type kind uint8
@@ -316,15 +319,18 @@ func (p *parser) envelope(text string) ([]string, bool) {
 	if json.Unmarshal([]byte(body), &obj) != nil {
 		return nil, false
 	}
-	var texts []string
-	for _, key := range [...]string{"dialogue", "Dialogue", "dialog", "conversation", "text"} {
-		raw, ok := obj[key]
-		if !ok {
-			continue
-		}
+	// raws are the strings as written, for the trace
+	var texts, raws []string
+	add := func(raw json.RawMessage) bool {
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			texts = append(texts, s)
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		texts, raws = append(texts, s), append(raws, string(raw))
+		return true
+	}
+	for _, key := range [...]string{"dialogue", "Dialogue", "dialog", "conversation", "text"} {
+		if raw, ok := obj[key]; ok && add(raw) {
 			break
 		}
 	}
@@ -333,15 +339,13 @@ func (p *parser) envelope(text string) ([]string, bool) {
 			var arr []json.RawMessage
 			if json.Unmarshal(raw, &arr) == nil {
 				for _, el := range arr {
-					var s string
-					if json.Unmarshal(el, &s) == nil {
-						texts = append(texts, s)
+					if add(el) {
 						continue
 					}
 					var o map[string]json.RawMessage
 					if json.Unmarshal(el, &o) == nil {
-						if d, ok := o["dialogue"]; ok && json.Unmarshal(d, &s) == nil {
-							texts = append(texts, s)
+						if d, ok := o["dialogue"]; ok {
+							add(d)
 						}
 					}
 				}
@@ -355,15 +359,11 @@ func (p *parser) envelope(text string) ([]string, bool) {
 	if p.tr != nil {
 		// everything but the dialogue strings is removed on purpose
 		rest := body
-		for _, t := range texts {
-			// as written: "&" stays "&", not json.Marshal's "\u0026"
-			var b strings.Builder
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if enc.Encode(t) == nil {
-				q := strings.TrimSuffix(b.String(), "\n")
-				rest = strings.Replace(rest, q[1:len(q)-1], " ", 1)
-			}
+		for i, raw := range raws {
+			inner := strings.TrimSpace(raw)
+			inner = inner[1 : len(inner)-1]
+			rest = strings.Replace(rest, inner, " ", 1)
+			p.tr.decoded = append(p.tr.decoded, [2]string{inner, texts[i]})
 		}
 		p.removed(rest)
 	}

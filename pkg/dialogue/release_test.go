@@ -107,6 +107,10 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 			letters(unescapeAll(r), pool, 1)
 		}
 	}
+	// a JSON envelope's strings count as they decode ("\\b", "\\u0062")
+	for _, d := range tr.decoded {
+		text = strings.Replace(text, d[0], d[1], 1)
+	}
 	norm := unescapeAll(normalize(text))
 	for line := range strings.SplitSeq(norm, "\n") {
 		rest := line
