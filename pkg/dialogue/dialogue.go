@@ -120,6 +120,11 @@ type Result struct {
 	// the kinds): with the turns, narration and Unplaced, every line of
 	// the input is accounted for.
 	Removed int
+	// prepared is the text the dialogues were read from, unwrapped and
+	// unescaped (see prepare), when it was one text
+	prepared string
+	// weak: a weak speaker form made turns (see parser.weakTurns)
+	weak bool
 }
 
 // Dialogue is one parsed dialogue.

@@ -52,6 +52,9 @@ type parser struct {
 	openBlank bool
 
 	hadTurnLine bool
+	// weakTurns: a weak speaker form ("[Sarah] hi", "Sarah — hi") made a
+	// turn, which Render writes in the colon form
+	weakTurns bool
 	// weak speaker lines (see resolveWeak) and what each line is if not a turn
 	weak   []weakLine
 	noWeak bool
@@ -118,31 +121,41 @@ func ParseContext(text, context string) Result {
 func parse(text, hint string, tr *trace) Result {
 	res := parse1(text, hint, tr)
 	for i := range res.Dialogues {
-		res.Dialogues[i] = stabilize(res.Dialogues[i])
+		res.Dialogues[i] = stabilize(res.Dialogues[i], res.prepared, res.weak)
 	}
 	return res
 }
 
-// stabilize makes sure that Render's output of d reads back as d. Cleaning
-// a turn (taking out directions, markdown, quotes, escapes) can leave a
-// colon where a line of its own would show a new speaker ("*\"A:*" → "\"A:");
-// then the dialogue is what Parse reads from Render's output. And a turn's
-// continuation line can read differently once the lines around it are
-// rendered ("i 0:\n0 a:A\nA0—00": the narration that made the colon form win
-// is rendered in brackets); then the turn's lines are joined with spaces.
-// Only dialogues with a colon or a line break in a turn's text can be
-// affected, so only those pay for the check.
-func stabilize(d Dialogue) Dialogue {
-	colon, multi := false, false
+// stabilize makes sure that Render's output of d reads back as d, so that a
+// dialogue written out as text (ngcat --to text, the audit) is the one that
+// was read. Mostly it does by construction; the check (a second parse) is
+// paid only where it may not, and the text as read (prepared) is not already
+// what Render writes: where a turn's text holds a colon — cleaning a turn
+// (taking out directions, markdown, quotes, escapes) can leave one where a
+// line of its own shows a new speaker ("*\"A:*" → "\"A:") — or a line
+// break, or where a weak form made turns (weak: "I a—0" is a speaker in the
+// dash form, not before a colon). Then the dialogue is what Parse reads
+// from Render's output. When that reads as no dialogue, or as lines it
+// cannot place, a turn's continuation lines may be the cause ("i 0:\n0
+// a:A\nA0—00": the narration that made the colon form win is rendered in
+// brackets): then the turn's lines are joined with spaces.
+func stabilize(d Dialogue, prepared string, weak bool) Dialogue {
+	fragile := weak
 	for _, t := range d.Turns {
-		colon = colon || strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：")
-		multi = multi || strings.IndexByte(t.Text, '\n') >= 0
+		if fragile {
+			break
+		}
+		fragile = strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：") || strings.IndexByte(t.Text, '\n') >= 0
 	}
-	if !colon && !multi {
+	if !fragile {
+		return d
+	}
+	out := Render(d)
+	if sameLines(out, prepared) {
 		return d
 	}
 	for range 4 {
-		q := parse1(Render(d), "", nil)
+		q := parse1(out, "", nil)
 		if len(q.Dialogues) != 1 || len(q.Unplaced) != 0 {
 			if j, ok := joinLines(d); ok {
 				if q := parse1(Render(j), "", nil); len(q.Dialogues) == 1 && len(q.Unplaced) == 0 && sameDialogue(q.Dialogues[0], j) {
@@ -155,8 +168,31 @@ func stabilize(d Dialogue) Dialogue {
 			return d
 		}
 		d = q.Dialogues[0]
+		out = Render(d)
 	}
 	return d
+}
+
+// sameLines reports whether a and b hold the same non-blank lines, each
+// trimmed.
+func sameLines(a, b string) bool {
+	for {
+		var la, lb string
+		for la == "" && a != "" {
+			la, a, _ = strings.Cut(a, "\n")
+			la = trim(la)
+		}
+		for lb == "" && b != "" {
+			lb, b, _ = strings.Cut(b, "\n")
+			lb = trim(lb)
+		}
+		if la != lb {
+			return false
+		}
+		if la == "" {
+			return true
+		}
+	}
 }
 
 // joinLines is d with the line breaks in its turns' text made spaces; ok
@@ -208,6 +244,8 @@ func parse1(text, hint string, tr *trace) Result {
 	if len(texts) == 1 {
 		res := p.run(texts[0])
 		res.Removed = p.nRemoved
+		res.prepared = texts[0]
+		res.weak = p.weakTurns
 		return res
 	}
 	// a JSON envelope with several dialogues
@@ -221,6 +259,7 @@ func parse1(text, hint string, tr *trace) Result {
 		res.Dialogues = append(res.Dialogues, r.Dialogues...)
 		res.Unplaced = append(res.Unplaced, r.Unplaced...)
 		res.Removed += q.nRemoved
+		res.weak = res.weak || q.weakTurns
 		bits |= q.bits
 		putParser(q)
 	}

@@ -129,6 +129,7 @@ func (p *parser) resolveWeak() {
 				p.removed(it.sp.lead)
 			}
 			p.hadTurnLine = true
+			p.weakTurns = true
 		}
 	}
 	if rejected == 0 {
