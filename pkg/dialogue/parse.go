@@ -708,7 +708,13 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		line = inner
 	}
 	if sp, ok := parseSpeaker(line); ok && (sp.weak == 0 || !p.noWeak) {
-		if num, _, hdr := parseHeader(sp.name); hdr {
+		num, _, hdr := parseHeader(sp.name)
+		if !hdr && sp.deco != 0 {
+			// "*A Dialog*:" is the header "A Dialog:" once the markdown
+			// is off (as Render writes it)
+			num, _, hdr = parseHeader(sp.name + ":")
+		}
+		if hdr {
 			// "**Dialogue 2**:" — a header in markdown
 			p.bits |= sp.deco
 			if p.header(num, sp.full, blank); sp.rest != "" {
