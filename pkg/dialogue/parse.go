@@ -130,7 +130,7 @@ func parse(text, hint string, tr *trace) Result {
 // dialogue written out as text (ngcat --to text, the audit) is the one that
 // was read. Mostly it does by construction; the check (a second parse) is
 // paid only where it may not, and the text as read (prepared) is not already
-// what Render writes: where a turn's text holds a colon — cleaning a turn
+// what Render writes: where a turn's text or direction holds a colon — cleaning a turn
 // (taking out directions, markdown, quotes, escapes) can leave one where a
 // line of its own shows a new speaker ("*\"A:*" → "\"A:") — or a line
 // break, or where a weak form made turns (weak: "I a—0" is a speaker in the
@@ -145,7 +145,7 @@ func stabilize(d Dialogue, prepared string, weak bool) Dialogue {
 		if fragile {
 			break
 		}
-		fragile = strings.IndexByte(t.Text, ':') >= 0 || strings.Contains(t.Text, "：") || strings.IndexByte(t.Text, '\n') >= 0
+		fragile = strings.IndexByte(t.Text, '\n') >= 0 || hasColon(t.Text) || hasColon(t.Action)
 	}
 	if !fragile {
 		return d
@@ -171,6 +171,10 @@ func stabilize(d Dialogue, prepared string, weak bool) Dialogue {
 		out = Render(d)
 	}
 	return d
+}
+
+func hasColon(s string) bool {
+	return strings.IndexByte(s, ':') >= 0 || strings.Contains(s, "：")
 }
 
 // sameLines reports whether a and b hold the same non-blank lines, each
