@@ -252,7 +252,7 @@ func (s *Stage) byLogprobs(ctx context.Context, rec *record.Record, subj Subject
 		}
 		return [2]float64{pA, pB}, nil
 	}
-	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(subj.Name, q, 0), Messages: msgs, PromptPack: s.opt.Pack.Version(),
+	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, 0), Messages: msgs, PromptPack: s.opt.Pack.Version(),
 		Sampling: &llm.Sampling{Temperature: &temp, MaxTokens: 1, TopLogprobs: TopLogprobs}, Check: check})
 	if err != nil {
 		if first != "" && ctx.Err() == nil {
@@ -342,7 +342,7 @@ func (s *Stage) sample(ctx context.Context, rec *record.Record, subj Subject, q 
 		return l, nil
 	}
 	seed := int64(draw(s.opt.Seed, rec.ID, subj.Name, q, "sample", n) >> 1)
-	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(subj.Name, q, n), Messages: msgs, PromptPack: s.opt.Pack.Version(),
+	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, n), Messages: msgs, PromptPack: s.opt.Pack.Version(),
 		Sampling: &llm.Sampling{Temperature: s.opt.Temperature, Seed: &seed}, Check: check})
 	if err != nil {
 		if last != "" && ctx.Err() == nil {
@@ -357,9 +357,15 @@ func (s *Stage) sample(ctx context.Context, rec *record.Record, subj Subject, q 
 	return 0, "", []record.Gen{resp.Gen}, nil
 }
 
-// callName names a call in gen and Batch files: pact.MODEL.FRAMING.N.
-func callName(model, q string, n int) string {
-	return "pact." + model + "." + q + "." + strconv.Itoa(n)
+// callName names a call in gen, the usage summary and Batch files: the
+// framing, and the sample's number after the first ("choice",
+// "choice.1", ...). Each model is its own endpoint, so the custom ids of
+// two models never meet.
+func callName(q string, n int) string {
+	if n == 0 {
+		return q
+	}
+	return q + "." + strconv.Itoa(n)
 }
 
 func cutText(s string, n int) string {
