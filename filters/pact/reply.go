@@ -82,7 +82,8 @@ func ParseAnswer(reply, optA, optB string) string {
 }
 
 // startsWithLabel: the reply opens with a lone label followed by
-// punctuation or space ("A.", "B)", "(A) ..."), not a word (“Absolutely”).
+// punctuation ("A.", "B)", "(A) ..."), not by a letter (“Absolutely”) or a
+// space ("A or B" is no answer).
 func startsWithLabel(text string) bool {
 	t := strings.TrimLeft(text, " \t\n(*[【「（")
 	r, n := utf8.DecodeRuneInString(t)
@@ -93,7 +94,7 @@ func startsWithLabel(text string) bool {
 		return true
 	}
 	next, _ := utf8.DecodeRuneInString(t[n:])
-	return !unicode.IsLetter(next) && !unicode.IsDigit(next)
+	return unicode.IsPunct(next)
 }
 
 // contains is a case- and space-insensitive substring test.
@@ -130,6 +131,8 @@ func Summarise(r *record.PactResult, p *float64) {
 	v := *p
 	r.PFollow = &v
 	switch {
+	case math.Abs(v-0.5) < 1e-9: // renormalised logprobs of equal labels
+		r.Majority = "tie"
 	case v > 0.5:
 		r.Majority = record.PactFollow
 	case v < 0.5:
