@@ -50,12 +50,6 @@ func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error 
 			return refuse(kindMarker, "the %s contains %s: write plain prose on one line", f.name, m)
 		}
 	}
-	if record.SameText(d.FollowOption, d.AllowOption) {
-		return refuse("same options", "follow_option and allow_option are the same; they must be the two different actions")
-	}
-	if record.SameText(d.Expectation, d.Preference) {
-		return refuse("no conflict", "the preference is the expectation; it must conflict with it")
-	}
 	// One text: options alone are too short for a language to be told.
 	text := strings.Join([]string{d.Scenario, d.Expectation, d.Preference, d.FollowOption, d.AllowOption}, " ")
 	want := lang.Normalize(c.ScenarioLang)
@@ -65,6 +59,12 @@ func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error 
 			got = "no clear language"
 		}
 		return refuse(kindLanguage, "the item is in %s, it must be in %s (%s)", got, languageName(want), want)
+	}
+	if record.SameText(d.FollowOption, d.AllowOption) {
+		return refuse("same options", "follow_option and allow_option are the same; they must be the two different actions")
+	}
+	if record.SameText(d.Expectation, d.Preference) {
+		return refuse("no conflict", "the preference is the expectation; it must conflict with it")
 	}
 	return nil
 }
