@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/pact"
@@ -41,13 +42,16 @@ func items(n int) []*record.Record {
 	return out
 }
 
+var fakeModel = sync.OnceValues(fakeng.New)
+
 // subject is a fake model under test with a bias, on its own server.
 func subject(t *testing.T, name string, bias fakeng.PactBias, opts ...func(*llmtest.Options, *llm.Config)) (pact.Subject, *llmtest.Server) {
 	t.Helper()
-	m, err := fakeng.New()
+	shared, err := fakeModel()
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := *shared // the release fixtures shared, a bias of its own
 	m.Pact = bias
 	o := llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs}
 	cfg := testkit.LLMConfig("", "ngpact")

@@ -14,10 +14,11 @@ import (
 // pactServer is a fake model under test with a bias.
 func pactServer(t *testing.T, bias fakeng.PactBias, noLogprobs bool) *llmtest.Server {
 	t.Helper()
-	m, err := fakeng.New()
+	shared, err := fakeModel() // cases_test.go's
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := *shared // the release fixtures shared, a bias of its own
 	m.Pact = bias
 	srv := llmtest.New(llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs, NoLogprobs: noLogprobs})
 	t.Cleanup(srv.Close)
