@@ -337,6 +337,29 @@ for bad in "nglabel --labellers la,zz" "nglabel --role writer=la" "ngrefine --ju
 done
 echo "roles: a dead labeller is named and the others kept; --require-all-labellers fails the 6 records; bad roles stop before any call"
 
+step "PACT: ngseed --types pact --vary age | ngpact --questions choice,norm | ngstats, 10% faults"
+fake pact --fault-rate 0.1
+d="$tmp/pact"
+mkdir -p "$d"
+set +e
+ngseed --types pact --categories thanks --per-norm 1 --vary age=18-29,50+ "${llm[@]}" --errors "$d/e.seed.jsonl" \
+  | tee "$d/items.jsonl" \
+  | ngpact --questions choice,norm "${llm[@]}" --errors "$d/e.pact.jsonl" \
+  | tee "$d/results.jsonl" \
+  | ngstats --json -q >"$d/report.json"
+echo "${PIPESTATUS[*]}" >"$d/status"
+set -e
+touch "$d/e.seed.jsonl" "$d/e.pact.jsonl"
+read -r -a st <"$d/status"
+for i in 0 2; do [ "${st[$i]}" = 0 ] || [ "${st[$i]}" = 1 ] || fail "pact: exit statuses ${st[*]}"; done
+[ "${st[1]}${st[3]}${st[4]}" = 000 ] || fail "pact: exit statuses ${st[*]} (ngseed tee ngpact tee ngstats)"
+# 3 cultures x 10 thanks norms x 1 item x 2 ages; each norm's items or its error.
+[ "$(($(lines "$d/items.jsonl") + 2 * $(lines "$d/e.seed.jsonl")))" = 60 ] || fail "pact: $(lines "$d/items.jsonl") items + $(lines "$d/e.seed.jsonl") failed norms"
+[ "$(($(lines "$d/results.jsonl") + $(lines "$d/e.pact.jsonl")))" = "$(lines "$d/items.jsonl")" ] || fail "pact: items lost"
+jq -e -s 'length > 0 and all(.[]; .variant_of != null and (.pact | length == 2 and all(.[]; .p_follow == 0.6 and .valid == 1 and .method == "logprobs")))' \
+  "$d/results.jsonl" >/dev/null || fail "pact: results $(head -c 400 "$d/results.jsonl")"
+echo "pact: $(lines "$d/results.jsonl") items evaluated (p_follow 0.6, the fake's), $(lines "$d/e.seed.jsonl") norms and $(lines "$d/e.pact.jsonl") items failed under faults"
+
 step "calls per finished dialogue (HTTP requests, retries and re-asks included)"
 print_calls "no faults (3 cultures):" "$tmp/american" "$tmp/chinese" "$tmp/korean"
 print_calls "10% faults (3 cultures):" "$tmp/faults"

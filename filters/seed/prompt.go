@@ -38,6 +38,10 @@ type promptData struct {
 	// Persona is who is talking ("age: 30-49", "relationship: colleagues"),
 	// one attribute a line; empty without --personas / --vary.
 	Persona []string
+	// Slots, Rejected and Items are the PACT prompts' (pact.go).
+	Slots    [][]string
+	Rejected []string
+	Items    []string
 }
 
 // Names offered per norm: enough for variety, few enough to keep the

@@ -51,6 +51,8 @@ type Options struct {
 	// variants (--vary); the seeds derived from it share its persona. Nil:
 	// none (a persona on the norm record is still used).
 	Personas *persona.Sampler
+	// Judge checks PACT items (--types pact): the judge role.
+	Judge llm.Caller
 }
 
 // Stage turns norm records into seed records. It is safe for concurrent use.
@@ -95,13 +97,16 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	}
 	s := &Stage{caller: caller, opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
 	for _, t := range opt.Types {
-		if !slices.Contains(record.DialogueTypes, t) {
-			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(record.DialogueTypes, ", "))
+		if !slices.Contains(seedTypes, t) {
+			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(seedTypes, ", "))
 		}
 		s.types[t] = true
 	}
 	return s, nil
 }
+
+// seedTypes are what --types takes: the dialogue types, and pact.
+var seedTypes = append(slices.Clone(record.DialogueTypes), TypePact)
 
 // ParseTypes parses a --types list: comma-separated dialogue types.
 func ParseTypes(list []string) ([]string, error) {
@@ -111,15 +116,15 @@ func ParseTypes(list []string) ([]string, error) {
 		if t == "" {
 			continue
 		}
-		if !slices.Contains(record.DialogueTypes, t) {
-			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(record.DialogueTypes, ", "))
+		if !slices.Contains(seedTypes, t) {
+			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(seedTypes, ", "))
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--types: no dialogue type (types: %s)", strings.Join(record.DialogueTypes, ", "))
+		return nil, fmt.Errorf("--types: no dialogue type (types: %s)", strings.Join(seedTypes, ", "))
 	}
 	return out, nil
 }
@@ -164,6 +169,25 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 	if err != nil {
 		return nil, err
 	}
+	var items []*record.Record
+	if s.types[TypePact] {
+		if items, err = s.pactItems(ctx, rec, norm, cu); err != nil {
+			return nil, err
+		}
+		if len(s.types) == 1 {
+			return items, nil
+		}
+	}
+	seeds, err := s.dialogueSeeds(ctx, rec, norm, cu)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, seeds...), nil
+}
+
+// dialogueSeeds makes a norm's dialogue seeds: its scenarios, their
+// adherence seeds and the seeds derived from them.
+func (s *Stage) dialogueSeeds(ctx context.Context, rec *record.Record, norm normbank.Norm, cu *cultureEntry) ([]*record.Record, error) {
 	scens, err := s.scenarios(ctx, rec, norm, cu)
 	if err != nil {
 		return nil, err

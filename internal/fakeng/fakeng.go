@@ -25,6 +25,8 @@ type Model struct {
 	seed   *seedtest.Replier
 	refine *refinetest.Model
 	v2r    *v2rtest.Replier
+	// Pact is the bias of the fake model under test of ngpact (pact.go).
+	Pact PactBias
 	// LabelVariant, when not 0, makes this model a labeller that differs
 	// from the others of a panel: the intent of every turn whose index
 	// plus LabelVariant is a multiple of 4 becomes another code.
@@ -57,6 +59,9 @@ func New() (*Model, error) {
 
 // Reply is an llmtest.Options.Reply.
 func (m *Model) Reply(req *llmtest.ChatRequest) string {
+	if s, ok := m.pactReply(req); ok {
+		return s
+	}
 	name := req.SchemaName()
 	switch {
 	case strings.HasPrefix(name, "seed_"):

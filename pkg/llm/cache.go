@@ -54,6 +54,8 @@ type cacheEntry struct {
 	TokensIn     int     `json:"tokens_in,omitempty"`
 	TokensOut    int     `json:"tokens_out,omitempty"`
 	Seconds      float64 `json:"seconds,omitempty"`
+	// TopLogprobs are a logprobs probe's first-token alternatives.
+	TopLogprobs []TokenLogprob `json:"top_logprobs,omitempty"`
 }
 
 func (c *Cache) bucket(key string) string { return filepath.Join(c.dir, key[:2]+".log") }
@@ -142,5 +144,8 @@ func writeSampling(field func(string), s Sampling) {
 		field("-")
 	} else {
 		field(strconv.FormatInt(*s.Seed, 10))
+	}
+	if s.TopLogprobs > 0 { // only then: the keys of other calls stay as they were
+		field("top_logprobs=" + strconv.Itoa(s.TopLogprobs))
 	}
 }

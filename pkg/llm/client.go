@@ -245,7 +245,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	if c.cache != nil {
 		key = cacheKey(c.cacheEndpoint(), c.cfg.Model, req.Messages, sch, samp)
 		if e, ok := c.cache.get(key); ok {
-			if resp, f := accept(e.Content, e.FinishReason, sch, req.RunCheck); f == nil {
+			if resp, f := acceptChoice(e.Content, e.FinishReason, e.TopLogprobs, samp, sch, req.RunCheck); f == nil {
 				st.Calls, st.CacheHits = 1, 1
 				gen.CacheHit, gen.TokensIn, gen.TokensOut, gen.Seconds = true, e.TokensIn, e.TokensOut, e.Seconds
 				gen.ModelAnswered = e.Model
@@ -324,7 +324,7 @@ func (c *Client) store(key string, resp *Response, gen *record.Gen) {
 		return
 	}
 	c.cache.put(key, &cacheEntry{Model: gen.ModelAnswered, Content: resp.raw, FinishReason: resp.FinishReason,
-		TokensIn: gen.TokensIn, TokensOut: gen.TokensOut, Seconds: gen.Seconds})
+		TokensIn: gen.TokensIn, TokensOut: gen.TokensOut, Seconds: gen.Seconds, TopLogprobs: resp.TopLogprobs})
 }
 
 // fromRecorded answers a call from a --responses line. An invalid reply
@@ -334,6 +334,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		return nil, errors.New(rec.err)
 	}
 	content, finish := "", "stop"
+	var top []TokenLogprob
 	if rec.content != nil {
 		content = *rec.content
 	} else {
@@ -345,11 +346,12 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 			return nil, fmt.Errorf("--responses: %s: no choices", req.CustomID())
 		}
 		content, finish = comp.Choices[0].Message.Content, comp.Choices[0].FinishReason
+		top = comp.Choices[0].Logprobs.first()
 		gen.TokensIn, gen.TokensOut = comp.Usage.PromptTokens, comp.Usage.CompletionTokens
 		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
 		gen.ModelAnswered = comp.Model
 	}
-	resp, f := accept(content, finish, sch, req.RunCheck)
+	resp, f := acceptChoice(content, finish, top, c.cfg.Sampling.over(req.Sampling), sch, req.RunCheck)
 	if f != nil {
 		return nil, fmt.Errorf("recorded reply for %s: %s", req.CustomID(), f.reason)
 	}
@@ -412,7 +414,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			gen.ModelAnswered = comp.Model
 			choice := comp.Choices[0]
 			if f = c.truncated(in, estPrompt); f == nil {
-				resp, f = accept(choice.Message.Content, choice.FinishReason, sch, req.RunCheck)
+				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
 			}
 			if f == nil {
 				st.Retries, st.Reasks = int64(retries), int64(reasks)
@@ -530,6 +532,10 @@ func (c *Client) params(msgs []Message, sch *schema, s Sampling, mode int) opena
 	}
 	if s.Seed != nil {
 		p.Seed = openai.Int(*s.Seed)
+	}
+	if s.TopLogprobs > 0 {
+		p.Logprobs = openai.Bool(true)
+		p.TopLogprobs = openai.Int(int64(s.TopLogprobs))
 	}
 	if s.MaxTokens > 0 {
 		if c.maxCompletion {

@@ -24,7 +24,8 @@ type completion struct {
 			Content string `json:"content"`
 			Refusal string `json:"refusal"`
 		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
+		FinishReason string          `json:"finish_reason"`
+		Logprobs     *choiceLogprobs `json:"logprobs"`
 	} `json:"choices"`
 	Usage struct {
 		PromptTokens     int `json:"prompt_tokens"`

@@ -23,10 +23,11 @@ const (
 	RoleJudge    = "judge"
 	RoleLabeller = "labeller"
 	RolePairwise = "pairwise"
+	RoleSubject  = "subject" // ngpact's models under test
 )
 
 // AllRoleNames are the roles of every program.
-var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise}
+var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject}
 
 // Role is one of a program's model roles (DESIGN §4): ngrefine has a
 // rewriter and a judge, nglabel a labeller panel, a quality judge and a

@@ -36,6 +36,11 @@ type Sampling struct {
 	TopP        *float64
 	MaxTokens   int
 	Seed        *int64
+	// TopLogprobs, when above 0, asks for the log-probabilities of that
+	// many most likely first tokens (logprobs, top_logprobs): a probe that
+	// reads the first token's distribution (ngpact --method logprobs), so
+	// a reply cut at max_tokens or empty is accepted (see Response.TopLogprobs).
+	TopLogprobs int
 }
 
 // over returns s with the fields set in o replaced.
@@ -54,6 +59,9 @@ func (s Sampling) over(o *Sampling) Sampling {
 	}
 	if o.Seed != nil {
 		s.Seed = o.Seed
+	}
+	if o.TopLogprobs > 0 {
+		s.TopLogprobs = o.TopLogprobs
 	}
 	return s
 }
@@ -122,6 +130,10 @@ type Response struct {
 	Gen record.Gen
 	// Checked is what the request's Check returned for this reply.
 	Checked any
+	// TopLogprobs are the first token's most likely alternatives, when the
+	// request asked for them (Sampling.TopLogprobs) and the server sent
+	// them; nil when it sent none.
+	TopLogprobs []TokenLogprob
 
 	raw string // the content as sent, for the cache
 }

@@ -20,6 +20,8 @@ type RoleFlags struct {
 	// RequireAll is --require-all-labellers: a record fails when a
 	// labeller of the panel gave no labels.
 	RequireAll bool
+	// Subjects is --subjects A,B,C (ngpact's models under test).
+	Subjects string
 
 	roles []llm.Role
 	fs    *pflag.FlagSet
@@ -41,6 +43,8 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []llm.Role) {
 		case r.Name == llm.RoleLabeller && r.Panel:
 			fs.StringVar(&f.Labellers, "labellers", "", "a panel of labelling models, endpoint aliases `A,B,C` (as --role labeller=A,B,C): majority label, each model's label and inter-model agreement")
 			fs.BoolVar(&f.RequireAll, "require-all-labellers", false, "fail a record when a labeller of the panel gave no labels (default: keep the others' labels and name the failed one)")
+		case r.Name == llm.RoleSubject:
+			fs.StringVar(&f.Subjects, "subjects", "", "the models under test, endpoint aliases `A,B,C` of the models file (as --role subject=A,B,C; default: the flags' endpoint)")
 		}
 	}
 }
@@ -52,7 +56,7 @@ func (f *RoleFlags) Settings() (llm.RoleSettings, error) {
 	for _, a := range f.Roles {
 		rs.Given = append(rs.Given, "--role "+a)
 	}
-	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}}
+	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"subjects", llm.RoleSubject, f.Subjects}}
 	for _, s := range short {
 		if s.v == "" {
 			continue

@@ -150,7 +150,7 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv = llmtest.New(llmtest.Options{Reply: m.Reply})
+		srv = llmtest.New(llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs})
 		t.Cleanup(srv.Close)
 		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake"
 		args = testkit.FastRetryFlags(args...)

@@ -18,6 +18,7 @@ var Programs = map[string]func(app.Env) error{
 	"nglabel":  Nglabel,
 	"ngstats":  Ngstats,
 	"ngv2r":    Ngv2r,
+	"ngpact":   Ngpact,
 }
 
 // Names lists the programs in order.

@@ -53,6 +53,16 @@ the column --text-column COLUMN, parsed as for --from text; --column FIELD=COLUM
 fills culture, lang, category, norm, norm_id, dialogue_type, scenario or situation
 from a column; every other column goes to extra under its header name.
 
+--from pact reads PACT trade-off items (for ngpact) from CSV (TSV for .tsv names) or
+JSONL / a JSON array, one item per row or object: scenario, culture (or country: a
+built-in culture's country becomes the culture, Korea -> korean), actor, receiver,
+expectation, preference, follow_option, allow_option, optional human answers as
+human: {follow_culture, n} or columns human_follow_culture and human_n (a share, or
+a percentage such as 62%), persona: {attr: value} or persona_ATTR columns (age and
+gender go to the persona too), id, lang (detected when absent), category, norm; other
+fields go to extra. An item without its expectation, preference or options goes to
+the errors file with the reason, file and line.
+
 --from messages reads chat datasets: JSONL (or a JSON array) of {"messages":
 [{role, content}]} (OpenAI fine-tuning files, Hugging Face chat sets) or ShareGPT's
 {"conversations": [{from, value}]}, one dialogue per object, the roles as speakers,
@@ -127,7 +137,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	iof := &p.IO
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), labelstudio or argilla (review exports)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), pact (PACT items, CSV or JSONL), labelstudio or argilla (review exports)")
 	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 	culture := fs.String("culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
 	typ := fs.String("type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
@@ -252,15 +262,20 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		spec.Source = src
 	case "messages":
 		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
+	case "pact":
+		spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
 	case review.ToolLabelStudio:
 		spec.Source = review.NewLabelStudio(args, env.Stdin)
 	case review.ToolArgilla:
 		spec.Source = review.NewArgilla(args, env.Stdin)
 	default:
-		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, labelstudio or argilla", *from)
+		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, labelstudio or argilla", *from)
 	}
 	if *splitDialogues {
 		spec.Stage = imports.SplitDialogues
+	}
+	if *from == "pact" {
+		spec.Stage = imports.CheckPactItems
 	}
 	// --where, --drop-defects: on each dialogue, after the split.
 	spec.Stage = chain(spec.Stage, filter)

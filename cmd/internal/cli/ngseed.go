@@ -46,6 +46,24 @@ scenario_lang (pkg/lang), sentence counts, no format markers; a failing reply is
 asked again (--max-retries). A norm whose seeds cannot all be made goes to the
 errors file with the reason; its seeds are written only together.
 
+PACT items (--types pact; see ngpact): for each norm, one call writes --per-norm
+trade-off items: a scenario in the culture, an actor and a receiver, the cultural
+expectation (from the norm), a personal preference of the actor that plausibly
+conflicts with it, and the two options (follow_option, allow_option) worded
+neutrally, in the culture profile's scenario_lang. Every item is checked: all its
+fields there, no format markers, the two options distinct, the preference not the
+expectation, its text in the scenario language (a failing reply is asked again);
+then the judge role says whether each preference really conflicts with its
+expectation, and the items it refuses are written again with its reasons (at most
+--max-topups more calls). A norm whose items cannot all be made goes to the errors
+file with the reason. Items are records with scenario, pact_item {actor, receiver,
+expectation, preference, follow_option, allow_option}, culture, lang (the scenario
+language), category, norm_id, norm and persona; their id is a hash of the norm id
+and the item's index. With --personas the writer is told each actor's attributes;
+--vary writes each item once per value, the same text with that attribute changed,
+sharing variant_of: the counterfactual pairs ngpact and ngstats compare. --types
+pact,adherence writes both items and dialogue seeds.
+
 Personas: --personas FILE gives each adherence seed a persona (who is talking:
 age band, relationship, hierarchy, ...), one value per attribute drawn by the
 file's weights from --seed and the seed's id, so reruns give the same personas;
@@ -76,6 +94,7 @@ ngseed --norms my-norms.parquet --per-norm 5 -o seeds.parquet
 ngcat norms.jsonl | ngseed - --culture american --types v2r
 ngseed --culture thai --norms thai-norms.jsonl
 ngseed --culture korean --personas personas.yaml --vary hierarchy=junior,senior --seed 7
+ngseed --types pact --per-norm 2 --vary age=18-29,30-49,50+ | ngpact --subjects gpt,qwen | ngstats
 ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
@@ -84,7 +103,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	limit := fs.Int("limit", 0, "use the first `N` selected norms only (0: all)")
 	normsFile := fs.String("norms", "", "read the norms from `FILE` (JSONL, Parquet or Arrow with culture, category, norm) instead of the built-in bank")
 	perNorm := fs.Int("per-norm", seed.DefaultPerNorm, "scenarios, hence adherence seeds, per norm, `N`")
-	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r")
+	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r; or pact (PACT trade-off items)")
 	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
 	fs.Lookup("types").DefValue = record.TypeAdherence
 	var cultures app.Cultures
@@ -125,6 +144,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return nil, err
 		}
 		c := m.Caller(llm.RoleWriter)
+		var judge llm.Caller
 		switch {
 		case *limit < 0:
 			return nil, fmt.Errorf("--limit %d: cannot be negative", *limit)
@@ -134,6 +154,12 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		types, err := seed.ParseTypes(*typesFlag)
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(types, seed.TypePact) {
+			if err := m.Need(llm.RoleJudge); err != nil {
+				return nil, err
+			}
+			judge = m.Caller(llm.RoleJudge)
 		}
 		if err := cultures.Load(); err != nil {
 			return nil, err
@@ -147,7 +173,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return nil, err
 		}
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
-			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler})
+			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler, Judge: judge})
 	})
 }
 

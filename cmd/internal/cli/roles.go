@@ -6,7 +6,10 @@ import "github.com/ngkit/ngkit/pkg/llm"
 // endpoint of the models file (--models, --role ROLE=ALIAS); a role left
 // unassigned uses the endpoint of the flags and environment.
 var (
-	ngseedRoles   = []llm.Role{{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds"}}
+	ngseedRoles = []llm.Role{
+		{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds, and the PACT items"},
+		{Name: llm.RoleJudge, Help: "checks that each PACT item's preference conflicts with its expectation, --types pact (--judge ALIAS)"},
+	}
 	ngv2rRoles    = []llm.Role{{Name: llm.RoleWriter, Help: "writes the dialogues"}}
 	ngrefineRoles = []llm.Role{
 		{Name: llm.RoleRewriter, Help: "rewrites seeds toward the exemplars"},

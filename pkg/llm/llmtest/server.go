@@ -87,6 +87,9 @@ type Options struct {
 	// Context, when set, cuts every prompt to Context tokens without a
 	// word, as Ollama does: prompt_tokens is then Context.
 	Context int
+	// Logprobs and NoLogprobs: see logprobs.go.
+	Logprobs   func(req *ChatRequest, content string) []TopLogprob
+	NoLogprobs bool
 }
 
 // Rule is a scripted reply.
@@ -145,6 +148,8 @@ type ChatRequest struct {
 	Temperature         *float64 `json:"temperature"`
 	TopP                *float64 `json:"top_p"`
 	Seed                *int64   `json:"seed"`
+	Logprobs            *bool    `json:"logprobs"`
+	TopLogprobs         *int     `json:"top_logprobs"`
 }
 
 // LastUser is the content of the last user message.
@@ -425,7 +430,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	if s.opt.Context > 0 && prompt > s.opt.Context {
 		prompt = s.opt.Context
 	}
-	writeCompletion(w, model, content, finish, prompt)
+	writeCompletion(w, model, content, finish, prompt, s.logprobs(req, content))
 	return http.StatusOK
 }
 
@@ -463,7 +468,7 @@ var completionID struct {
 	n int
 }
 
-func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens int) {
+func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens int, logprobs string) {
 	completionID.Lock()
 	completionID.n++
 	id := completionID.n
@@ -473,8 +478,8 @@ func writeCompletion(w http.ResponseWriter, model, content, finish string, promp
 	enc.SetEscapeHTML(false) // as servers send it: <think> stays <think>
 	enc.Encode(content)
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
+	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},%s"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), logprobs, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
 }
 
 func writeError(w http.ResponseWriter, status int, msg string, h http.Header) {

@@ -39,7 +39,7 @@ func main() {
 		fail(err)
 	}
 	// Slow replies take 10 s: past the clients' --timeout in the tests.
-	s, hs := llmtest.Listen(l, llmtest.Options{Reply: m.Reply, FaultRate: *rate, Latency: *latency,
+	s, hs := llmtest.Listen(l, llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs, FaultRate: *rate, Latency: *latency,
 		RetryAfter: 5 * time.Millisecond, SlowFor: 10 * time.Second, NoRecord: true})
 	if *urlFile != "" {
 		// Written whole, then renamed: a script polling for it never reads half a URL.

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/internal/fakeng"
+	"github.com/ngkit/ngkit/internal/testkit"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// pactServer is a fake model under test with a bias.
+func pactServer(t *testing.T, bias fakeng.PactBias, noLogprobs bool) *llmtest.Server {
+	t.Helper()
+	shared, err := fakeModel() // cases_test.go's
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *shared // the release fixtures shared, a bias of its own
+	m.Pact = bias
+	srv := llmtest.New(llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs, NoLogprobs: noLogprobs})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The two-command flow on the fake for the three built-in cultures:
+// ngseed --types pact --vary age=... writes items (writer and judge on
+// one endpoint), ngpact --subjects a,b evaluates them on two models with
+// known biases, and the results are the biases exactly (logprobs), for
+// both framings; variants differ only in the age; ngstats reads the
+// results.
+func TestPactPipeline(t *testing.T) {
+	w := pactServer(t, fakeng.PactBias{}, false)
+	biasA := fakeng.PactBias{Base: 0.5, Culture: map[string]float64{"korean": 0.10}, Persona: map[string]float64{"age=50+": 0.05}, Norm: 0.08}
+	biasB := fakeng.PactBias{Base: 0.3}
+	a, b := pactServer(t, biasA, false), pactServer(t, biasB, false)
+	models := modelsFile(t, map[string]string{"a": a.URL, "b": b.URL})
+	var items strings.Builder
+	for _, c := range []string{"american", "chinese", "korean"} {
+		code, out, stderr := seedRun(t, w, nil, "--types", "pact", "--culture", c, "--categories", "thanks", "--limit", "1",
+			"--per-norm", "2", "--vary", "age=18-29,30-49,50+", "--seed", "4")
+		if code != 0 {
+			t.Fatalf("ngseed %s: exit %d: %s", c, code, stderr)
+		}
+		items.WriteString(out)
+	}
+	in := readJSONL(t, items.String())
+	if len(in) != 3*2*3 {
+		t.Fatalf("%d items, want 3 cultures x 2 x 3 ages", len(in))
+	}
+	code, out, stderr := runWith(Ngpact, nil, items.String(), testkit.FastRetryFlags("--models", models, "--subjects", "a,b", "--questions", "choice,norm")...)
+	if code != 0 {
+		t.Fatalf("ngpact: exit %d: %s", code, stderr)
+	}
+	recs := readJSONL(t, out)
+	if len(recs) != len(in) {
+		t.Fatalf("%d records out of %d", len(recs), len(in))
+	}
+	byBase := map[string][]*record.Record{}
+	for i, r := range recs {
+		if r.ID != in[i].ID || r.Scenario != in[i].Scenario || *r.PactItem != *in[i].PactItem {
+			t.Errorf("%s: the item changed", r.ID)
+		}
+		if len(r.Pact) != 4 {
+			t.Fatalf("%s: %d results", r.ID, len(r.Pact))
+		}
+		for _, p := range r.Pact {
+			bias := map[string]fakeng.PactBias{"a": biasA, "b": biasB}[p.Model]
+			want := bias.PFollow(r.Culture, r.Persona, p.Question == record.PactNorm)
+			if p.PFollow == nil || math.Abs(*p.PFollow-want) > 1e-9 || p.Valid != 1 {
+				t.Errorf("%s %s %s: %+v, want p_follow %g", r.ID, p.Model, p.Question, p, want)
+			}
+		}
+		byBase[r.VariantOf] = append(byBase[r.VariantOf], r)
+	}
+	for base, g := range byBase {
+		if len(g) != 3 {
+			t.Errorf("%s: %d variants", base, len(g))
+		}
+		for _, r := range g[1:] {
+			if r.Scenario != g[0].Scenario || *r.PactItem != *g[0].PactItem || len(r.Persona) != 1 || r.Persona["age"] == g[0].Persona["age"] {
+				t.Errorf("%s: variants %v / %v", base, g[0].Persona, r.Persona)
+			}
+		}
+	}
+	if code, _, stderr := run(t, Ngstats, out); code != 0 {
+		t.Errorf("ngstats: exit %d: %s", code, stderr)
+	}
+}
+
+// A server without logprobs and --method logprobs: one line before the
+// run that suggests --method sample, exit 2, no record read; with
+// --method sample the same server serves.
+func TestNgpactNoLogprobs(t *testing.T) {
+	srv := pactServer(t, fakeng.PactBias{}, true)
+	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
+	code, out, stderr := runWith(Ngpact, vars, "", testkit.FastRetryFlags("../../../testdata/cli/ngpact/input/items.jsonl")...)
+	if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 ||
+		stderr != "ngpact: --method logprobs: model fake returned no logprobs in its chat completion (its server does not support logprobs/top_logprobs); use --method sample --samples K\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if n := srv.Count(); n != 1 {
+		t.Errorf("%d requests, want the one probe", n)
+	}
+	code, out, stderr = runWith(Ngpact, vars, "", testkit.FastRetryFlags("../../../testdata/cli/ngpact/input/items.jsonl", "--method", "sample", "--samples", "3")...)
+	if code != 0 || len(readJSONL(t, out)) != 2 {
+		t.Errorf("sample: exit %d: %s", code, stderr)
+	}
+}
+
+// ngcat --from pact | ngpact: imported items with a human share keep it
+// through ngpact; the one without its expectation is in the errors file
+// with the reason, file and line, and the run exits 1.
+func TestPactImport(t *testing.T) {
+	f := writeFile(t, "items.csv", "id,country,scenario,actor,expectation,preference,follow_option,allow_option,human_follow_culture,human_n\n"+
+		"k1,Korea,Mina joins her manager for a team dinner.,Mina,A junior pours drinks for the senior first.,Mina would rather pour her own drink first.,Pour drinks for the senior first.,Pour her own drink first.,62%,80\n"+
+		"k2,Korea,Jun meets his teacher.,Jun,,Jun would rather wave.,Bow.,Wave.,,\n")
+	errs := writeFile(t, "errors.jsonl", "")
+	code, out, stderr := run(t, Ngcat, "", "--from", "pact", f, "--errors", errs)
+	if code != 1 || !strings.Contains(stderr, "1 of 2 records failed") {
+		t.Fatalf("ngcat: exit %d: %s", code, stderr)
+	}
+	em := testkit.ErrorMap(t, errs)
+	if !strings.Contains(em["k2"], "PACT item without expectation") {
+		t.Errorf("errors: %v", em)
+	}
+	e := testkit.ReadErrors(t, errs)
+	if len(e) != 1 || e[0].Where != f+":3" {
+		t.Errorf("where: %+v", e)
+	}
+	srv := pactServer(t, fakeng.PactBias{Culture: map[string]float64{"korean": 0.2}}, false)
+	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
+	code, res, stderr := runWith(Ngpact, vars, out, testkit.FastRetryFlags()...)
+	recs := readJSONL(t, res)
+	if code != 0 || len(recs) != 1 {
+		t.Fatalf("ngpact: exit %d: %s", code, stderr)
+	}
+	r := recs[0]
+	if r.Culture != "korean" || r.PactItem.Human == nil || r.PactItem.Human.FollowCulture != 0.62 || r.PactItem.Human.N != 80 ||
+		r.Pact[0].PFollow == nil || math.Abs(*r.Pact[0].PFollow-0.8) > 1e-9 {
+		t.Errorf("%+v %+v %+v", r, r.PactItem.Human, r.Pact)
+	}
+}

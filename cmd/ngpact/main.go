@@ -1,0 +1,12 @@
+// Command ngpact evaluates models on PACT items: culture-following versus
+// preference-allowing distributions. See `ngpact --help`.
+package main
+
+import (
+	"os"
+
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/cmd/internal/cli"
+)
+
+func main() { os.Exit(app.Main(cli.Ngpact)) }

@@ -1,0 +1,115 @@
+package imports
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+const pactCSV = `id,Country,scenario,actor,receiver,expectation,preference,follow_option,allow_option,human_follow_culture,human_n,age,gender,source
+j1,Japan,"Ken visits his friend's family home in Osaka for dinner.",Ken,the host,Guests remove their shoes at the door.,Ken would rather keep his shoes on.,Ken takes off his shoes.,Ken keeps his shoes on.,0.81,120,30-49,male,survey
+k1,South Korea,"Mina joins her manager for a team dinner.",Mina,her manager,A junior pours for the senior first.,Mina would rather pour her own drink.,Mina pours for her manager first.,Mina pours her own drink first.,62%,80,18-29,female,survey
+k2,Korea,"Jun meets his teacher.",Jun,,,Jun would rather wave.,Jun bows.,Jun waves.,,,,,survey
+k3,Korea,"Jun meets his teacher.",Jun,,Bow to a teacher.,Jun would rather wave.,Jun bows.,Jun waves.,1.5,,,,survey
+`
+
+// CSV items: the fields, country to culture, the human share (a share or
+// a percentage), age and gender to the persona, other columns to extra;
+// an item without its expectation, or with a share above 1, is read and
+// then refused by CheckPactItems with the reason.
+func TestPactCSV(t *testing.T) {
+	f := writeFile(t, t.TempDir(), "items.csv", pactCSV)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	j := recs[0]
+	if j.ID != "j1" || j.Culture != "japanese" || j.Lang != "en" || j.PactItem.Actor != "Ken" || j.PactItem.Receiver != "the host" ||
+		j.PactItem.Human == nil || j.PactItem.Human.FollowCulture != 0.81 || j.PactItem.Human.N != 120 ||
+		j.Persona["age"] != "30-49" || j.Persona["gender"] != "male" || string(j.Extra["source"]) != `"survey"` || string(j.Extra["Country"]) != "" {
+		t.Errorf("j1: %+v %+v %s", j, j.PactItem, j.Extra)
+	}
+	if s, _ := j.ExtraString("country"); s != "Japan" {
+		t.Errorf("country kept as %q", s)
+	}
+	if k := recs[1]; k.Culture != "korean" || k.PactItem.Human.FollowCulture != 0.62 || k.PactItem.Human.N != 80 {
+		t.Errorf("k1: %+v %+v", k, k.PactItem.Human)
+	}
+	for i, want := range []string{"", "", "PACT item without expectation", "human_follow_culture: follow_culture 1.5: want a share from 0 to 1"} {
+		_, err := CheckPactItems.Process(context.Background(), recs[i])
+		if (err == nil) != (want == "") || err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("record %d: %v, want %q", i, err, want)
+		}
+		if err := recs[i].Validate(); err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+}
+
+// JSONL (and a JSON array) with the nested human and persona, the
+// --culture flag over the file's, and a line that is not an object.
+func TestPactJSON(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "items.jsonl", `{"scenario":"민수는 회사 복도에서 부장님을 만난다.","culture":"Korean","actor":"민수","expectation":"아랫사람이 먼저 인사한다.","preference":"민수는 못 본 척 지나가고 싶다.","follow_option":"먼저 인사한다.","allow_option":"지나간다.","human":{"follow_culture":0.7,"n":30},"persona":{"age":"50+","hierarchy":"junior"},"tags":["a"]}
+{"scenario":"x","actor":"y","expectation":"e","preference":"p","follow_option":"f","allow_option":"a","human":{"share":0.5}}
+`)
+	recs, err := drain(NewPact([]string{f}, PactOptions{Fields: Fields{Category: "greeting"}}))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	r := recs[0]
+	if r.Culture != "korean" || r.Lang != "ko" || r.Category != "greeting" || r.PactItem.Human.FollowCulture != 0.7 || r.PactItem.Human.N != 30 ||
+		r.Persona["age"] != "50+" || r.Persona["hierarchy"] != "junior" || string(r.Extra["tags"]) != `["a"]` || r.ID == "" {
+		t.Errorf("%+v %+v %s", r, r.PactItem, r.Extra)
+	}
+	if _, err := CheckPactItems.Process(context.Background(), recs[1]); err == nil || !strings.Contains(err.Error(), `unknown field "share"`) {
+		t.Errorf("human.share: %v", err)
+	}
+	arr := writeFile(t, dir, "items.json", `[{"scenario":"s","actor":"a","expectation":"e","preference":"p","follow_option":"f","allow_option":"g"}, 3]`)
+	recs, err = drain(NewPact([]string{arr}, PactOptions{}))
+	if len(recs) != 1 || err == nil || !strings.Contains(err.Error(), "items.json:1: want a JSON object") {
+		t.Errorf("array with a number: %d records, %v", len(recs), err)
+	}
+	if _, err := drain(NewPact([]string{writeFile(t, dir, "empty.csv", "")}, PactOptions{})); err == nil || !strings.Contains(err.Error(), "empty input") {
+		t.Errorf("empty: %v", err)
+	}
+	if _, err := drain(NewPact([]string{writeFile(t, dir, "short.csv", "scenario,actor\nx\n")}, PactOptions{})); err == nil || !strings.Contains(err.Error(), "short.csv:2:") {
+		t.Errorf("short row: %v", err)
+	}
+}
+
+// FuzzDecodePact checks DecodePact's invariant: any input gives a record
+// or an error, never a panic; a record has an id and a pact_item, is valid
+// (record.Validate), and its human share, when present, is in [0, 1] and
+// its n not negative, or the record carries the reason it is not
+// (CheckPactItems then refuses it).
+func FuzzDecodePact(f *testing.F) {
+	f.Add([]byte(`{"scenario":"s","country":"Korea","actor":"a","expectation":"e","preference":"p","follow_option":"f","allow_option":"g","human":{"follow_culture":"62%","n":3}}`))
+	f.Add([]byte(`{"human_follow_culture":1e309,"human_n":"-1","persona":{"age":null},"age":3}`))
+	f.Add([]byte(`{"id":"x","human":{"follow_culture":0.5},"persona":{"a":{"b":1}}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		rec, err := DecodePact(raw, "f.jsonl", 0)
+		if err != nil {
+			return
+		}
+		if rec.ID == "" || rec.PactItem == nil {
+			t.Fatalf("%s: %+v", raw, rec)
+		}
+		if err := rec.Validate(); err != nil {
+			t.Fatalf("%s: invalid record: %v", raw, err)
+		}
+		_, cerr := CheckPactItems.Process(context.Background(), rec)
+		if h := rec.PactItem.Human; h != nil && (h.FollowCulture < 0 || h.FollowCulture > 1 || h.N < 0) && cerr == nil {
+			t.Fatalf("%s: human %+v accepted", raw, h)
+		}
+		if cerr == nil && record.CheckPact(rec) != nil {
+			t.Fatalf("%s: accepted an item CheckPact refuses", raw)
+		}
+	})
+}

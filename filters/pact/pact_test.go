@@ -1,0 +1,326 @@
+package pact_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ngkit/ngkit/filters/pact"
+	"github.com/ngkit/ngkit/internal/fakeng"
+	"github.com/ngkit/ngkit/internal/testkit"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// items are n English items per culture, each in four persona variants
+// (age x gender) sharing variant_of.
+func items(n int) []*record.Record {
+	var out []*record.Record
+	for _, c := range []string{"american", "chinese", "korean"} {
+		for i := range n {
+			base := record.NewID("item", c, fmt.Sprint(i))
+			for _, age := range []string{"18-29", "50+"} {
+				for _, g := range []string{"female", "male"} {
+					out = append(out, &record.Record{
+						ID: record.NewID(base, age, g), VariantOf: base, Culture: c, Lang: "en",
+						Scenario: fmt.Sprintf("Sam visits a neighbour's home for dinner, evening %d.", i),
+						Persona:  map[string]string{"age": age, "gender": g},
+						PactItem: &record.PactItem{Actor: "Sam", Receiver: "the host",
+							Expectation:  "Guests remove their shoes at the door of a home.",
+							Preference:   "Sam would rather keep wearing the comfortable sneakers.",
+							FollowOption: "Remove the shoes at the door of the home.",
+							AllowOption:  "Keep wearing the comfortable sneakers."},
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+var fakeModel = sync.OnceValues(fakeng.New)
+
+// subject is a fake model under test with a bias, on its own server.
+func subject(t *testing.T, name string, bias fakeng.PactBias, opts ...func(*llmtest.Options, *llm.Config)) (pact.Subject, *llmtest.Server) {
+	t.Helper()
+	shared, err := fakeModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *shared // the release fixtures shared, a bias of its own
+	m.Pact = bias
+	o := llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs}
+	cfg := testkit.LLMConfig("", "ngpact")
+	for _, f := range opts {
+		f(&o, &cfg)
+	}
+	srv := llmtest.New(o)
+	t.Cleanup(srv.Close)
+	cfg.BaseURL = srv.URL
+	return pact.Subject{Name: name, Caller: testkit.Client(t, cfg)}, srv
+}
+
+// The injected effect: +10 pp for Korean culture, +5 pp for age 50+, 0
+// for gender, +8 pp for the norm framing.
+var injected = fakeng.PactBias{Base: 0.5, Culture: map[string]float64{"korean": 0.10}, Persona: map[string]float64{"age=50+": 0.05}, Norm: 0.08}
+
+// effects are the mean p_follow differences the injected bias makes:
+// korean - american, 50+ - 18-29, male - female, norm - choice.
+func effects(t *testing.T, out []*record.Record, model string) (culture, age, gender, framing float64) {
+	t.Helper()
+	mean := func(keep func(*record.Record, record.PactResult) bool) float64 {
+		s, n := 0.0, 0
+		for _, r := range out {
+			for _, res := range r.Pact {
+				if res.Model == model && keep(r, res) {
+					if res.PFollow == nil {
+						t.Fatalf("%s: %s %s: no p_follow (%s)", r.ID, res.Model, res.Question, res.Error)
+					}
+					s += *res.PFollow
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no results")
+		}
+		return s / float64(n)
+	}
+	choice := func(f func(*record.Record) bool) float64 {
+		return mean(func(r *record.Record, res record.PactResult) bool { return res.Question == record.PactChoice && f(r) })
+	}
+	culture = choice(func(r *record.Record) bool { return r.Culture == "korean" }) - choice(func(r *record.Record) bool { return r.Culture == "american" })
+	age = choice(func(r *record.Record) bool { return r.Persona["age"] == "50+" }) - choice(func(r *record.Record) bool { return r.Persona["age"] == "18-29" })
+	gender = choice(func(r *record.Record) bool { return r.Persona["gender"] == "male" }) - choice(func(r *record.Record) bool { return r.Persona["gender"] == "female" })
+	framing = mean(func(_ *record.Record, res record.PactResult) bool { return res.Question == record.PactNorm }) -
+		mean(func(_ *record.Record, res record.PactResult) bool { return res.Question == record.PactChoice })
+	return
+}
+
+// With logprobs the fake's distribution comes back exactly, whatever the
+// option order drawn, so the injected effects are recovered exactly.
+func TestInjectedEffectLogprobs(t *testing.T) {
+	a, _ := subject(t, "a", injected)
+	b, _ := subject(t, "b", fakeng.PactBias{Base: 0.3})
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{a, b}, Questions: []string{record.PactChoice, record.PactNorm},
+		Method: pact.MethodLogprobs, PromptLang: pact.PromptItem, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := items(3)
+	res := testkit.Run(t, st, recs, 8)
+	if len(res.Errors) > 0 || len(res.Out) != len(recs) {
+		t.Fatalf("%d out, errors %v", len(res.Out), res.Errors)
+	}
+	swaps := 0
+	for _, r := range res.Out {
+		if len(r.Pact) != 4 {
+			t.Fatalf("%s: %d results, want 2 models x 2 framings", r.ID, len(r.Pact))
+		}
+		for _, p := range r.Pact {
+			bias := injected
+			if p.Model == "b" {
+				bias = fakeng.PactBias{Base: 0.3}
+			}
+			want := bias.PFollow(r.Culture, r.Persona, p.Question == record.PactNorm)
+			if p.PFollow == nil || math.Abs(*p.PFollow-want) > 1e-9 || p.Valid != 1 || p.Samples != 1 || p.Method != pact.MethodLogprobs {
+				t.Errorf("%s %s %s: %+v, want p_follow %g", r.ID, p.Model, p.Question, p, want)
+				continue
+			}
+			wantMaj := record.PactFollow
+			switch {
+			case math.Abs(want-0.5) < 1e-12:
+				wantMaj = "tie"
+			case want < 0.5:
+				wantMaj = record.PactAllow
+			}
+			h := -want*math.Log2(want) - (1-want)*math.Log2(1-want)
+			if p.Majority != wantMaj || p.Entropy == nil || math.Abs(*p.Entropy-h) > 1e-9 {
+				t.Errorf("%s %s: majority %s entropy %v, want %s %g", r.ID, p.Model, p.Majority, *p.Entropy, wantMaj, h)
+			}
+			if pact.Swapped(7, r.ID, p.Model, p.Question, 0) {
+				swaps++
+			}
+		}
+	}
+	if n := len(res.Out) * 4; swaps < n/4 || swaps > 3*n/4 {
+		t.Errorf("%d of %d calls showed the allow option first, want about half", swaps, n)
+	}
+	c, a1, g, f := effects(t, res.Out, "a")
+	for _, e := range []struct {
+		name      string
+		got, want float64
+	}{{"culture", c, 0.10}, {"age", a1, 0.05}, {"gender", g, 0}, {"framing", f, 0.08}} {
+		if math.Abs(e.got-e.want) > 1e-9 {
+			t.Errorf("%s effect %.4f, want %.2f", e.name, e.got, e.want)
+		}
+	}
+}
+
+// With K samples the effects are recovered within their binomial
+// intervals (the fake's draws are a hash of each request: the test is
+// deterministic, and the bounds are 4 standard errors).
+func TestInjectedEffectSamples(t *testing.T) {
+	a, _ := subject(t, "a", injected)
+	const k = 60
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{a}, Questions: []string{record.PactChoice, record.PactNorm},
+		Method: pact.MethodSample, Samples: k, PromptLang: pact.PromptItem, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := items(5)
+	res := testkit.Run(t, st, recs, 8)
+	if len(res.Errors) > 0 || len(res.Out) != len(recs) {
+		t.Fatalf("%d out, errors %v", len(res.Out), res.Errors)
+	}
+	for _, r := range res.Out {
+		for _, p := range r.Pact {
+			if p.Samples != k || p.Valid != k || p.Error != "" {
+				t.Fatalf("%s: %+v: want %d valid samples", r.ID, p, k)
+			}
+		}
+	}
+	// Each group mean pools n = items x variants/2 x k draws of p near 0.55.
+	perCulture := float64(5 * 4 * k)
+	se := func(n float64) float64 { return 4 * math.Sqrt(2*0.25/n) }
+	c, ag, g, f := effects(t, res.Out, "a")
+	for _, e := range []struct {
+		name      string
+		got, want float64
+		n         float64
+	}{{"culture", c, 0.10, perCulture}, {"age", ag, 0.05, 3 * perCulture / 2}, {"gender", g, 0, 3 * perCulture / 2}, {"framing", f, 0.08, 3 * perCulture}} {
+		if math.Abs(e.got-e.want) > se(e.n) {
+			t.Errorf("%s effect %.4f, want %.2f ± %.3f", e.name, e.got, e.want, se(e.n))
+		}
+	}
+}
+
+// A model that always answers A, whatever the options: the order drawn
+// per call is undone, so p_follow is 1 exactly when the follow option was
+// shown first, and the position bias averages out over the items.
+func TestOrderUndone(t *testing.T) {
+	s, _ := subject(t, "pos", fakeng.PactBias{}, func(o *llmtest.Options, _ *llm.Config) {
+		o.Reply = func(*llmtest.ChatRequest) string { return "A" }
+		o.Logprobs = nil // the default: the reply's first token, probability 1
+	})
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodLogprobs, PromptLang: pact.PromptEnglish, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := testkit.Run(t, st, items(4), 4)
+	sum := 0.0
+	for _, r := range res.Out {
+		p := r.Pact[0]
+		want := 1.0
+		if pact.Swapped(1, r.ID, "pos", record.PactChoice, 0) {
+			want = 0
+		}
+		if p.PFollow == nil || *p.PFollow != want {
+			t.Errorf("%s: p_follow %v, want %g", r.ID, p.PFollow, want)
+		} else {
+			sum += *p.PFollow
+		}
+	}
+	if m := sum / float64(len(res.Out)); m < 0.25 || m > 0.75 {
+		t.Errorf("mean p_follow %.2f of an always-A model, want near 0.5", m)
+	}
+}
+
+// Replies that name neither option are asked again, then counted as
+// samples that are not valid: the record keeps samples and valid, and the
+// reason, and does not fail.
+func TestNeitherOption(t *testing.T) {
+	s, srv := subject(t, "x", fakeng.PactBias{Neither: 1}, func(_ *llmtest.Options, c *llm.Config) { c.MaxRetries = 0 })
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodSample, Samples: 3, PromptLang: pact.PromptItem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := testkit.Run(t, st, items(1)[:1], 1)
+	if len(res.Out) != 1 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	p := res.Out[0].Pact[0]
+	if p.Samples != 3 || p.Valid != 0 || p.PFollow != nil || p.Majority != "" || !strings.Contains(p.Error, "3 of 3 samples named neither option") {
+		t.Errorf("%+v", p)
+	}
+	// Each sample: the first reply and its --max-reasks (2) re-asks.
+	if n := srv.Count(); n != 3*3 {
+		t.Errorf("%d requests, want 9 (3 samples x 3 asks)", n)
+	}
+}
+
+// A server without logprobs: the probe before the run says so and names
+// --method sample; a reply without them in the run is a result error.
+func TestNoLogprobs(t *testing.T) {
+	s, _ := subject(t, "nolp", fakeng.PactBias{}, func(o *llmtest.Options, _ *llm.Config) { o.NoLogprobs = true })
+	err := pact.ProbeLogprobs(context.Background(), s)
+	if err == nil || !strings.Contains(err.Error(), "model nolp returned no logprobs") || !strings.Contains(err.Error(), "--method sample") {
+		t.Fatalf("probe: %v", err)
+	}
+	ok, _ := subject(t, "lp", fakeng.PactBias{})
+	if err := pact.ProbeLogprobs(context.Background(), ok); err != nil {
+		t.Fatalf("probe of a server with logprobs: %v", err)
+	}
+	st, _ := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodLogprobs, PromptLang: pact.PromptItem})
+	res := testkit.Run(t, st, items(1)[:1], 1)
+	if p := res.Out[0].Pact[0]; p.Valid != 0 || p.PFollow != nil || !strings.Contains(p.Error, "no logprobs") {
+		t.Errorf("%+v", p)
+	}
+}
+
+// Records that are not items fail with the reason; nothing is called.
+func TestNotAnItem(t *testing.T) {
+	s, srv := subject(t, "x", fakeng.PactBias{})
+	st, _ := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodLogprobs, PromptLang: pact.PromptItem})
+	noPref := items(1)[0]
+	noPref.PactItem.Preference = " "
+	res := testkit.Run(t, st, []*record.Record{{ID: "plain", Scenario: "x"}, noPref}, 1)
+	if len(res.Out) != 0 || len(res.Errors) != 2 || srv.Count() != 0 {
+		t.Fatalf("out %d errors %v calls %d", len(res.Out), res.Errors, srv.Count())
+	}
+	if !strings.Contains(res.Errors[0].Error, "no pact_item") || !strings.Contains(res.Errors[1].Error, "without preference") {
+		t.Errorf("%v", res.Errors)
+	}
+}
+
+// The prompts in Korean and Chinese (--prompt-lang item) and in English
+// are read by the fake the same way: the same p_follow for every
+// language, both option orders.
+func TestPromptLanguages(t *testing.T) {
+	s, srv := subject(t, "a", injected)
+	for _, pl := range []string{pact.PromptItem, pact.PromptEnglish} {
+		st, _ := pact.New(pact.Options{Subjects: []pact.Subject{s}, Questions: []string{record.PactChoice, record.PactNorm}, Method: pact.MethodLogprobs, PromptLang: pl})
+		recs := items(2)
+		for _, r := range recs {
+			switch r.Culture {
+			case "korean":
+				r.Lang = "ko"
+			case "chinese":
+				r.Lang = "zh"
+			}
+		}
+		res := testkit.Run(t, st, recs, 4)
+		for _, r := range res.Out {
+			for _, p := range r.Pact {
+				want := injected.PFollow(r.Culture, r.Persona, p.Question == record.PactNorm)
+				if p.PFollow == nil || math.Abs(*p.PFollow-want) > 1e-9 {
+					t.Errorf("%s %s lang %s: p_follow %v, want %g", pl, p.Question, r.Lang, p.PFollow, want)
+				}
+			}
+		}
+	}
+	var ko, zh, en bool
+	for _, rq := range srv.Requests() {
+		u := rq.Request.LastUser()
+		ko = ko || strings.Contains(u, "문화적 기대:")
+		zh = zh || strings.Contains(u, "文化期望:")
+		en = en || strings.Contains(u, "Cultural expectation:")
+	}
+	if !ko || !zh || !en {
+		t.Errorf("prompts seen: ko %v zh %v en %v", ko, zh, en)
+	}
+}

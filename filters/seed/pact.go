@@ -1,0 +1,241 @@
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/persona"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// TypePact is --types pact: PACT trade-off items (issue 15) instead of, or
+// besides, dialogue seeds.
+const TypePact = "pact"
+
+// pactDraft is one item as the writer replied.
+type pactDraft struct {
+	Scenario     string `json:"scenario"`
+	Actor        string `json:"actor"`
+	Receiver     string `json:"receiver"`
+	Expectation  string `json:"expectation"`
+	Preference   string `json:"preference"`
+	FollowOption string `json:"follow_option"`
+	AllowOption  string `json:"allow_option"`
+}
+
+func (d *pactDraft) trim() {
+	for _, f := range []*string{&d.Scenario, &d.Actor, &d.Receiver, &d.Expectation, &d.Preference, &d.FollowOption, &d.AllowOption} {
+		*f = strings.TrimSpace(*f)
+	}
+}
+
+// checkPactDraft judges an item: every field there, no format markers,
+// the two options present and distinct, the preference not the
+// expectation, and the item's text in the culture's scenario language.
+func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error {
+	fields := []struct{ name, v string }{{"scenario", d.Scenario}, {"actor", d.Actor}, {"expectation", d.Expectation},
+		{"preference", d.Preference}, {"follow_option", d.FollowOption}, {"allow_option", d.AllowOption}}
+	for _, f := range fields {
+		if f.v == "" {
+			return refuse(kindEmpty, "the %s is empty", f.name)
+		}
+		if m := normbank.MarkerIn(f.v); m != "" {
+			return refuse(kindMarker, "the %s contains %s: write plain prose on one line", f.name, m)
+		}
+	}
+	// One text: options alone are too short for a language to be told.
+	text := strings.Join([]string{d.Scenario, d.Expectation, d.Preference, d.FollowOption, d.AllowOption}, " ")
+	want := lang.Normalize(c.ScenarioLang)
+	if r := det.Detect(text); r.Lang != want || r.Confidence < lang.MinConfidence {
+		got := r.Lang
+		if got == "" || r.Confidence < lang.MinConfidence {
+			got = "no clear language"
+		}
+		return refuse(kindLanguage, "the item is in %s, it must be in %s (%s)", got, languageName(want), want)
+	}
+	if record.SameText(d.FollowOption, d.AllowOption) {
+		return refuse("same options", "follow_option and allow_option are the same; they must be the two different actions")
+	}
+	if record.SameText(d.Expectation, d.Preference) {
+		return refuse("no conflict", "the preference is the expectation; it must conflict with it")
+	}
+	return nil
+}
+
+// pactItems writes the --per-norm items of a norm. One writer call asks
+// for the open slots (each with its actor's persona, the varied
+// attributes left out: the variants share the text); the judge is asked
+// whether each item's preference really conflicts with its expectation;
+// the slots it refuses are asked for again, with its reasons, at most
+// --max-topups more times. Each kept item is written once per --vary
+// variant, alike but for the varied attributes.
+func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry) ([]*record.Record, error) {
+	want := s.opt.PerNorm
+	type slot struct {
+		id       string
+		variants []persona.Variant
+		shown    []string // the persona in the writer prompt
+		item     *pactDraft
+		gen      []record.Gen
+	}
+	slots := make([]*slot, want)
+	varied := map[string]bool{}
+	if s.opt.Personas != nil {
+		for _, v := range s.opt.Personas.Vary {
+			varied[v.Attr] = true
+		}
+	}
+	for i := range slots {
+		id := record.NewID(norm.ID, strconv.Itoa(i), TypePact)
+		vs := s.opt.Personas.Expand(id, in.Persona)
+		shown := maps.Clone(vs[0].Persona)
+		for a := range varied {
+			delete(shown, a)
+		}
+		slots[i] = &slot{id: id, variants: vs, shown: persona.Lines(shown)}
+	}
+	var rejected, have []string
+	for call := 1; ; call++ {
+		var open []*slot
+		for _, sl := range slots {
+			if sl.item == nil {
+				open = append(open, sl)
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		if call > 1+s.opt.MaxTopUps {
+			why := "none"
+			if len(rejected) > 0 {
+				why = rejected[len(rejected)-1]
+			}
+			return nil, fmt.Errorf("only %d of %d PACT items passed the judge after %d calls (last refused: %s)", want-len(open), want, call-1, why)
+		}
+		data := newPromptData(norm, cu.c)
+		for _, sl := range open {
+			data.Slots = append(data.Slots, sl.shown)
+		}
+		data.Have, data.Rejected = have, rejected
+		suffix := ""
+		if call > 1 {
+			suffix = "." + strconv.Itoa(call)
+		}
+		resp, err := s.call(ctx, in.ID, "pact"+suffix, "pact", "pact_items", cu.c.Name, data, func(r *llm.Response) (any, error) {
+			var v struct {
+				Items []pactDraft `json:"items"`
+			}
+			if err := r.Decode(&v); err != nil {
+				return nil, err
+			}
+			if len(v.Items) != len(open) {
+				return nil, fmt.Errorf("the reply holds %d items, it must hold exactly %d", len(v.Items), len(open))
+			}
+			for i := range v.Items {
+				v.Items[i].trim()
+				if err := checkPactDraft(cu.det, cu.c, v.Items[i]); err != nil {
+					return nil, fmt.Errorf("item %d: %w", i+1, err)
+				}
+			}
+			return v.Items, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		drafts := resp.Checked.([]pactDraft)
+		verdicts, jgen, err := s.judgePact(ctx, in.ID, "pact_judge"+suffix, norm, cu, drafts)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range drafts {
+			if !verdicts[i].Conflict {
+				rejected = append(rejected, fmt.Sprintf("expectation %q, preference %q: %s", d.Expectation, d.Preference, verdicts[i].Reason))
+				continue
+			}
+			open[i].item = &drafts[i]
+			open[i].gen = []record.Gen{resp.Gen, jgen}
+			have = append(have, d.Scenario)
+		}
+	}
+	var out []*record.Record
+	for _, sl := range slots {
+		for _, v := range sl.variants {
+			d := sl.item
+			r := &record.Record{
+				ID: s.opt.Personas.ID(sl.id, v.Persona), ParentID: in.ID,
+				Culture: norm.Culture, Lang: lang.Normalize(cu.c.ScenarioLang),
+				Category: norm.Category, NormID: norm.ID, Norm: norm.Text,
+				Scenario: d.Scenario, Extra: maps.Clone(in.Extra), Persona: maps.Clone(v.Persona),
+				PactItem: &record.PactItem{Actor: d.Actor, Receiver: d.Receiver, Expectation: d.Expectation,
+					Preference: d.Preference, FollowOption: d.FollowOption, AllowOption: d.AllowOption},
+				Gen: append([]record.Gen(nil), sl.gen...),
+			}
+			if s.opt.Personas.Varies() {
+				r.VariantOf = sl.id
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// verdict is the judge's answer for one item.
+type verdict struct {
+	Index    int    `json:"index"`
+	Conflict bool   `json:"conflict"`
+	Reason   string `json:"reason"`
+}
+
+// judgePact asks the judge role whether each item's preference conflicts
+// with its expectation: one call for the items of one writer reply, with
+// one verdict per item (re-asked otherwise).
+func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.Norm, cu *cultureEntry, drafts []pactDraft) ([]verdict, record.Gen, error) {
+	if s.opt.Judge == nil {
+		return nil, record.Gen{}, errors.New("--types pact needs the judge role")
+	}
+	data := newPromptData(norm, cu.c)
+	for _, d := range drafts {
+		data.Items = append(data.Items, fmt.Sprintf("scenario: %s / expectation: %s / preference: %s", d.Scenario, d.Expectation, d.Preference))
+	}
+	p, err := s.opt.Pack.Render("seed", "pact_judge", cu.c.Name, data)
+	if err != nil {
+		return nil, record.Gen{}, err
+	}
+	resp, err := s.opt.Judge.Call(ctx, llm.Request{
+		ID: id, Call: name, Schema: "pact_conflict", PromptPack: s.opt.Pack.Version(),
+		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
+		Check: func(r *llm.Response) (any, error) {
+			var v struct {
+				Items []verdict `json:"items"`
+			}
+			if err := r.Decode(&v); err != nil {
+				return nil, err
+			}
+			out := make([]verdict, len(drafts))
+			got := make([]bool, len(drafts))
+			for _, x := range v.Items {
+				if x.Index < 1 || x.Index > len(drafts) {
+					return nil, fmt.Errorf("index %d: there are items 1 to %d", x.Index, len(drafts))
+				}
+				out[x.Index-1], got[x.Index-1] = x, true
+			}
+			for i, ok := range got {
+				if !ok {
+					return nil, fmt.Errorf("no verdict for item %d: give one per item", i+1)
+				}
+			}
+			return out, nil
+		},
+	})
+	if err != nil {
+		return nil, record.Gen{}, fmt.Errorf("judge: %w", err)
+	}
+	return resp.Checked.([]verdict), resp.Gen, nil
+}

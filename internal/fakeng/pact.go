@@ -1,0 +1,299 @@
+package fakeng
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// PactBias is the fake model under test of ngpact: its probability of
+// choosing the follow option is Base (0.6 when 0), plus Culture[culture]
+// for the item's culture (its key or display name, lower case), plus
+// Persona["attr=value"] for each of the actor's persona attributes, plus
+// Norm for the norm framing, clamped to [0.02, 0.98]. Tests inject a known
+// effect this way (+0.10 for one culture, 0 for gender) and check that
+// ngpact and ngstats recover it. With logprobs the first token's
+// alternatives carry that probability exactly (the two labels share 0.9,
+// "The" takes 0.1); sampled replies draw from it by a hash of the request
+// (its seed and prompt). Neither is the share of sampled replies that name
+// no option.
+type PactBias struct {
+	Base    float64
+	Culture map[string]float64
+	Persona map[string]float64
+	Norm    float64
+	Neither float64
+}
+
+// pactQuestion is what the fake reads from an ngpact prompt.
+type pactQuestion struct {
+	culture      string
+	persona      map[string]string
+	norm         bool
+	followLabel  string // "A" or "B"
+	optA, optB   string
+	expectation  string
+	preference   string
+	firstUserMsg string
+}
+
+// The labels of the pact/question prompts, per language.
+var (
+	cultureLabels     = []string{"Culture:", "문화:", "文化:"}
+	expectationLabels = []string{"Cultural expectation:", "문화적 기대:", "文化期望:"}
+	preferenceLabels  = []string{"Personal preference:", "개인적 선호:", "个人偏好:"}
+	normFraming       = []string{"What would most people", "사람들 대부분은", "大多数人"}
+)
+
+func afterLabel(line string, labels []string) (string, bool) {
+	for _, l := range labels {
+		if v, ok := strings.CutPrefix(line, l); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// parsePactQuestion reads an ngpact prompt (the first user message: a
+// re-ask adds more); ok is false for any other request.
+func parsePactQuestion(req *llmtest.ChatRequest) (q pactQuestion, ok bool) {
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			q.firstUserMsg = m.Text()
+			break
+		}
+	}
+	q.persona = map[string]string{}
+	for _, line := range strings.Split(q.firstUserMsg, "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := afterLabel(line, cultureLabels); ok {
+			q.culture = strings.ToLower(v)
+		} else if v, ok := afterLabel(line, expectationLabels); ok {
+			q.expectation = v
+		} else if v, ok := afterLabel(line, preferenceLabels); ok {
+			q.preference = v
+		} else if v, ok := strings.CutPrefix(line, "A. "); ok {
+			q.optA = v
+		} else if v, ok := strings.CutPrefix(line, "B. "); ok {
+			q.optB = v
+		} else if v, ok := strings.CutPrefix(line, "- "); ok {
+			if k, val, ok := strings.Cut(v, ": "); ok {
+				q.persona[strings.ReplaceAll(k, " ", "_")] = val
+			}
+		}
+	}
+	for _, f := range normFraming {
+		q.norm = q.norm || strings.Contains(q.firstUserMsg, f)
+	}
+	if q.optA == "" || q.optB == "" || q.expectation == "" {
+		return q, false
+	}
+	// The follow option is the one nearer the expectation than the
+	// preference (the fake writer's follow option is its expectation).
+	score := func(o string) float64 { return similarity(o, q.expectation) - similarity(o, q.preference) }
+	q.followLabel = "A"
+	if score(q.optB) > score(q.optA) {
+		q.followLabel = "B"
+	}
+	return q, true
+}
+
+// similarity is the Jaccard similarity of two texts' character bigrams.
+func similarity(a, b string) float64 {
+	grams := func(s string) map[string]bool {
+		r := []rune(strings.ToLower(s))
+		m := map[string]bool{}
+		for i := 0; i+1 < len(r); i++ {
+			m[string(r[i:i+2])] = true
+		}
+		return m
+	}
+	ga, gb := grams(a), grams(b)
+	inter := 0
+	for g := range ga {
+		if gb[g] {
+			inter++
+		}
+	}
+	if u := len(ga) + len(gb) - inter; u > 0 {
+		return float64(inter) / float64(u)
+	}
+	return 0
+}
+
+// PFollow is the fake's probability of following the culture for a
+// question.
+func (b PactBias) PFollow(culture string, persona map[string]string, normFraming bool) float64 {
+	p := b.Base
+	if p == 0 {
+		p = 0.6
+	}
+	p += b.Culture[strings.ToLower(culture)]
+	for k, v := range persona {
+		p += b.Persona[k+"="+v]
+	}
+	if normFraming {
+		p += b.Norm
+	}
+	return math.Min(math.Max(p, 0.02), 0.98)
+}
+
+func other(l string) string {
+	if l == "A" {
+		return "B"
+	}
+	return "A"
+}
+
+// pactAnswer answers an ngpact question: the more likely label when the
+// request asks for logprobs, else a draw.
+func (m *Model) pactAnswer(req *llmtest.ChatRequest, q pactQuestion) string {
+	p := m.Pact.PFollow(q.culture, q.persona, q.norm)
+	if req.Logprobs != nil && *req.Logprobs {
+		if p >= 0.5 {
+			return q.followLabel
+		}
+		return other(q.followLabel)
+	}
+	h := fnv.New64a()
+	if req.Seed != nil {
+		fmt.Fprint(h, *req.Seed)
+	}
+	fmt.Fprint(h, "\x00", q.firstUserMsg, "\x00", len(req.Messages))
+	x := mix(h.Sum64())
+	u := float64(x>>11) / float64(1<<53)
+	if v := float64(mix(x)>>11) / float64(1<<53); v < m.Pact.Neither {
+		return "I cannot choose between these."
+	}
+	l := q.followLabel
+	if u >= p {
+		l = other(l)
+	}
+	switch x % 3 { // the forms a model answers in
+	case 0:
+		return l
+	case 1:
+		return "Answer: " + l
+	}
+	return "(" + l + ")"
+}
+
+// Logprobs is an llmtest.Options.Logprobs: for an ngpact question, the
+// first token's alternatives with the bias's probability.
+func (m *Model) Logprobs(req *llmtest.ChatRequest, content string) []llmtest.TopLogprob {
+	q, ok := parsePactQuestion(req)
+	if !ok {
+		return nil
+	}
+	p := m.Pact.PFollow(q.culture, q.persona, q.norm)
+	f, a := llmtest.TopLogprob{Token: q.followLabel, Logprob: math.Log(0.9 * p)}, llmtest.TopLogprob{Token: other(q.followLabel), Logprob: math.Log(0.9 * (1 - p))}
+	if a.Logprob > f.Logprob {
+		f, a = a, f
+	}
+	return []llmtest.TopLogprob{f, a, {Token: "The", Logprob: math.Log(0.1)}}
+}
+
+// mix is splitmix64's finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// pactReply answers ngseed --types pact (schemas pact_items and
+// pact_conflict) and ngpact's questions; ok is false for other requests.
+func (m *Model) pactReply(req *llmtest.ChatRequest) (string, bool) {
+	switch req.SchemaName() {
+	case "pact_items":
+		return m.pactItems(req), true
+	case "pact_conflict":
+		return pactVerdicts(req), true
+	case "":
+		if q, ok := parsePactQuestion(req); ok {
+			return m.pactAnswer(req, q), true
+		}
+	}
+	return "", false
+}
+
+var (
+	sentenceEnd = regexp.MustCompile(`[^.!?。！？]+[.!?。！？]+`)
+	slotLine    = regexp.MustCompile(`(?m)^\d+\. (an actor with these attributes|any actor)`)
+)
+
+// pactItems writes items from release situations of the norm's culture
+// and category: the expectation is the situation's first sentence and the
+// follow option the same, the preference and allow option its second,
+// so the text is real text in the culture's language.
+func (m *Model) pactItems(req *llmtest.ChatRequest) string {
+	user := ""
+	for _, msg := range req.Messages {
+		if msg.Role == "user" {
+			user = msg.Text()
+			break
+		}
+	}
+	var norm *normbank.Norm
+	for _, n := range normbank.BuiltinNorms() {
+		if strings.Contains(user, n.Text) {
+			norm = &n
+			break
+		}
+	}
+	if norm == nil {
+		return `{"items": []}`
+	}
+	want := len(slotLine.FindAllString(user, -1))
+	pairs := m.seed.Pool.Pairs(norm.Culture, norm.Category, record.TypeAdherence)
+	start := record.Bucket(norm.ID, max(len(pairs), 1))
+	type item struct {
+		Scenario     string `json:"scenario"`
+		Actor        string `json:"actor"`
+		Receiver     string `json:"receiver"`
+		Expectation  string `json:"expectation"`
+		Preference   string `json:"preference"`
+		FollowOption string `json:"follow_option"`
+		AllowOption  string `json:"allow_option"`
+	}
+	items := []item{}
+	for i := 0; i < len(pairs) && len(items) < want; i++ {
+		pr := pairs[(start+i)%len(pairs)]
+		if strings.Contains(user, pr.Scenario) {
+			continue // already kept
+		}
+		s := sentenceEnd.FindAllString(pr.Situation, -1)
+		if len(s) < 2 {
+			continue
+		}
+		e, p := strings.TrimSpace(s[0]), strings.TrimSpace(s[1])
+		items = append(items, item{Scenario: pr.Scenario, Actor: "actor", Receiver: "receiver",
+			Expectation: e, Preference: p, FollowOption: e, AllowOption: p})
+	}
+	b, _ := json.Marshal(map[string]any{"items": items})
+	return string(b)
+}
+
+// pactVerdicts finds every item in conflict.
+func pactVerdicts(req *llmtest.ChatRequest) string {
+	n := len(regexp.MustCompile(`(?m)^\d+\. scenario: `).FindAllString(req.LastUser(), -1))
+	type v struct {
+		Index    int    `json:"index"`
+		Conflict bool   `json:"conflict"`
+		Reason   string `json:"reason"`
+	}
+	out := []v{}
+	for i := 1; i <= n; i++ {
+		out = append(out, v{i, true, "acting on the preference means not doing what is expected"})
+	}
+	b, _ := json.Marshal(map[string]any{"items": out})
+	return string(b)
+}
