@@ -23,10 +23,13 @@ const (
 	RoleJudge    = "judge"
 	RoleLabeller = "labeller"
 	RolePairwise = "pairwise"
+	// ngsim's: the simulated user and the assistants under test.
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
 )
 
 // AllRoleNames are the roles of every program.
-var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise}
+var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleUser, RoleAssistant}
 
 // Role is one of a program's model roles (DESIGN §4): ngrefine has a
 // rewriter and a judge, nglabel a labeller panel, a quality judge and a

@@ -17,6 +17,8 @@ type RoleFlags struct {
 	Judge  string
 	// Labellers is --labellers A,B,C (nglabel's panel).
 	Labellers string
+	// Assistants is --assistants A,B (ngsim's assistants under test).
+	Assistants string
 	// RequireAll is --require-all-labellers: a record fails when a
 	// labeller of the panel gave no labels.
 	RequireAll bool
@@ -41,6 +43,8 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []llm.Role) {
 		case r.Name == llm.RoleLabeller && r.Panel:
 			fs.StringVar(&f.Labellers, "labellers", "", "a panel of labelling models, endpoint aliases `A,B,C` (as --role labeller=A,B,C): majority label, each model's label and inter-model agreement")
 			fs.BoolVar(&f.RequireAll, "require-all-labellers", false, "fail a record when a labeller of the panel gave no labels (default: keep the others' labels and name the failed one)")
+		case r.Name == llm.RoleAssistant && r.Panel:
+			fs.StringVar(&f.Assistants, "assistants", "", "the assistants under test, endpoint aliases `A,B` (as --role assistant=A,B): every spec is run against each")
 		}
 	}
 }
@@ -52,7 +56,7 @@ func (f *RoleFlags) Settings() (llm.RoleSettings, error) {
 	for _, a := range f.Roles {
 		rs.Given = append(rs.Given, "--role "+a)
 	}
-	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}}
+	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"assistants", llm.RoleAssistant, f.Assistants}}
 	for _, s := range short {
 		if s.v == "" {
 			continue
