@@ -84,7 +84,7 @@ var (
 	reConstraint = regexp.MustCompile(`(?m)^- \[(\w+)\] \((\w+)\) (.+)$`)
 	reJudgeCons  = regexp.MustCompile(`(?m)^- \[(\w+)\] (.+)$`)
 	reTurn       = regexp.MustCompile(`Turn (\d+) of at most`)
-	reNorm       = regexp.MustCompile(`(?m)^- \[([0-9a-f]+)\] \(\w+\) (.+)$`)
+	reNorm       = regexp.MustCompile(`(?m)^- \[(n[0-9a-f]+)\] \(\w+\) (.+)$`)
 	reDomain     = regexp.MustCompile(`(?m)^Domain: (.+)$`)
 	reSubgroup   = regexp.MustCompile(`(?m)^Subgroup: (.+)$`)
 	reJudgeTurn  = regexp.MustCompile(`(?m)^\[\d+\] (user|assistant): (.*)$`)
@@ -137,7 +137,11 @@ func episodeSpec(req *llmtest.ChatRequest) string {
 	reveals := []string{"implicit", "explicit", "never"}
 	var cons []con
 	for i, m := range reNorm.FindAllStringSubmatch(text, 3) {
-		cons = append(cons, con{Text: "The help must follow this norm of the user's family: " + m[2], NormID: m[1], Reveal: reveals[i%3]})
+		norm, _, _ := strings.Cut(m[2], ". ")
+		if r := []rune(norm); len(r) > 200 {
+			norm = string(r[:200])
+		}
+		cons = append(cons, con{Text: "The help must follow the user's custom: " + norm, NormID: m[1], Reveal: reveals[i%3]})
 	}
 	if len(cons) < 2 {
 		cons = []con{
