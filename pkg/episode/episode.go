@@ -82,7 +82,7 @@ func Validate(ep *record.Episode) error {
 	case ep.Domain == "":
 		return fmt.Errorf("the episode has no domain")
 	case len(ep.Constraints) < MinConstraints || len(ep.Constraints) > MaxConstraints:
-		return fmt.Errorf("the episode has %d hidden constraints, it must have %d to %d", len(ep.Constraints), MinConstraints, MaxConstraints)
+		return fmt.Errorf("the episode has %d hidden constraint(s), it must have %d to %d", len(ep.Constraints), MinConstraints, MaxConstraints)
 	}
 	seen := map[string]bool{}
 	for i, c := range ep.Constraints {
