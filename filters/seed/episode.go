@@ -159,10 +159,11 @@ func (s *EpisodeStage) Process(ctx context.Context, slot *record.Record) ([]*rec
 func (s *EpisodeStage) spec(ctx context.Context, slot *record.Record, cu *cultureEntry, norms []normbank.Norm, p map[string]string) (*record.Record, error) {
 	c := cu.c
 	want := lang.Normalize(c.Lang)
-	rec := &record.Record{ID: s.opt.Personas.ID(slot.ID, p), ParentID: slot.ID, Culture: c.Name, Lang: want,
+	base := record.NewID(slot.ID, TypeEpisode)
+	rec := &record.Record{ID: s.opt.Personas.ID(base, p), ParentID: slot.ID, Culture: c.Name, Lang: want,
 		Persona: maps.Clone(p), Extra: maps.Clone(slot.Extra)}
 	if s.opt.Personas.Varies() {
-		rec.VariantOf = slot.ID
+		rec.VariantOf = base
 	}
 	data := episodeData{Culture: c.Display(), Language: languageName(want), Lang: want,
 		Domain: strings.ReplaceAll(slot.Episode.Domain, "_", " "), Subgroup: slot.Episode.Subgroup,

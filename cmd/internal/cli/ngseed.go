@@ -173,7 +173,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return nil, err
 		}
 		if ep {
-			return episodes.stage(m, pack, cultures.Lookup, sampler, *culture, *normsFile, *categories, env.Stderr)
+			return episodes.stage(m, pack, cultures.Lookup, sampler, p.Flags.Args(), *culture, *normsFile, *categories, env.Stderr)
 		}
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler})

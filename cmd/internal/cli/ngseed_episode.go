@@ -86,9 +86,9 @@ func (f *episodeFlags) source(args []string, culture string, lookup func(string)
 // (the newer profiles) is said once, and its constraints rest on the
 // profile.
 func (f *episodeFlags) stage(m *llm.Models, pack *prompt.Pack, lookup func(string) (*normbank.Culture, error), sampler *persona.Sampler,
-	culture, normsFile string, categories []string, stderr io.Writer) (pipeline.Stage, error) {
-	if culture == "" {
-		return nil, errors.New("--types episode needs --culture NAME (one culture a run)")
+	args []string, culture, normsFile string, categories []string, stderr io.Writer) (pipeline.Stage, error) {
+	if _, err := f.source(args, culture, lookup); err != nil {
+		return nil, err // the same checks as the source's, before the note below
 	}
 	c, err := lookup(culture)
 	if err != nil {

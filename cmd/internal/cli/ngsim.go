@@ -83,6 +83,9 @@ ngcat --from episodes my-specs.csv | ngsim --max-turns 6 --errors failed.jsonl -
 	}
 	p.WithRoles(ngsimRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+		if *maxTurns < 1 {
+			return nil, fmt.Errorf("--max-turns %d: want at least 1", *maxTurns)
+		}
 		roles := []string{llm.RoleUser, llm.RoleAssistant}
 		if !*noJudge {
 			roles = append(roles, llm.RoleJudge)
