@@ -191,10 +191,10 @@ func (e *Episodes) nextRow() (map[string]json.RawMessage, int64, error) {
 	if err == io.EOF {
 		return nil, 0, io.EOF
 	}
-	line, _ := e.csv.FieldPos(0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %v", e.display, csvMessage(err))
 	}
+	line, _ := e.csv.FieldPos(0) // only after a row was read: it panics otherwise
 	obj := map[string]json.RawMessage{}
 	for i, c := range cells {
 		if !utf8.ValidString(c) {
