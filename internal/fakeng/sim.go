@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
@@ -208,9 +209,15 @@ func simAssistant(req *llmtest.ChatRequest) string {
 			break
 		}
 	}
+	found := false
 	for c, p := range simPhrases {
 		if p.opening == first || strings.Contains(first, p.opening) {
-			code = c
+			code, found = c, true
+		}
+	}
+	if !found { // an imported spec: its language by script (Latin: English)
+		if d := lang.Default().Detect(first); simPhrases[d.Lang].reply != "" {
+			code = d.Lang
 		}
 	}
 	reply := simPhrases[code].reply
