@@ -67,7 +67,7 @@ ngsim specs.jsonl --models models.yaml --role user=sim --assistants gpt41,qwen -
 ngsim specs.jsonl --mode gold --assistant-system system.txt -o gold.jsonl && ngcat gold.jsonl --to messages -o train.jsonl
 ngcat --from episodes my-specs.csv | ngsim --max-turns 6 --errors failed.jsonl -o episodes.parquet`
 	fs := p.Flags
-	mode := fs.String("mode", episode.ModeBenchmark, "`MODE`: benchmark (the assistant gets only the conversation) or gold (its system prompt holds the hidden constraints)")
+	mode := fs.String("mode", episode.ModeBenchmark, "the episodes' `MODE`: benchmark (the assistant gets only the conversation) or gold (its system prompt holds the hidden constraints)")
 	maxTurns := fs.Int("max-turns", sim.DefaultMaxTurns, "most assistant replies in an episode, `N`")
 	system := fs.String("assistant-system", "", "the assistants' system prompt, from `FILE` (default: \"You are a helpful assistant.\")")
 	turnRetries := fs.Int("turn-retries", sim.DefaultTurnRetries, "times more a call is made, `N`, once the client's retries are spent, before the episode fails")
