@@ -74,8 +74,8 @@ func (e *Episodes) Next() (pipeline.Item, error) {
 			}
 		}
 		var obj map[string]json.RawMessage
+		var line int64
 		var err error
-		line := e.line
 		if e.csv != nil {
 			obj, line, err = e.nextRow()
 		} else {
