@@ -53,7 +53,9 @@ func ParseSystemTemplate(name, text string) (*template.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--system-template %s: %w", name, err)
 	}
-	if err := t.Execute(io.Discard, &record.Record{}); err != nil {
+	// The episode fields are there, so that a template for ngsim episodes
+	// ({{.Episode.Subgroup}}) can be tried too.
+	if err := t.Execute(io.Discard, &record.Record{Episode: &record.Episode{}, Sim: &record.Sim{}}); err != nil {
 		return nil, fmt.Errorf("--system-template %s: %w", name, err)
 	}
 	return t, nil
@@ -64,8 +66,10 @@ func ParseSystemTemplate(name, text string) (*template.Template, error) {
 // messages and every other speaker's as "user" ones (a stage direction
 // before the text, in parentheses; narration left out). A dialogue in which
 // the assistant never speaks makes no example, nor does a record without
-// turns. A system template that fails on a record is reported by the
-// error function and the record makes no example.
+// turns. An ngsim episode (sim set) ends with the assistant's last reply:
+// the user's closing message after it is left out. A system template that
+// fails on a record is reported by the error function and the record makes
+// no example.
 func Messages(opt MessagesOptions, fail func(rec *record.Record, err error)) func(*record.Record) []MessagesRow {
 	return func(rec *record.Record) []MessagesRow {
 		rows, err := messages(rec, opt)
@@ -110,6 +114,13 @@ func messages(rec *record.Record, opt MessagesOptions) ([]MessagesRow, error) {
 		return nil, nil
 	}
 	if !opt.PerTurn {
+		if rec.Sim != nil {
+			// An ngsim episode may end with the user's closing message
+			// ("thanks, bye"): a training example ends with the assistant.
+			for msgs[len(msgs)-1].Role != "assistant" {
+				msgs = msgs[:len(msgs)-1]
+			}
+		}
 		rows = append(rows, MessagesRow{Messages: msgs})
 	}
 	return rows, nil

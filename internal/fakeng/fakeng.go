@@ -64,6 +64,14 @@ func (m *Model) Reply(req *llmtest.ChatRequest) string {
 	}
 	name := req.SchemaName()
 	switch {
+	case name == "seed_episode":
+		return episodeSpec(req)
+	case name == "sim_user":
+		return simUser(req)
+	case name == "sim_judge":
+		return simJudge(req)
+	case name == "":
+		return simAssistant(req)
 	case strings.HasPrefix(name, "seed_"):
 		return m.seed.Reply(req)
 	case strings.HasPrefix(name, "refine_"):

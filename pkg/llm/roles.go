@@ -24,10 +24,13 @@ const (
 	RoleLabeller = "labeller"
 	RolePairwise = "pairwise"
 	RoleSubject  = "subject" // ngpact's models under test
+	// ngsim's: the simulated user and the assistants under test.
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
 )
 
 // AllRoleNames are the roles of every program.
-var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject}
+var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject, RoleUser, RoleAssistant}
 
 // Role is one of a program's model roles (DESIGN §4): ngrefine has a
 // rewriter and a judge, nglabel a labeller panel, a quality judge and a

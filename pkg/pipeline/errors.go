@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,6 +45,9 @@ func OpenErrorLog(path string) (*ErrorLog, error) {
 // Add records one failed record. With no log, the reason goes to stderr.
 func (l *ErrorLog) Add(stderr io.Writer, stage string, rec *record.Record, it Item, err error) {
 	e := ErrorRecord{Stage: stage, Error: err.Error(), Record: rec}
+	if re := (*RecordError)(nil); errors.As(err, &re) && re.Record != nil {
+		e.Record = re.Record
+	}
 	if rec != nil {
 		e.ID = rec.ID
 	}
@@ -111,3 +115,15 @@ func (e *DropError) Error() string { return "dropped: " + e.Reason }
 func Drop(format string, a ...any) error {
 	return &DropError{Reason: fmt.Sprintf(format, a...)}
 }
+
+// RecordError, returned by a Stage, fails the record with Err and puts
+// Record — what the stage had made of it, e.g. the partial transcript of
+// an episode that could not finish — in the errors file in place of the
+// input record.
+type RecordError struct {
+	Record *record.Record
+	Err    error
+}
+
+func (e *RecordError) Error() string { return e.Err.Error() }
+func (e *RecordError) Unwrap() error { return e.Err }

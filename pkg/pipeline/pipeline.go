@@ -50,6 +50,10 @@ type Item struct {
 	// (Line is a line number for JSONL, a row or element number otherwise).
 	Name string
 	Line int64
+	// Err, when set, fails this record as it was read (an imported row
+	// that is not a valid record): it goes to the errors file with Err and
+	// Rec (what could be read of it), and the run goes on.
+	Err error
 }
 
 // Source yields input items in order; io.EOF at the end. Any other error

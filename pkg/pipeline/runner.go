@@ -348,6 +348,10 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		r.resumed = true
 		return r
 	}
+	if j.item.Err != nil {
+		r.err = j.item.Err
+		return r
+	}
 	if ctx.Err() != nil {
 		r.err = fmt.Errorf("not processed: %w", context.Cause(ctx))
 		return r

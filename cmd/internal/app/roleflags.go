@@ -17,6 +17,8 @@ type RoleFlags struct {
 	Judge  string
 	// Labellers is --labellers A,B,C (nglabel's panel).
 	Labellers string
+	// Assistants is --assistants A,B (ngsim's assistants under test).
+	Assistants string
 	// RequireAll is --require-all-labellers: a record fails when a
 	// labeller of the panel gave no labels.
 	RequireAll bool
@@ -45,6 +47,8 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []llm.Role) {
 			fs.BoolVar(&f.RequireAll, "require-all-labellers", false, "fail a record when a labeller of the panel gave no labels (default: keep the others' labels and name the failed one)")
 		case r.Name == llm.RoleSubject:
 			fs.StringVar(&f.Subjects, "subjects", "", "the models under test, endpoint aliases `A,B,C` of the models file (as --role subject=A,B,C; default: the flags' endpoint)")
+		case r.Name == llm.RoleAssistant && r.Panel:
+			fs.StringVar(&f.Assistants, "assistants", "", "the assistants under test, endpoint aliases `A,B` (as --role assistant=A,B): every spec is run against each")
 		}
 	}
 }
@@ -56,7 +60,7 @@ func (f *RoleFlags) Settings() (llm.RoleSettings, error) {
 	for _, a := range f.Roles {
 		rs.Given = append(rs.Given, "--role "+a)
 	}
-	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"subjects", llm.RoleSubject, f.Subjects}}
+	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"subjects", llm.RoleSubject, f.Subjects}, {"assistants", llm.RoleAssistant, f.Assistants}}
 	for _, s := range short {
 		if s.v == "" {
 			continue

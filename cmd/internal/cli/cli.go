@@ -15,6 +15,7 @@ var Programs = map[string]func(app.Env) error{
 	"ngcat":    Ngcat,
 	"ngrefine": Ngrefine,
 	"ngseed":   Ngseed,
+	"ngsim":    Ngsim,
 	"nglabel":  Nglabel,
 	"ngstats":  Ngstats,
 	"ngv2r":    Ngv2r,

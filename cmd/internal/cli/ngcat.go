@@ -68,6 +68,14 @@ the errors file with the reason, file and line.
 {"conversations": [{from, value}]}, one dialogue per object, the roles as speakers,
 the system message in extra "system".
 
+--from episodes reads ngsim episode specs made elsewhere: JSONL objects, or CSV/TSV
+rows under a header (.csv/.tsv, or stdin not starting with '{'), with culture,
+lang (default: the culture's), subgroup, domain, goal, opening, and constraints
+(a JSON list of texts or {id, text, norm_id, reveal}; in CSV also texts separated
+by " | " or newlines, or columns constraint_N, reveal_N, norm_id_N). A spec that is
+not valid (2-4 constraints, a goal and an opening that gives none away) goes to the
+errors file with its file and line; the others are written.
+
 Lines a parser cannot place are never dropped: they are kept verbatim in
 checks.unplaced with the defect unplaced_lines. A text that holds several dialogues
 keeps all their turns, in order, with the defect multiple_dialogues;
@@ -137,7 +145,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	iof := &p.IO
 	iof.Register(p.Flags)
 	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), pact (PACT items, CSV or JSONL), labelstudio or argilla (review exports)")
+	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), pact (PACT items, CSV or JSONL), episodes (ngsim episode specs, JSONL or CSV), labelstudio or argilla (review exports)")
 	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 	culture := fs.String("culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
 	typ := fs.String("type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
@@ -264,12 +272,14 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
 	case "pact":
 		spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
+	case "episodes":
+		spec.Source = imports.NewEpisodes(args, imports.EpisodesOptions{Fields: fields, Stdin: env.Stdin})
 	case review.ToolLabelStudio:
 		spec.Source = review.NewLabelStudio(args, env.Stdin)
 	case review.ToolArgilla:
 		spec.Source = review.NewArgilla(args, env.Stdin)
 	default:
-		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, labelstudio or argilla", *from)
+		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla", *from)
 	}
 	if *splitDialogues {
 		spec.Stage = imports.SplitDialogues

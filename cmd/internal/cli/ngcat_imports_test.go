@@ -160,7 +160,7 @@ func TestNgcatImportsUsage(t *testing.T) {
 		{[]string{"--culture", "korean", "x.jsonl"}, "--culture, --type, --lang, --category and --norm go with --from"},
 		{[]string{"--from", "text", "--type", "chat"}, `--type "chat": want adherence, violation or v2r`},
 		{[]string{"--from", "text", "--separator", "a\nb"}, "cannot hold a line break"},
-		{[]string{"--from", "xml"}, "want normgenesis, prosocial, text, csv, tsv, messages, pact, labelstudio or argilla"},
+		{[]string{"--from", "xml"}, "want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla"},
 		{[]string{"--from", "csv"}, "--from csv needs --text-column COLUMN"},
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "speaker=x"}, "speaker is no field a column can fill"},
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "culture"}, `--column "culture": want FIELD=COLUMN`},

@@ -78,6 +78,17 @@ language), category, norm_id, norm, dialogue_type, scenario, situation, gen (the
 calls that wrote the scenario and situation). Fields of the norm record that no
 stage owns pass through to each of its seeds.
 
+Episodes: --types episode (alone, with --culture) writes CultureConverse episode
+specs for ngsim, one writer call each: per --domains domain (default the seven:
+food_and_dining, health, family_and_ceremonies, work, religion_and_festivals,
+travel_and_hospitality, gifts_and_etiquette) and --per-domain times (per
+--subgroups value, when given), the user's subgroup identity, a practical goal,
+2-4 hidden cultural constraints (each resting on one of up to 6 norms of the
+culture offered, its norm_id, or on the profile when the culture has no norms),
+how each may be revealed (implicit, explicit, never), and the opening message in
+the culture's language (checked with pkg/lang; a failing reply is asked again).
+--personas and --vary give the users personas as for seeds.
+
 Cultures: profiles give the languages, names, titles and guidance on honorifics
 and distance (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `). Add one with --culture-file FILE
 or a NAME.yaml in $NG_CULTURES_DIR (default ~/.config/ngkit/cultures).
@@ -96,6 +107,7 @@ ngseed --culture thai --norms thai-norms.jsonl
 ngseed --culture korean --personas personas.yaml --vary hierarchy=junior,senior --seed 7
 ngseed --types pact --per-norm 2 --vary age=18-29,30-49,50+ | ngpact --subjects gpt,qwen | ngstats
 ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
+ngseed --types episode --culture thai --per-domain 3 --personas personas.yaml | ngsim --assistants a,b
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
 	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")
@@ -103,7 +115,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	limit := fs.Int("limit", 0, "use the first `N` selected norms only (0: all)")
 	normsFile := fs.String("norms", "", "read the norms from `FILE` (JSONL, Parquet or Arrow with culture, category, norm) instead of the built-in bank")
 	perNorm := fs.Int("per-norm", seed.DefaultPerNorm, "scenarios, hence adherence seeds, per norm, `N`")
-	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r; or pact (PACT trade-off items)")
+	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r; or pact (PACT trade-off items); or episode alone (CultureConverse episode specs for ngsim)")
 	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
 	fs.Lookup("types").DefValue = record.TypeAdherence
 	var cultures app.Cultures
@@ -112,9 +124,17 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	prompts.Register(fs, "seed/scenarios[.culture].tmpl, ...")
 	var personas app.Personas
 	personas.Register(fs)
+	var episodes episodeFlags
+	episodes.register(fs)
 
 	p.Source = func(args []string) (pipeline.Source, error) {
 		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
+		if ep, err := isEpisode(*typesFlag); ep || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return episodes.source(args, sel.Culture, cultures.Lookup)
+		}
 		switch {
 		case len(args) > 0 && *normsFile != "":
 			return nil, seed.ErrBothInputs
@@ -151,9 +171,15 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		case *perNorm < 1:
 			return nil, fmt.Errorf("--per-norm %d: want at least 1", *perNorm)
 		}
-		types, err := seed.ParseTypes(*typesFlag)
+		ep, err := isEpisode(*typesFlag)
 		if err != nil {
 			return nil, err
+		}
+		var types []string
+		if !ep {
+			if types, err = seed.ParseTypes(*typesFlag); err != nil {
+				return nil, err
+			}
 		}
 		if slices.Contains(types, seed.TypePact) {
 			if err := m.Need(llm.RoleJudge); err != nil {
@@ -171,6 +197,9 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		sampler, err := personas.Sampler(p.LLM.Seed)
 		if err != nil {
 			return nil, err
+		}
+		if ep {
+			return episodes.stage(m, pack, cultures.Lookup, sampler, p.Flags.Args(), *culture, *normsFile, *categories, env.Stderr)
 		}
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler, Judge: judge})
