@@ -491,7 +491,7 @@ func batchObject(bt *fakeBatch) map[string]any {
 		"output_file_id": nilIfEmpty(bt.outputID), "error_file_id": nilIfEmpty(bt.errorID),
 		"created_at": bt.created.Unix(), "expires_at": bt.created.Add(24 * time.Hour).Unix(),
 		"request_counts": map[string]int{"total": len(bt.lines), "completed": bt.completed, "failed": bt.failed},
-		"metadata": bt.metadata}
+		"metadata":       bt.metadata}
 	for _, k := range []string{"in_progress_at", "finalizing_at", "completed_at", "failed_at", "expired_at", "cancelling_at", "cancelled_at"} {
 		if v, ok := bt.stamps[k]; ok {
 			o[k] = v
