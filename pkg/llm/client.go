@@ -51,6 +51,9 @@ type Config struct {
 	Prices       string
 	EmitRequests string
 	Responses    string
+	// Batch: the calls go to the Batch API (batchmode.go, batcher.go), in
+	// rounds driven by the program; replies are priced at the batch rate.
+	Batch bool
 	// Stderr gets the summary and notes; Quiet silences the summary.
 	Stderr interface{ Write([]byte) (int, error) }
 	Quiet  bool
@@ -86,6 +89,8 @@ type Client struct {
 	cache    *Cache
 	emit     *emitter
 	replay   map[string]*recorded
+	bat      *batchCalls
+	opts     []option.RequestOption // the endpoint's, for the Batch API services
 	prices   map[string]Price
 	usage    usage
 	start    time.Time
@@ -169,6 +174,15 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	if cfg.Batch {
+		if cfg.EmitRequests != "" || cfg.Responses != "" {
+			return nil, errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
+		}
+		// auto() is then false: one response format for the whole run, as
+		// a step down in one round would change the requests of the rounds
+		// before it.
+		c.bat = newBatchCalls()
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -190,6 +204,7 @@ func New(cfg Config) (*Client, error) {
 		opts = append(opts, option.WithAPIKey(k))
 	}
 	c.svc = openai.NewChatCompletionService(opts...)
+	c.opts = opts
 	return c, nil
 }
 
@@ -286,6 +301,10 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		return nil, ErrDeferred
 	}
 	resp, err := c.live(ctx, req, sch, samp, st, &gen)
+	if errors.Is(err, ErrDeferred) {
+		st.Emitted = 1
+		return nil, ErrDeferred
+	}
 	if err != nil {
 		st.Failed = 1
 		// The reasons are redacted where they are made (server messages,
@@ -294,6 +313,9 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	}
 	st.Calls = 1
 	gen.Seconds = roundSeconds(time.Since(start))
+	if c.bat != nil {
+		gen.Seconds = 0 // a batch's time is not one call's
+	}
 	gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
@@ -320,7 +342,7 @@ func (c *Client) cacheEndpoint() string {
 
 // store caches an accepted reply; a failed write costs only a future miss.
 func (c *Client) store(key string, resp *Response, gen *record.Gen) {
-	if c.cache == nil || key == "" {
+	if c.cache == nil || key == "" || c.probingPass() {
 		return
 	}
 	c.cache.put(key, &cacheEntry{Model: gen.ModelAnswered, Content: resp.raw, FinishReason: resp.FinishReason,
@@ -378,25 +400,35 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		send := c.withFormat(msgs, sch, mode)
 		estPrompt := estimatePrompt(send)
 		est := estPrompt + replyEstimate(samp.MaxTokens) // for the tpm bucket
-		slot, err := c.win.acquire(ctx)
-		if err != nil {
-			return nil, stopped()
+		var comp *completion
+		var f *failure
+		if c.bat != nil {
+			var deferred bool
+			if comp, f, deferred = c.batchSend(&req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
+				return nil, ErrDeferred
+			}
+			est = 0 // no tpm bucket for the Batch API
+		} else {
+			slot, err := c.win.acquire(ctx)
+			if err != nil {
+				return nil, stopped()
+			}
+			// The rate buckets after the slot: their tokens are spent when the
+			// request really goes out, not while it waits for the window.
+			if err = c.rpm.take(ctx, 1); err == nil {
+				err = c.tpm.take(ctx, est)
+			}
+			if err != nil {
+				c.win.release(slot, false, false)
+				return nil, stopped()
+			}
+			comp, f = c.send(ctx, c.params(send, sch, samp, mode))
+			// Local servers queue what their slots cannot take instead of
+			// answering 429: a timeout, or a reply that took more than half
+			// the timeout, says the window is too wide as a 429 does.
+			slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
+			c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		}
-		// The rate buckets after the slot: their tokens are spent when the
-		// request really goes out, not while it waits for the window.
-		if err = c.rpm.take(ctx, 1); err == nil {
-			err = c.tpm.take(ctx, est)
-		}
-		if err != nil {
-			c.win.release(slot, false, false)
-			return nil, stopped()
-		}
-		comp, f := c.send(ctx, c.params(send, sch, samp, mode))
-		// Local servers queue what their slots cannot take instead of
-		// answering 429: a timeout, or a reply that took more than half
-		// the timeout, says the window is too wide as a 429 does.
-		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
-		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		st.Requests++
 		if ctx.Err() != nil {
 			return nil, stopped()
@@ -454,8 +486,8 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
-		if f.reask {
-			continue // a bad reply, not a busy server: no need to wait
+		if f.reask || c.bat != nil {
+			continue // a bad reply, not a busy server (or the next round): no need to wait
 		}
 		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
 			return nil, stopped()
@@ -476,7 +508,9 @@ func (c *Client) mode() int { return int(c.format.Load()) }
 var formatNames = [...]string{formatJSONSchema: "json_schema", formatJSONObject: "json_object", formatPrompt: "prompt"}
 
 // auto reports whether the response format is chosen by the ladder.
-func (c *Client) auto() bool { return c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto" }
+func (c *Client) auto() bool {
+	return (c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto") && c.bat == nil
+}
 
 // stepDown moves auto mode from rung mode to the next one, for the rest
 // of the run, and says so on stderr once per step: of the calls that
