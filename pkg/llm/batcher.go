@@ -260,16 +260,23 @@ func (b *Batcher) Submit(ctx context.Context) (int, error) {
 	if err := b.resubmit(ctx); err != nil {
 		return 0, err
 	}
-	total := 0
 	round := b.st.Round + 1
+	news := map[string][]pendingRequest{}
+	total := 0
 	for _, a := range b.aliases {
-		c := b.clients[a]
-		var reqs []pendingRequest
-		for _, r := range c.takeEmitted() {
+		for _, r := range b.clients[a].takeEmitted() {
 			if !b.pending[a][r.Key] {
-				reqs = append(reqs, r)
+				news[a] = append(news[a], r)
+				total++
 			}
 		}
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	b.st.Round = round
+	for _, a := range b.aliases {
+		reqs := news[a]
 		if len(reqs) == 0 {
 			continue
 		}
@@ -278,25 +285,20 @@ func (b *Batcher) Submit(ctx context.Context) (int, error) {
 			return total, err
 		}
 		for _, e := range parts {
-			if err := b.send(ctx, c, e); err != nil {
+			if err := b.send(ctx, b.clients[a], e); err != nil {
 				return total, err
 			}
 			for _, k := range b.keys[e.Input] {
 				b.pending[a][k] = true
 			}
 		}
-		total += len(reqs)
 		var ids []string
 		for _, e := range parts {
 			ids = append(ids, e.BatchID)
 		}
-		b.say("%s: batch round %d: %d requests to %s in %s (%s)\n", b.opt.Prog, round, len(reqs), a, nBatches(len(parts)), strings.Join(ids, ", "))
+		b.say("%s: batch round %d: %s to %s in %s (%s)\n", b.opt.Prog, round, plural(len(reqs), "request"), a, nBatches(len(parts)), strings.Join(ids, ", "))
 	}
-	if total > 0 {
-		b.st.Round = round
-		return total, b.save()
-	}
-	return 0, nil
+	return total, b.save()
 }
 
 // resubmit finishes the steps a killed run left undone: an input file
@@ -401,6 +403,20 @@ func (b *Batcher) send(ctx context.Context, c *Client, e *batchEntry) error {
 			return err
 		}
 	}
+	if e.Status == "creating" {
+		// A killed run may have created the batch and not lived to record
+		// its id: look for a batch of this input file before creating one.
+		if id, err := findBatch(ctx, batches, e.FileID); err != nil {
+			return fmt.Errorf("--batch: listing the batches at %s: %s", redactURL(c.cfg.BaseURL), c.apiErr(err))
+		} else if id != "" {
+			e.BatchID, e.Status = id, "found"
+			return b.save()
+		}
+	}
+	e.Status = "creating"
+	if err := b.save(); err != nil {
+		return err
+	}
 	bt, err := batches.New(ctx, openai.BatchNewParams{InputFileID: e.FileID, Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions,
 		CompletionWindow: openai.BatchNewParamsCompletionWindow24h, Metadata: map[string]string{"ngkit": b.opt.Prog, "input": e.Input}})
 	if err != nil {
@@ -408,6 +424,18 @@ func (b *Batcher) send(ctx context.Context, c *Client, e *batchEntry) error {
 	}
 	e.BatchID, e.Status = bt.ID, string(bt.Status)
 	return b.save()
+}
+
+// findBatch is the id of the batch made from an input file, "" if none:
+// the newest batches first, as the provider lists them.
+func findBatch(ctx context.Context, batches openai.BatchService, fileID string) (string, error) {
+	it := batches.ListAutoPaging(ctx, openai.BatchListParams{Limit: openai.Int(100)})
+	for n := 0; it.Next() && n < 1000; n++ {
+		if bt := it.Current(); bt.InputFileID == fileID {
+			return bt.ID, nil
+		}
+	}
+	return "", it.Err()
 }
 
 // apiErr is a Batch API error in one line, the key redacted.

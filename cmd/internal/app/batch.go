@@ -104,7 +104,7 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		if err != nil {
 			return FailedError(p.Name, err.Error())
 		}
-		fmt.Fprintf(env.Stderr, "%s: cancelled %d batches (%s); their state stays in %s (remove it to start afresh)\n", p.Name, len(ids), strings.Join(ids, ", "), dir)
+		fmt.Fprintf(env.Stderr, "%s: cancelled %s (%s); their state stays in %s (remove it to start afresh)\n", p.Name, plural(len(ids), "batch"), strings.Join(ids, ", "), dir)
 		return nil
 	}
 	src := spec.Source

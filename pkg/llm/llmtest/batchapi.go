@@ -189,6 +189,19 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		w.Write(f.data)
 	case r.Method == http.MethodPost && path == "/batches":
 		s.createBatch(b, w, r)
+	case r.Method == http.MethodGet && path == "/batches":
+		// The list, newest first, in one page (after= and limit= ignored).
+		b.mu.Lock()
+		var data []map[string]any
+		for i := len(b.order) - 1; i >= 0; i-- {
+			data = append(data, batchObject(b.batches[b.order[i]]))
+		}
+		b.mu.Unlock()
+		list := map[string]any{"object": "list", "data": data, "has_more": false}
+		if len(data) > 0 {
+			list["first_id"], list["last_id"] = data[0]["id"], data[len(data)-1]["id"]
+		}
+		writeJSON(w, list)
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "batches":
 		b.mu.Lock()
 		b.stats.Polls++
