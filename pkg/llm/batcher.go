@@ -219,10 +219,9 @@ func (b *Batcher) load(c *Client, e *batchEntry) error {
 		}
 	}
 	c.bat.mu.Lock()
-	for id, k := range keys {
+	for _, k := range keys {
 		if _, ok := c.bat.answers[k]; !ok {
 			c.bat.answers[k] = &batchAnswer{code: "batch_" + e.Status, msg: "the batch ended " + e.Status + " before running it"}
-			_ = id
 		}
 	}
 	c.bat.mu.Unlock()

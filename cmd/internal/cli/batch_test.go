@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/internal/testkit"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// chainFake is the fake model of every stage, with faults that make
+// re-asks (wrong language, bad JSON) and retries (500).
+func chainFake(t *testing.T) *llmtest.Server {
+	t.Helper()
+	m, err := fakeModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3,
+		Faults: []llmtest.Fault{llmtest.WrongLang, llmtest.ServerError, llmtest.BadJSON}})
+	t.Cleanup(srv.Close)
+	srv.SetBatch(llmtest.BatchOptions{CompletionTime: 5 * time.Millisecond})
+	return srv
+}
+
+// untimedAll zeroes the seconds of each call (a batch's time is not one
+// call's).
+func untimedAll(recs []*record.Record) []*record.Record {
+	for _, r := range recs {
+		for i := range r.Gen {
+			r.Gen[i].Seconds = 0
+		}
+	}
+	return recs
+}
+
+// The chain ngseed | ngrefine | ngv2r | nglabel with --batch on the fake
+// Batch API, with no manual step, gives at every stage the records the
+// online chain gives on the same fake replies.
+func TestBatchChainEqualsOnline(t *testing.T) {
+	online, batch := chainFake(t), chainFake(t)
+	dir := t.TempDir()
+	type step struct {
+		name string
+		prog func(app.Env) error
+		args []string
+	}
+	steps := []step{
+		{"ngseed", Ngseed, []string{"--culture", "korean", "--limit", "1", "--per-norm", "2", "--types", "adherence,violation,v2r"}},
+		{"ngrefine", Ngrefine, nil},
+		{"ngv2r", Ngv2r, nil},
+		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+	}
+	var inOnline, inBatch string
+	for _, s := range steps {
+		base := func(srv *llmtest.Server) []string {
+			return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, s.args...)...)
+		}
+		code, outOnline, stderr := run(t, s.prog, inOnline, base(online)...)
+		if code != 0 {
+			t.Fatalf("%s online: exit %d: %s", s.name, code, stderr)
+		}
+		before := batch.BatchStats()
+		code, outBatch, stderr := run(t, s.prog, inBatch, append(base(batch), "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, s.name))...)
+		if code != 0 {
+			t.Fatalf("%s --batch: exit %d: %s", s.name, code, stderr)
+		}
+		a, b := untimedAll(readJSONL(t, outOnline)), untimedAll(readJSONL(t, outBatch))
+		if len(a) == 0 || len(a) != len(b) {
+			t.Fatalf("%s: %d records online, %d with --batch", s.name, len(a), len(b))
+		}
+		for i := range a {
+			if !reflect.DeepEqual(a[i], b[i]) {
+				ja, _ := a[i].AppendJSON(nil)
+				jb, _ := b[i].AppendJSON(nil)
+				t.Fatalf("%s record %d differs:\nonline %s\nbatch  %s", s.name, i, ja, jb)
+			}
+		}
+		st := batch.BatchStats()
+		t.Logf("%s: %d records; %d batches, %d lines (online: %d requests)", s.name, len(a), st.Batches-before.Batches, st.Lines-before.Lines, online.Count())
+		if st.Batches == before.Batches {
+			t.Errorf("%s made no batch", s.name)
+		}
+		inOnline, inBatch = outOnline, outBatch
+	}
+	if online.Count() != batch.Count() {
+		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
+	}
+}
