@@ -2,10 +2,13 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -37,6 +40,17 @@ type pendingRequest struct {
 	CustomID string
 	Body     []byte
 	Key      string
+	order    int // the record's place in the input (WithBatchOrder)
+	seq      int // the request's place in the pass
+}
+
+type batchOrderKey struct{}
+
+// WithBatchOrder tells the client the place in the input of the record a
+// call is made for: a round's requests are written in input order,
+// whatever order the workers made them in.
+func WithBatchOrder(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, batchOrderKey{}, n)
 }
 
 // batchAnswer is one line of a Batch output or error file.
@@ -68,7 +82,7 @@ func attemptID(req *Request, n int) string {
 // batchSend is send for --batch: the reply to attempt n, or deferred when
 // the Batch API has not answered it yet (the request is then queued for
 // the next round).
-func (c *Client) batchSend(req *Request, n int, p openai.ChatCompletionNewParams) (*completion, *failure, bool) {
+func (c *Client) batchSend(ctx context.Context, req *Request, n int, p openai.ChatCompletionNewParams) (*completion, *failure, bool) {
 	body, err := p.MarshalJSON()
 	if err != nil {
 		return nil, &failure{kind: "request", reason: err.Error()}, false
@@ -81,7 +95,8 @@ func (c *Client) batchSend(req *Request, n int, p openai.ChatCompletionNewParams
 	if !ok {
 		if !b.seen[key] {
 			b.seen[key] = true
-			b.emitted = append(b.emitted, pendingRequest{CustomID: id, Body: body, Key: key})
+			order, _ := ctx.Value(batchOrderKey{}).(int)
+			b.emitted = append(b.emitted, pendingRequest{CustomID: id, Body: body, Key: key, order: order, seq: len(b.emitted)})
 		}
 		b.mu.Unlock()
 		return nil, nil, true
@@ -131,6 +146,7 @@ func (c *Client) takeEmitted() []pendingRequest {
 	defer b.mu.Unlock()
 	out := b.emitted
 	b.emitted = nil
+	slices.SortFunc(out, func(x, y pendingRequest) int { return cmp.Or(cmp.Compare(x.order, y.order), cmp.Compare(x.seq, y.seq)) })
 	return out
 }
 

@@ -404,7 +404,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		var f *failure
 		if c.bat != nil {
 			var deferred bool
-			if comp, f, deferred = c.batchSend(&req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
+			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
 				return nil, ErrDeferred
 			}
 			est = 0 // no tpm bucket for the Batch API

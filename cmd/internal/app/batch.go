@@ -233,12 +233,10 @@ func probe(ctx context.Context, stage pipeline.Stage, items []pipeline.Item, idx
 	marks := &sync.Map{}
 	var mu sync.Mutex
 	var next []int
-	ps := probeStage{stage, func(r *record.Record) {
-		if k, ok := marks.Load(r); ok {
-			mu.Lock()
-			next = append(next, k.(int))
-			mu.Unlock()
-		}
+	ps := probeStage{stage, marks, func(k int) {
+		mu.Lock()
+		next = append(next, k)
+		mu.Unlock()
 	}}
 	_, err := pipeline.Run(ctx, pipeline.Config{Stage: ps, Source: &itemSource{items: items, idx: idx, marks: marks},
 		Sink: discard{}, Workers: workers, Shard: shard, Done: done, Stderr: io.Discard})
@@ -261,13 +259,18 @@ func probe(ctx context.Context, stage pipeline.Stage, items []pipeline.Item, idx
 
 type probeStage struct {
 	pipeline.Stage
-	deferred func(*record.Record)
+	marks    *sync.Map
+	deferred func(int)
 }
 
 func (s probeStage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+	k, ok := s.marks.Load(rec)
+	if ok {
+		ctx = llm.WithBatchOrder(ctx, k.(int))
+	}
 	_, err := s.Stage.Process(ctx, rec)
-	if errors.Is(err, llm.ErrDeferred) {
-		s.deferred(rec)
+	if ok && errors.Is(err, llm.ErrDeferred) {
+		s.deferred(k.(int))
 	}
 	return nil, nil
 }
