@@ -277,7 +277,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 				return nil, fmt.Errorf("call %s: %w", req.Call, err)
 			}
 			st.Calls, st.Replayed = 1, 1
-			resp.Gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
+			resp.Gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
 			c.store(key, resp, &gen)
 			return resp, nil
 		}
@@ -315,20 +315,21 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	gen.Seconds = roundSeconds(time.Since(start))
 	if c.bat != nil {
 		gen.Seconds = 0 // a batch's time is not one call's
+		st.Batched = 1
 	}
-	gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
+	gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
 	return resp, nil
 }
 
 // costOf is what tokens cost at the endpoint's price; 0 when unpriced.
-func (c *Client) costOf(in, out int) float64 {
+func (c *Client) costOf(in int, cached int64, out int) float64 {
 	p, ok := priceFor(c.prices, c.cfg.Model)
 	if !ok {
 		return 0
 	}
-	return p.cost(int64(in), int64(out))
+	return p.costs(int64(in), cached, int64(out), c.bat != nil).USD
 }
 
 // cacheEndpoint is the endpoint part of the cache key: the base URL, and
@@ -369,6 +370,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		content, finish = comp.Choices[0].Message.Content, comp.Choices[0].FinishReason
 		gen.TokensIn, gen.TokensOut = comp.Usage.PromptTokens, comp.Usage.CompletionTokens
 		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
+		st.TokensCached = int64(comp.Usage.PromptTokensDetails.CachedTokens)
 		gen.ModelAnswered = comp.Model
 	}
 	resp, f := accept(content, finish, sch, req.RunCheck)
@@ -439,6 +441,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			gen.TokensIn += in
 			gen.TokensOut += out
 			st.TokensIn += int64(in)
+			st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
 			gen.ModelAnswered = comp.Model

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
@@ -246,5 +250,41 @@ func TestBatchFailures(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(last[len(last)-1], "koecho: a batch failed: batch batch_fake") ||
 		!strings.HasSuffix(last[len(last)-1], "(r001-default-01.in.jsonl, 3 requests) failed: Model fake is not available in the Batch API (invalid_request); fix the cause and run the same command again") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// --batch prices at the batch rate; the usage report shows the list
+// price and what the Batch API took off it.
+func TestBatchPrices(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Reply: koReply})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeRecords(t, dir, 10)
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"fake": {"input": 2, "output": 8, "cached_input": 0.5, "batch_input": 1, "batch_output": 4, "batch_cached_input": 0.25}}`), 0o644)
+	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
+	var costs [2]llm.CallStats
+	for i, mode := range [][]string{nil, {"--batch", "--batch-poll", "1ms"}} {
+		usage := filepath.Join(dir, fmt.Sprintf("usage%d.json", i))
+		args := append([]string{"--no-cache", "--prices", prices, "--usage-json", usage, "-o", filepath.Join(dir, fmt.Sprintf("out%d.jsonl", i)), in}, mode...)
+		code, _, stderr := run(t, vars, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var u llm.Usage
+		b, _ := os.ReadFile(usage)
+		if err := json.Unmarshal(b, &u); err != nil {
+			t.Fatal(err)
+		}
+		costs[i] = u.Total
+		if i == 1 && !strings.Contains(stderr, fmt.Sprintf("est. cost $%.4f (list $%.4f, batch -$%.4f)", u.Total.CostUSD, u.Total.ListCostUSD, u.Total.BatchSavedUSD)) {
+			t.Errorf("summary: %s", stderr)
+		}
+	}
+	on, bt := costs[0], costs[1]
+	want := (float64(on.TokensIn)*2 + float64(on.TokensOut)*8) / 1e6
+	if on.TokensIn == 0 || math.Abs(on.CostUSD-want) > 1e-9 || on.BatchSavedUSD != 0 || bt.TokensIn != on.TokensIn || bt.Batched != 10 ||
+		math.Abs(bt.CostUSD-want/2) > 1e-9 || math.Abs(bt.ListCostUSD-want) > 1e-9 || math.Abs(bt.BatchSavedUSD-want/2) > 1e-9 {
+		t.Errorf("online %+v\nbatch %+v", on, bt)
 	}
 }
