@@ -237,6 +237,16 @@ func (b *Batcher) BeginPass(probing bool) {
 	}
 }
 
+// Spent is the cost of every Batch reply of the run so far, at the batch
+// price (0 for unpriced models).
+func (b *Batcher) Spent() float64 {
+	s := 0.0
+	for _, c := range b.clients {
+		s += c.batchSpent
+	}
+	return s
+}
+
 // Round is the number of the last round submitted.
 func (b *Batcher) Round() int { return b.st.Round }
 

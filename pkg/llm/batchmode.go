@@ -174,6 +174,10 @@ func (c *Client) addAnswers(data []byte, keys map[string]string) (int, error) {
 			if a.status == 0 {
 				a.status = 200
 			}
+			if comp, err := decodeCompletion(a.body); err == nil {
+				u := comp.Usage
+				c.batchSpent += c.costOf(u.PromptTokens, int64(u.PromptTokensDetails.CachedTokens), u.CompletionTokens)
+			}
 		case r.Error != nil:
 			a.code, a.msg = r.Error.Code, r.Error.Message
 			if a.code == "" {

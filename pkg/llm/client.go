@@ -54,6 +54,8 @@ type Config struct {
 	// Batch: the calls go to the Batch API (batchmode.go, batcher.go), in
 	// rounds driven by the program; replies are priced at the batch rate.
 	Batch bool
+	// Budget, when set, counts the cost of every call (--budget).
+	Budget *Budget
 	// Stderr gets the summary and notes; Quiet silences the summary.
 	Stderr interface{ Write([]byte) (int, error) }
 	Quiet  bool
@@ -90,11 +92,14 @@ type Client struct {
 	emit     *emitter
 	replay   map[string]*recorded
 	bat      *batchCalls
-	opts     []option.RequestOption // the endpoint's, for the Batch API services
-	prices   map[string]Price
-	usage    usage
-	start    time.Time
-	deadline time.Time
+	// batchSpent is the cost of the Batch replies downloaded (and of
+	// those a rerun loaded from the state directory).
+	batchSpent float64
+	opts       []option.RequestOption // the endpoint's, for the Batch API services
+	prices     map[string]Price
+	usage      usage
+	start      time.Time
+	deadline   time.Time
 	// format is the rung of the response-format ladder in use (auto
 	// steps down from json_schema to json_object to prompt), for every
 	// call of the run.
@@ -254,7 +259,14 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	samp := c.cfg.Sampling.over(req.Sampling)
 	key := ""
 	st := &CallStats{}
-	defer func() { c.usage.record(req.Call, req.Role, st) }()
+	defer func() {
+		c.usage.record(req.Call, req.Role, st)
+		if c.cfg.Budget != nil && c.bat == nil && st.TokensIn+st.TokensOut > 0 {
+			// Every request's tokens, failed attempts too; --batch counts
+			// its replies as they come (Batcher).
+			c.cfg.Budget.Add(c.costOf(int(st.TokensIn), st.TokensCached, int(st.TokensOut)))
+		}
+	}()
 	gen := record.Gen{Stage: c.cfg.Stage, Role: req.Role, Endpoint: c.cfg.Alias, Call: req.Call, Model: c.cfg.Model, PromptPack: req.PromptPack}
 
 	if c.cache != nil {

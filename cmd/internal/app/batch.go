@@ -152,6 +152,9 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		default:
 			return FailedError(p.Name, err.Error()+"; run the same command again to resume")
 		}
+		if limit := p.LLM.Budget; limit > 0 && b.Spent() >= limit {
+			return FailedError(p.Name, fmt.Sprintf("stopped: the Batch replies so far cost about $%.4f, --budget $%g; every batch and reply is kept in %s: run the same command with a larger --budget to go on (nothing is submitted twice)", b.Spent(), limit, dir))
+		}
 		waiting = next
 	}
 	// The final pass: every call is answered from the batches' replies;

@@ -288,3 +288,49 @@ func TestBatchPrices(t *testing.T) {
 		t.Errorf("online %+v\nbatch %+v", on, bt)
 	}
 }
+
+// --budget stops a run as Ctrl-C does once the spend estimate reaches it;
+// --resume goes on. With --batch it stops after the round that reached
+// it, and the same command with a larger budget goes on.
+func TestBudget(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Reply: koReply, FaultRate: 0.3, Seed: 7, Faults: []llmtest.Fault{llmtest.WrongLang}})
+	defer srv.Close()
+	dir := t.TempDir()
+	const n = 40
+	in := writeRecords(t, dir, n)
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"fake": {"input": 1000, "output": 1000}}`), 0o644) // about $0.1 a call
+	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
+	out := filepath.Join(dir, "out.jsonl")
+	base := []string{"--no-cache", "--prices", prices, "--concurrency", "1", "-j", "1", "-o", out}
+	code, _, stderr := run(t, vars, append(base, "--budget", "1", in)...)
+	if code != 1 || !strings.Contains(stderr, "koecho: stopped: the spend estimate $") || !strings.Contains(stderr, "reached --budget $1;") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	done := readRecords(t, out)
+	if len(done) == 0 || len(done) > 15 || srv.Count() > 16 {
+		t.Fatalf("%d records written, %d requests, under a budget of about 10 calls", len(done), srv.Count())
+	}
+	code, _, stderr = run(t, vars, append(base, "--resume", in)...)
+	if code != 0 || !slices.Equal(ids(readRecords(t, out)), wantIDs(n)) {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	// Unpriced: refused.
+	code, _, stderr = run(t, vars, "--no-cache", "--budget", "5", in)
+	if code != 2 || !strings.Contains(stderr, "--budget: endpoint default's model fake has no price") {
+		t.Errorf("unpriced: exit %d: %s", code, stderr)
+	}
+
+	srv.SetBatch(llmtest.BatchOptions{})
+	bout := filepath.Join(dir, "batch.jsonl")
+	bargs := []string{"--no-cache", "--prices", prices, "--batch", "--batch-poll", "1ms", "-o", bout, in}
+	code, _, stderr = run(t, vars, append(bargs, "--budget", "1")...)
+	if code != 1 || !strings.Contains(stderr, "koecho: stopped: the Batch replies so far cost about $") || srv.BatchStats().Batches != 1 {
+		t.Fatalf("batch: exit %d, %+v: %s", code, srv.BatchStats(), stderr)
+	}
+	code, _, stderr = run(t, vars, append(bargs, "--budget", "100")...)
+	if code != 0 || !slices.Equal(ids(readRecords(t, bout)), wantIDs(n)) {
+		t.Fatalf("batch, larger budget: exit %d: %s", code, stderr)
+	}
+	noneTwice(t, srv)
+}

@@ -52,7 +52,11 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 		client.Abort()
 		return p.Usagef("%v", err)
 	}
-	spec := RunSpec{Stage: deferredStage{stage, client, p.LLM.Batch.On}, Inputs: args}
+	if err := checkPriced(cfg.Budget, map[string]*llm.Client{llm.DefaultAlias: client}); err != nil {
+		client.Abort()
+		return p.Usagef("%v", err)
+	}
+	spec := RunSpec{Stage: deferredStage{stage, client, p.LLM.Batch.On}, Inputs: args, Budget: cfg.Budget}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			client.Abort()

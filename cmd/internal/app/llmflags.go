@@ -29,6 +29,7 @@ type LLMFlags struct {
 	UsageJSON, Prices         string
 	EmitRequests, Responses   string
 	Batch                     BatchFlags
+	Budget                    float64
 
 	fs *pflag.FlagSet
 }
@@ -62,6 +63,7 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.EmitRequests, "emit-requests", "", "write the calls to `FILE` as OpenAI Batch API input (custom_id = record id/call) instead of calling")
 	fs.StringVar(&f.Responses, "responses", "", "answer the calls from `FILE`, an OpenAI Batch output file (or recorded replies); calls it does not answer fail")
 	f.Batch.register(fs) // batch.go
+	f.registerSpend(fs)  // spend.go
 }
 
 // Config resolves the flags and the environment (getenv) into a client
@@ -78,6 +80,11 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
 		Batch: f.Batch.On,
 	}
+	budget, err := f.budget()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Budget = budget
 	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 	if changed("temperature") {
 		t := f.Temperature

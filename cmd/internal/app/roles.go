@@ -49,7 +49,11 @@ func (p *Program) RunModels(env Env, build func(*llm.Models) (pipeline.Stage, er
 	}
 	// With several endpoints there is no --emit-requests file (OpenModels
 	// refuses it): the primary client counts the deferred records.
-	spec := RunSpec{Stage: deferredStage{stage, models.Primary(), p.LLM.Batch.On}, Inputs: args}
+	if err := checkPriced(base.Budget, models.Clients()); err != nil {
+		models.Abort()
+		return p.Usagef("%v", err)
+	}
+	spec := RunSpec{Stage: deferredStage{stage, models.Primary(), p.LLM.Batch.On}, Inputs: args, Budget: base.Budget}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			models.Abort()
