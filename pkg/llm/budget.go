@@ -52,3 +52,41 @@ func (c *Client) Priced() bool {
 
 // Model is the model the client asks for.
 func (c *Client) Model() string { return c.cfg.Model }
+
+// Estimate is a client's view of one pass made only to see the calls
+// (--estimate): no request is sent.
+type Estimate struct {
+	Calls        int
+	PromptTokens float64 // estimated, all calls
+}
+
+// BeginEstimate starts such a pass (the client must be in batch mode).
+func (c *Client) BeginEstimate() { c.beginPass(true) }
+
+// EndEstimate returns the calls the pass made and their prompt tokens,
+// estimated from the request bodies (about 4 bytes a token for Latin
+// text and JSON, one a character for CJK).
+func (c *Client) EndEstimate() Estimate {
+	var e Estimate
+	for _, r := range c.takeEmitted() {
+		e.Calls++
+		for _, ch := range string(r.Body) {
+			if ch < 0x80 {
+				e.PromptTokens += 0.25
+			} else {
+				e.PromptTokens++
+			}
+		}
+	}
+	return e
+}
+
+// CostOf is what in and out tokens cost at the client's price, online
+// or at the batch rate; ok is false for an unpriced model.
+func (c *Client) CostOf(in, out float64, batch bool) (usd float64, ok bool) {
+	p, ok := priceFor(c.prices, c.cfg.Model)
+	if !ok {
+		return 0, false
+	}
+	return p.costs(int64(in), 0, int64(out), batch).USD, true
+}

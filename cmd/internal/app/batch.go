@@ -71,6 +71,9 @@ func (p *Program) stateDir() (string, error) {
 
 // execute runs the stage: at once, or with --batch in rounds first.
 func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client) error {
+	if p.LLM.Estimate {
+		return p.estimate(env, spec, clients)
+	}
 	if !p.LLM.Batch.On {
 		return p.IO.Execute(env, p.Name, spec)
 	}

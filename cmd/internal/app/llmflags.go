@@ -30,6 +30,7 @@ type LLMFlags struct {
 	EmitRequests, Responses   string
 	Batch                     BatchFlags
 	Budget                    float64
+	Estimate                  bool
 
 	fs *pflag.FlagSet
 }
@@ -78,7 +79,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		ResponseFormat: f.ResponseFormat,
 		UsageJSON:      f.UsageJSON, Prices: f.Prices,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
-		Batch: f.Batch.On,
+		Batch: f.Batch.On || f.Estimate, // --estimate: a pass that only collects the requests
 	}
 	budget, err := f.budget()
 	if err != nil {
@@ -110,7 +111,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	}
 	cfg.APIKey = llm.NewSecret(key)
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
-	offline := f.Responses != "" || f.EmitRequests != ""
+	offline := f.Responses != "" || f.EmitRequests != "" || f.Estimate
 	if cfg.BaseURL == "" && (key != "" || offline) {
 		cfg.BaseURL = llm.OpenAIBaseURL
 	}

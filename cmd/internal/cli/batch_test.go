@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -91,7 +94,7 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 			t.Fatalf("%s: usage %v", s.name, err)
 		}
 		cached += u.Total.TokensCached
-		t.Logf("%s: %d records; %d batches, %d lines (online: %d requests); %d of %d prompt tokens cached", s.name, len(a), st.Batches-before.Batches, st.Lines-before.Lines, online.Count(), u.Total.TokensCached, u.Total.TokensIn)
+		t.Logf("%s: %d records; %d batches, %d lines (online: %d requests); %d of %d prompt tokens cached; %d calls, %d requests, %d tokens out", s.name, len(a), st.Batches-before.Batches, st.Lines-before.Lines, online.Count(), u.Total.TokensCached, u.Total.TokensIn, u.Total.Calls, u.Total.Requests, u.Total.TokensOut)
 		if st.Batches == before.Batches {
 			t.Errorf("%s made no batch", s.name)
 		}
@@ -102,5 +105,53 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.BatchStats().Prefix, cached)
 	if online.Count() != batch.Count() {
 		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
+	}
+}
+
+// --estimate sends nothing and is within 20% of the requests and tokens
+// of a real run on the fake model, for each LLM program.
+func TestEstimateWithin20Percent(t *testing.T) {
+	srv := chainFake(t)
+	dir := t.TempDir()
+	flags := func(args ...string) []string {
+		return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, args...)...)
+	}
+	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in, (\d+) out`)
+	for _, culture := range []string{"american", "korean"} {
+		in := ""
+		for _, s := range []struct {
+			name string
+			prog func(app.Env) error
+			args []string
+		}{
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "4", "--per-norm", "2", "--types", "adherence,violation,v2r"}},
+			{"ngrefine", Ngrefine, nil},
+			{"ngv2r", Ngv2r, nil},
+			{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+		} {
+			before := srv.Count()
+			code, out, stderr := run(t, s.prog, in, flags(append(s.args, "--estimate")...)...)
+			m := re.FindStringSubmatch(stderr)
+			if code != 0 || out != "" || m == nil || srv.Count() != before {
+				t.Fatalf("%s --estimate: exit %d, %d requests sent: %s", s.name, code, srv.Count()-before, stderr)
+			}
+			usage := filepath.Join(dir, culture+s.name+".json")
+			code, out, stderr = run(t, s.prog, in, flags(append(s.args, "--usage-json", usage)...)...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
+			}
+			var u llm.Usage
+			if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+				t.Fatal(err)
+			}
+			for i, real := range []int64{u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut} {
+				est, _ := strconv.ParseFloat(m[i+1], 64)
+				if math.Abs(est-float64(real)) > 0.2*float64(real) {
+					t.Errorf("%s: estimated %s, real %d (%s)", s.name, m[i+1], real, []string{"requests", "tokens in", "tokens out"}[i])
+				}
+			}
+			t.Logf("%s %s: estimate %s / %s / %s; real %d requests, %d tokens in, %d out", culture, s.name, m[1], m[2], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut)
+			in = out
+		}
 	}
 }
