@@ -20,6 +20,9 @@
 #    ngrefine's and nglabel's judge and a three-model labelling panel on
 #    their own fake endpoints; a dead labeller; --require-all-labellers;
 #    unknown alias, unknown role and unset key variable (exit 2);
+# 6. --batch: the pipeline of run 1 (korean) on the fake Batch API with no
+#    manual step gives the same dialogues and labels; run again, it
+#    submits nothing (every reply is in the state directories);
 # then the calls per finished dialogue of runs 1 and 3.
 #
 # Needs Go and jq. Builds and installs the programs into a temporary PREFIX.
@@ -336,6 +339,35 @@ for bad in "nglabel --labellers la,zz" "nglabel --role writer=la" "ngrefine --ju
   echo "  $bad: exit 2: $(cat "$d/bad.err")"
 done
 echo "roles: a dead labeller is named and the others kept; --require-all-labellers fails the 6 records; bad roles stop before any call"
+
+step "--batch: ngseed --batch | ngrefine --batch | ngv2r --batch | nglabel --batch on the fake Batch API"
+fake batch
+d="$tmp/batch"
+mkdir -p "$d"
+batchpipe() {
+  local b=(--batch --batch-poll 50ms)
+  set +e
+  ngseed --culture korean --limit 1 --per-norm 2 --types adherence,violation,v2r "${llm[@]}" "${b[@]}" --batch-state "$d/s.seed" --usage-json "$d/u.seed.json" 2>>"$d/log" \
+    | ngrefine "${llm[@]}" "${b[@]}" --batch-state "$d/s.refine" 2>>"$d/log" \
+    | ngv2r "${llm[@]}" "${b[@]}" --batch-state "$d/s.v2r" 2>>"$d/log" \
+    | nglabel --tasks all "${llm[@]}" "${b[@]}" --batch-state "$d/s.label" --usage-json "$d/u.label.json" 2>>"$d/log" >"$d/labelled.jsonl"
+  echo "${PIPESTATUS[*]}" >"$d/status"
+  set -e
+}
+batchpipe
+[ "$(cat "$d/status")" = "0 0 0 0" ] || fail "batch: exit statuses $(cat "$d/status"): $(tail -5 "$d/log")"
+check_labels "$d/labelled.jsonl" batch
+same='[.[] | {id, dialogue_type, turns: [.turns[] | {speaker, text, labels}], quality}] | sort_by(.id)'
+[ "$(jq -cs "$same" "$d/labelled.jsonl")" = "$(jq -cs "$same" "$tmp/korean/labelled.jsonl")" ] \
+  || fail "batch: the labelled dialogues differ from the online run's"
+jq -e '.total.batched == .total.calls and .total.batched > 0' "$d/u.label.json" >/dev/null || fail "batch: nglabel's calls not batched: $(jq -c .total "$d/u.label.json")"
+sent=$(grep -c ' requests\? to default in ' "$d/log" || true)
+echo "batch: 6 dialogues labelled, the same as online; $sent batch rounds over the four programs"
+: >"$d/log"
+batchpipe
+[ "$(cat "$d/status")" = "0 0 0 0" ] && [ "$(grep -c ' to default in ' "$d/log" || true)" = 0 ] \
+  || fail "batch: the rerun submitted again: $(head -3 "$d/log")"
+echo "batch: run again, nothing submitted (every reply from the state directories)"
 
 step "calls per finished dialogue (HTTP requests, retries and re-asks included)"
 print_calls "no faults (3 cultures):" "$tmp/american" "$tmp/chinese" "$tmp/korean"

@@ -155,3 +155,46 @@ func TestEstimateWithin20Percent(t *testing.T) {
 		}
 	}
 }
+
+// A labelling panel and a judge on their own endpoints with --batch: each
+// endpoint gets its own batches; the records are those of the online run.
+func TestBatchPanel(t *testing.T) {
+	in, recs := labelInput(t)
+	var lines []byte
+	for i := 0; i < len(recs); i += 10 {
+		b, _ := recs[i].AppendJSON(nil)
+		lines = append(append(lines, b...), '\n')
+	}
+	os.WriteFile(in, lines, 0o644)
+	eps := map[string]*llmtest.Server{}
+	urls := map[string]string{}
+	for _, a := range []string{"a", "b", "j"} {
+		eps[a] = labelFake(t, llmtest.Options{})
+		urls[a] = eps[a].URL
+	}
+	models := modelsFile(t, urls)
+	dir := t.TempDir()
+	common := []string{in, "--models", models, "--labellers", "a,b", "--judge", "j", "--tasks", "norm,intent,quality", "--no-cache", "-q"}
+	code, online, stderr := runWith(Nglabel, nil, "", common...)
+	if code != 0 {
+		t.Fatalf("online: exit %d: %s", code, stderr)
+	}
+	code, batch, stderr := runWith(Nglabel, nil, "", append(common, "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, "state"))...)
+	if code != 0 {
+		t.Fatalf("batch: exit %d: %s", code, stderr)
+	}
+	a, b := untimedAll(readJSONL(t, online)), untimedAll(readJSONL(t, batch))
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d and %d records", len(a), len(b))
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("record %d differs", i)
+		}
+	}
+	for n, s := range eps {
+		if st := s.BatchStats(); st.Batches == 0 || st.Lines*2 != s.Count() {
+			t.Errorf("endpoint %s: %+v, %d chat requests (online and batch)", n, st, s.Count())
+		}
+	}
+}
