@@ -21,7 +21,8 @@
 #    their own fake endpoints; a dead labeller; --require-all-labellers;
 #    unknown alias, unknown role and unset key variable (exit 2);
 # 6. --batch: the pipeline of run 1 (korean) on the fake Batch API with no
-#    manual step gives the same dialogues and labels; run again, it
+#    manual step gives the dialogues and labels of the online pipeline on
+#    the same (fresh) fake server; run again, it
 #    submits nothing (every reply is in the state directories);
 # then the calls per finished dialogue of runs 1 and 3.
 #
@@ -344,6 +345,7 @@ step "--batch: ngseed --batch | ngrefine --batch | ngv2r --batch | nglabel --bat
 fake batch
 d="$tmp/batch"
 mkdir -p "$d"
+pipe "$d/online" --culture korean --limit 1 # the online run on this fresh server, to compare with
 batchpipe() {
   local b=(--batch --batch-poll 50ms)
   set +e
@@ -358,7 +360,7 @@ batchpipe
 [ "$(cat "$d/status")" = "0 0 0 0" ] || fail "batch: exit statuses $(cat "$d/status"): $(tail -5 "$d/log")"
 check_labels "$d/labelled.jsonl" batch
 same='[.[] | {id, dialogue_type, turns: [.turns[] | {speaker, text, labels}], quality}] | sort_by(.id)'
-[ "$(jq -cs "$same" "$d/labelled.jsonl")" = "$(jq -cs "$same" "$tmp/korean/labelled.jsonl")" ] \
+[ "$(jq -cs "$same" "$d/labelled.jsonl")" = "$(jq -cs "$same" "$d/online/labelled.jsonl")" ] \
   || fail "batch: the labelled dialogues differ from the online run's"
 jq -e '.total.batched == .total.calls and .total.batched > 0' "$d/u.label.json" >/dev/null || fail "batch: nglabel's calls not batched: $(jq -c .total "$d/u.label.json")"
 sent=$(grep -c ' requests\? to default in ' "$d/log" || true)
