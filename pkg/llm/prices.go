@@ -131,5 +131,3 @@ func (p Price) costs(in, cached, out int64, batch bool) Cost {
 	}
 	return c
 }
-
-func (p Price) cost(in, out int64) float64 { return p.costs(in, 0, out, false).USD }
