@@ -363,12 +363,15 @@ same='[.[] | {id, dialogue_type, turns: [.turns[] | {speaker, text, labels}], qu
 [ "$(jq -cs "$same" "$d/labelled.jsonl")" = "$(jq -cs "$same" "$d/online/labelled.jsonl")" ] \
   || fail "batch: the labelled dialogues differ from the online run's"
 jq -e '.total.batched == .total.calls and .total.batched > 0' "$d/u.label.json" >/dev/null || fail "batch: nglabel's calls not batched: $(jq -c .total "$d/u.label.json")"
-sent=$(grep -c ' requests\? to default in ' "$d/log" || true)
-echo "batch: 6 dialogues labelled, the same as online; $sent batch rounds over the four programs"
-: >"$d/log"
+# Each batch's input file is in its state directory: a rerun that
+# submitted anything would write more.
+inputs() { find "$d"/s.* -name '*.in.jsonl' | wc -l | tr -d ' '; }
+sent=$(inputs)
+[ "$sent" -ge 4 ] || fail "batch: $sent batch input files in the state directories"
+echo "batch: 6 dialogues labelled, the same as online; $sent batches over the four programs"
 batchpipe
-[ "$(cat "$d/status")" = "0 0 0 0" ] && [ "$(grep -c ' to default in ' "$d/log" || true)" = 0 ] \
-  || fail "batch: the rerun submitted again: $(head -3 "$d/log")"
+[ "$(cat "$d/status")" = "0 0 0 0" ] && [ "$(inputs)" = "$sent" ] \
+  || fail "batch: the rerun: exit statuses $(cat "$d/status"), $(inputs) batch input files (was $sent)"
 echo "batch: run again, nothing submitted (every reply from the state directories)"
 
 step "calls per finished dialogue (HTTP requests, retries and re-asks included)"
