@@ -20,6 +20,10 @@
 #    ngrefine's and nglabel's judge and a three-model labelling panel on
 #    their own fake endpoints; a dead labeller; --require-all-labellers;
 #    unknown alias, unknown role and unset key variable (exit 2);
+# 6. --batch: the pipeline of run 1 (korean) on the fake Batch API with no
+#    manual step gives the dialogues and labels of the online pipeline on
+#    the same (fresh) fake server; run again, it
+#    submits nothing (every reply is in the state directories);
 # then the calls per finished dialogue of runs 1 and 3.
 #
 # Needs Go and jq. Builds and installs the programs into a temporary PREFIX.
@@ -359,6 +363,39 @@ for i in 0 2; do [ "${st[$i]}" = 0 ] || [ "${st[$i]}" = 1 ] || fail "pact: exit 
 jq -e -s 'length > 0 and all(.[]; .variant_of != null and (.pact | length == 2 and all(.[]; .p_follow == 0.6 and .valid == 1 and .method == "logprobs")))' \
   "$d/results.jsonl" >/dev/null || fail "pact: results $(head -c 400 "$d/results.jsonl")"
 echo "pact: $(lines "$d/results.jsonl") items evaluated (p_follow 0.6, the fake's), $(lines "$d/e.seed.jsonl") norms and $(lines "$d/e.pact.jsonl") items failed under faults"
+
+step "--batch: ngseed --batch | ngrefine --batch | ngv2r --batch | nglabel --batch on the fake Batch API"
+fake batch
+d="$tmp/batch"
+mkdir -p "$d"
+pipe "$d/online" --culture korean --limit 1 # the online run on this fresh server, to compare with
+batchpipe() {
+  local b=(--batch --batch-poll 50ms)
+  set +e
+  ngseed --culture korean --limit 1 --per-norm 2 --types adherence,violation,v2r "${llm[@]}" "${b[@]}" --batch-state "$d/s.seed" --usage-json "$d/u.seed.json" 2>>"$d/log" \
+    | ngrefine "${llm[@]}" "${b[@]}" --batch-state "$d/s.refine" 2>>"$d/log" \
+    | ngv2r "${llm[@]}" "${b[@]}" --batch-state "$d/s.v2r" 2>>"$d/log" \
+    | nglabel --tasks all "${llm[@]}" "${b[@]}" --batch-state "$d/s.label" --usage-json "$d/u.label.json" 2>>"$d/log" >"$d/labelled.jsonl"
+  echo "${PIPESTATUS[*]}" >"$d/status"
+  set -e
+}
+batchpipe
+[ "$(cat "$d/status")" = "0 0 0 0" ] || fail "batch: exit statuses $(cat "$d/status"): $(tail -5 "$d/log")"
+check_labels "$d/labelled.jsonl" batch
+same='[.[] | {id, dialogue_type, turns: [.turns[] | {speaker, text, labels}], quality}] | sort_by(.id)'
+[ "$(jq -cs "$same" "$d/labelled.jsonl")" = "$(jq -cs "$same" "$d/online/labelled.jsonl")" ] \
+  || fail "batch: the labelled dialogues differ from the online run's"
+jq -e '.total.batched == .total.calls and .total.batched > 0' "$d/u.label.json" >/dev/null || fail "batch: nglabel's calls not batched: $(jq -c .total "$d/u.label.json")"
+# Each batch's input file is in its state directory: a rerun that
+# submitted anything would write more.
+inputs() { find "$d"/s.* -name '*.in.jsonl' | wc -l | tr -d ' '; }
+sent=$(inputs)
+[ "$sent" -ge 4 ] || fail "batch: $sent batch input files in the state directories"
+echo "batch: 6 dialogues labelled, the same as online; $sent batches over the four programs"
+batchpipe
+[ "$(cat "$d/status")" = "0 0 0 0" ] && [ "$(inputs)" = "$sent" ] \
+  || fail "batch: the rerun: exit statuses $(cat "$d/status"), $(inputs) batch input files (was $sent)"
+echo "batch: run again, nothing submitted (every reply from the state directories)"
 
 step "calls per finished dialogue (HTTP requests, retries and re-asks included)"
 print_calls "no faults (3 cultures):" "$tmp/american" "$tmp/chinese" "$tmp/korean"

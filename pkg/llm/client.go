@@ -51,6 +51,11 @@ type Config struct {
 	Prices       string
 	EmitRequests string
 	Responses    string
+	// Batch: the calls go to the Batch API (batchmode.go, batcher.go), in
+	// rounds driven by the program; replies are priced at the batch rate.
+	Batch bool
+	// Budget, when set, counts the cost of every call (--budget).
+	Budget *Budget
 	// Stderr gets the summary and notes; Quiet silences the summary.
 	Stderr interface{ Write([]byte) (int, error) }
 	Quiet  bool
@@ -86,10 +91,15 @@ type Client struct {
 	cache    *Cache
 	emit     *emitter
 	replay   map[string]*recorded
-	prices   map[string]Price
-	usage    usage
-	start    time.Time
-	deadline time.Time
+	bat      *batchCalls
+	// batchSpent is the cost of the Batch replies downloaded (and of
+	// those a rerun loaded from the state directory).
+	batchSpent float64
+	opts       []option.RequestOption // the endpoint's, for the Batch API services
+	prices     map[string]Price
+	usage      usage
+	start      time.Time
+	deadline   time.Time
 	// format is the rung of the response-format ladder in use (auto
 	// steps down from json_schema to json_object to prompt), for every
 	// call of the run.
@@ -169,6 +179,15 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	if cfg.Batch {
+		if cfg.EmitRequests != "" || cfg.Responses != "" {
+			return nil, errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
+		}
+		// auto() is then false: one response format for the whole run, as
+		// a step down in one round would change the requests of the rounds
+		// before it.
+		c.bat = newBatchCalls()
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -190,6 +209,7 @@ func New(cfg Config) (*Client, error) {
 		opts = append(opts, option.WithAPIKey(k))
 	}
 	c.svc = openai.NewChatCompletionService(opts...)
+	c.opts = opts
 	return c, nil
 }
 
@@ -239,7 +259,14 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	samp := c.cfg.Sampling.over(req.Sampling)
 	key := ""
 	st := &CallStats{}
-	defer func() { c.usage.record(req.Call, req.Role, st) }()
+	defer func() {
+		c.usage.record(req.Call, req.Role, st)
+		if c.cfg.Budget != nil && c.bat == nil && st.TokensIn+st.TokensOut > 0 {
+			// Every request's tokens, failed attempts too; --batch counts
+			// its replies as they come (Batcher).
+			c.cfg.Budget.Add(c.costOf(int(st.TokensIn), st.TokensCached, int(st.TokensOut)))
+		}
+	}()
 	gen := record.Gen{Stage: c.cfg.Stage, Role: req.Role, Endpoint: c.cfg.Alias, Call: req.Call, Model: c.cfg.Model, PromptPack: req.PromptPack}
 
 	if c.cache != nil {
@@ -262,7 +289,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 				return nil, fmt.Errorf("call %s: %w", req.Call, err)
 			}
 			st.Calls, st.Replayed = 1, 1
-			resp.Gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
+			resp.Gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
 			c.store(key, resp, &gen)
 			return resp, nil
 		}
@@ -286,6 +313,10 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		return nil, ErrDeferred
 	}
 	resp, err := c.live(ctx, req, sch, samp, st, &gen)
+	if errors.Is(err, ErrDeferred) {
+		st.Emitted = 1
+		return nil, ErrDeferred
+	}
 	if err != nil {
 		st.Failed = 1
 		// The reasons are redacted where they are made (server messages,
@@ -294,19 +325,23 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	}
 	st.Calls = 1
 	gen.Seconds = roundSeconds(time.Since(start))
-	gen.CostUSD = c.costOf(gen.TokensIn, gen.TokensOut)
+	if c.bat != nil {
+		gen.Seconds = 0 // a batch's time is not one call's
+		st.Batched = 1
+	}
+	gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
 	return resp, nil
 }
 
 // costOf is what tokens cost at the endpoint's price; 0 when unpriced.
-func (c *Client) costOf(in, out int) float64 {
+func (c *Client) costOf(in int, cached int64, out int) float64 {
 	p, ok := priceFor(c.prices, c.cfg.Model)
 	if !ok {
 		return 0
 	}
-	return p.cost(int64(in), int64(out))
+	return p.costs(int64(in), cached, int64(out), c.bat != nil).USD
 }
 
 // cacheEndpoint is the endpoint part of the cache key: the base URL, and
@@ -320,7 +355,7 @@ func (c *Client) cacheEndpoint() string {
 
 // store caches an accepted reply; a failed write costs only a future miss.
 func (c *Client) store(key string, resp *Response, gen *record.Gen) {
-	if c.cache == nil || key == "" {
+	if c.cache == nil || key == "" || c.probingPass() {
 		return
 	}
 	c.cache.put(key, &cacheEntry{Model: gen.ModelAnswered, Content: resp.raw, FinishReason: resp.FinishReason,
@@ -349,6 +384,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		top = comp.Choices[0].Logprobs.first()
 		gen.TokensIn, gen.TokensOut = comp.Usage.PromptTokens, comp.Usage.CompletionTokens
 		st.TokensIn, st.TokensOut = int64(gen.TokensIn), int64(gen.TokensOut)
+		st.TokensCached = int64(comp.Usage.PromptTokensDetails.CachedTokens)
 		gen.ModelAnswered = comp.Model
 	}
 	resp, f := acceptChoice(content, finish, top, c.cfg.Sampling.over(req.Sampling), sch, req.RunCheck)
@@ -380,25 +416,35 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		send := c.withFormat(msgs, sch, mode)
 		estPrompt := estimatePrompt(send)
 		est := estPrompt + replyEstimate(samp.MaxTokens) // for the tpm bucket
-		slot, err := c.win.acquire(ctx)
-		if err != nil {
-			return nil, stopped()
+		var comp *completion
+		var f *failure
+		if c.bat != nil {
+			var deferred bool
+			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
+				return nil, ErrDeferred
+			}
+			est = 0 // no tpm bucket for the Batch API
+		} else {
+			slot, err := c.win.acquire(ctx)
+			if err != nil {
+				return nil, stopped()
+			}
+			// The rate buckets after the slot: their tokens are spent when the
+			// request really goes out, not while it waits for the window.
+			if err = c.rpm.take(ctx, 1); err == nil {
+				err = c.tpm.take(ctx, est)
+			}
+			if err != nil {
+				c.win.release(slot, false, false)
+				return nil, stopped()
+			}
+			comp, f = c.send(ctx, c.params(send, sch, samp, mode))
+			// Local servers queue what their slots cannot take instead of
+			// answering 429: a timeout, or a reply that took more than half
+			// the timeout, says the window is too wide as a 429 does.
+			slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
+			c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		}
-		// The rate buckets after the slot: their tokens are spent when the
-		// request really goes out, not while it waits for the window.
-		if err = c.rpm.take(ctx, 1); err == nil {
-			err = c.tpm.take(ctx, est)
-		}
-		if err != nil {
-			c.win.release(slot, false, false)
-			return nil, stopped()
-		}
-		comp, f := c.send(ctx, c.params(send, sch, samp, mode))
-		// Local servers queue what their slots cannot take instead of
-		// answering 429: a timeout, or a reply that took more than half
-		// the timeout, says the window is too wide as a 429 does.
-		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
-		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		st.Requests++
 		if ctx.Err() != nil {
 			return nil, stopped()
@@ -409,6 +455,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			gen.TokensIn += in
 			gen.TokensOut += out
 			st.TokensIn += int64(in)
+			st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
 			gen.ModelAnswered = comp.Model
@@ -456,8 +503,8 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
-		if f.reask {
-			continue // a bad reply, not a busy server: no need to wait
+		if f.reask || c.bat != nil {
+			continue // a bad reply, not a busy server (or the next round): no need to wait
 		}
 		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
 			return nil, stopped()
@@ -478,7 +525,9 @@ func (c *Client) mode() int { return int(c.format.Load()) }
 var formatNames = [...]string{formatJSONSchema: "json_schema", formatJSONObject: "json_object", formatPrompt: "prompt"}
 
 // auto reports whether the response format is chosen by the ladder.
-func (c *Client) auto() bool { return c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto" }
+func (c *Client) auto() bool {
+	return (c.cfg.ResponseFormat == "" || c.cfg.ResponseFormat == "auto") && c.bat == nil
+}
 
 // stepDown moves auto mode from rung mode to the next one, for the rest
 // of the run, and says so on stderr once per step: of the calls that

@@ -354,18 +354,16 @@ func (p *modelsParser) price(alias string, n *yaml.Node) (*Price, error) {
 	got := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Value != "input" && k.Value != "output" {
-			return nil, p.errf(k.Line, "endpoint %s: prices: unknown key %q (want input, output: USD per million tokens)", alias, k.Value)
+		field := map[string]*float64{"input": &pr.Input, "output": &pr.Output, "cached_input": &pr.CachedInput,
+			"batch_input": &pr.BatchInput, "batch_output": &pr.BatchOutput, "batch_cached_input": &pr.BatchCachedInput}[k.Value]
+		if field == nil {
+			return nil, p.errf(k.Line, "endpoint %s: prices: unknown key %q (want input, output, and optionally cached_input, batch_input, batch_output, batch_cached_input: USD per million tokens)", alias, k.Value)
 		}
 		x, err := strconv.ParseFloat(v.Value, 64)
 		if v.Kind != yaml.ScalarNode || err != nil || x < 0 || x != x {
 			return nil, p.errf(v.Line, "endpoint %s: prices: %s: %q: want a number of US dollars per million tokens", alias, k.Value, v.Value)
 		}
-		if k.Value == "input" {
-			pr.Input = x
-		} else {
-			pr.Output = x
-		}
+		*field = x
 		got[k.Value] = true
 	}
 	if !got["input"] || !got["output"] {

@@ -28,8 +28,13 @@ type completion struct {
 		Logprobs     *choiceLogprobs `json:"logprobs"`
 	} `json:"choices"`
 	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			// CachedTokens are prompt tokens served from the provider's
+			// prompt cache (OpenAI: a shared prefix of 1024 tokens or more).
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 }
 

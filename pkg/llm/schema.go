@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/ngkit/ngkit/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -105,8 +107,15 @@ func (s *schema) validate(b []byte) error {
 			var causes []string
 			for _, c := range leaves(ve) {
 				loc := "/" + strings.Join(c.InstanceLocation, "/")
+				// The validator lists extra properties in map order: sorted,
+				// the same reply always gets the same re-ask (--batch keys
+				// its requests by their bytes).
+				if k, ok := c.ErrorKind.(*kind.AdditionalProperties); ok {
+					slices.Sort(k.Properties)
+				}
 				causes = append(causes, fmt.Sprintf("at %s: %s", loc, c.ErrorKind.LocalizedString(printer)))
 			}
+			slices.Sort(causes)
 			if len(causes) > 0 {
 				msg = strings.Join(causes, "; ")
 			}

@@ -26,11 +26,33 @@ type CallStats struct {
 	Reasks    int64 `json:"reasks"` // invalid structured replies asked again
 	TokensIn  int64 `json:"tokens_in"`
 	TokensOut int64 `json:"tokens_out"`
+	// TokensCached are the prompt tokens of TokensIn the provider served
+	// from its prompt cache.
+	TokensCached int64 `json:"tokens_cached,omitempty"`
+	// Batched counts the calls answered by the Batch API (--batch).
+	Batched int64 `json:"batched,omitempty"`
 	// Faults counts failed attempts by kind (429, 5xx, timeout,
 	// connection, malformed, empty, length, content_filter, reasoning,
 	// invalid, check, ...).
 	Faults  map[string]int64 `json:"faults,omitempty"`
 	CostUSD float64          `json:"cost_usd"`
+	// The cost's components (Cost): at list price, and what the prompt
+	// cache and the Batch API took off it.
+	ListCostUSD    float64 `json:"list_cost_usd,omitempty"`
+	CachedSavedUSD float64 `json:"cached_saved_usd,omitempty"`
+	BatchSavedUSD  float64 `json:"batch_saved_usd,omitempty"`
+}
+
+// price sets the cost fields from the tokens.
+func (s *CallStats) price(p Price) {
+	c := p.costs(s.TokensIn, s.TokensCached, s.TokensOut, s.Batched > 0 && s.Batched == s.Calls-s.CacheHits)
+	if s.Batched > 0 && s.Batched != s.Calls-s.CacheHits {
+		// Mixed: price the batched share at the batch rate.
+		on, bt := p.costs(s.TokensIn, s.TokensCached, s.TokensOut, false), p.costs(s.TokensIn, s.TokensCached, s.TokensOut, true)
+		f := float64(s.Batched) / float64(max(s.Calls-s.CacheHits, 1))
+		c = Cost{USD: on.USD*(1-f) + bt.USD*f, ListUSD: on.ListUSD, CachedSavedUSD: on.CachedSavedUSD, BatchSavedUSD: (on.USD - bt.USD) * f}
+	}
+	s.CostUSD, s.ListCostUSD, s.CachedSavedUSD, s.BatchSavedUSD = c.USD, c.ListUSD, c.CachedSavedUSD, c.BatchSavedUSD
 }
 
 func (s *CallStats) add(o *CallStats) {
@@ -44,7 +66,12 @@ func (s *CallStats) add(o *CallStats) {
 	s.Reasks += o.Reasks
 	s.TokensIn += o.TokensIn
 	s.TokensOut += o.TokensOut
+	s.TokensCached += o.TokensCached
+	s.Batched += o.Batched
 	s.CostUSD += o.CostUSD
+	s.ListCostUSD += o.ListCostUSD
+	s.CachedSavedUSD += o.CachedSavedUSD
+	s.BatchSavedUSD += o.BatchSavedUSD
 	for k, v := range o.Faults {
 		if s.Faults == nil {
 			s.Faults = map[string]int64{}
@@ -125,7 +152,7 @@ func (u *usage) report(price Price, priced bool) Usage {
 	for name, c := range u.byCall {
 		cp := *c
 		if priced {
-			cp.CostUSD = price.cost(cp.TokensIn, cp.TokensOut)
+			cp.price(price)
 		}
 		r.ByCall[name] = &cp
 		r.Total.add(&cp)
@@ -133,7 +160,7 @@ func (u *usage) report(price Price, priced bool) Usage {
 	for name, c := range u.byRole {
 		cp := *c
 		if priced {
-			cp.CostUSD = price.cost(cp.TokensIn, cp.TokensOut)
+			cp.price(price)
 		}
 		if r.ByRole == nil {
 			r.ByRole = map[string]*CallStats{}
@@ -195,9 +222,25 @@ func (s *CallStats) line(r *Usage) string {
 		}
 		fmt.Fprintf(&b, " (faults: %s)", strings.Join(kinds, ", "))
 	}
+	if s.Batched > 0 {
+		fmt.Fprintf(&b, ", %d by the Batch API", s.Batched)
+	}
 	fmt.Fprintf(&b, "; tokens %d in, %d out", s.TokensIn, s.TokensOut)
+	if s.TokensCached > 0 {
+		fmt.Fprintf(&b, " (%d in from the provider's prompt cache, %.0f%%)", s.TokensCached, 100*float64(s.TokensCached)/float64(max(s.TokensIn, 1)))
+	}
 	if r.Priced {
 		fmt.Fprintf(&b, "; est. cost $%.4f", s.CostUSD)
+		if s.CachedSavedUSD > 0 || s.BatchSavedUSD > 0 {
+			fmt.Fprintf(&b, " (list $%.4f", s.ListCostUSD)
+			if s.BatchSavedUSD > 0 {
+				fmt.Fprintf(&b, ", batch -$%.4f", s.BatchSavedUSD)
+			}
+			if s.CachedSavedUSD > 0 {
+				fmt.Fprintf(&b, ", cached input -$%.4f", s.CachedSavedUSD)
+			}
+			b.WriteString(")")
+		}
 	} else {
 		fmt.Fprintf(&b, "; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 	}

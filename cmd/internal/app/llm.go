@@ -52,7 +52,11 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 		client.Abort()
 		return p.Usagef("%v", err)
 	}
-	spec := RunSpec{Stage: deferredStage{stage, client}, Inputs: args}
+	if err := checkPriced(cfg.Budget, map[string]*llm.Client{llm.DefaultAlias: client}); err != nil {
+		client.Abort()
+		return p.Usagef("%v", err)
+	}
+	spec := RunSpec{Stage: deferredStage{stage, client, p.LLM.Batch.On}, Inputs: args, Budget: cfg.Budget}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			client.Abort()
@@ -63,7 +67,7 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 	// error, the failed count), never after it.
 	finished := false
 	spec.Finish = func() error { finished = true; return client.Close() }
-	err = p.IO.Execute(env, p.Name, spec)
+	err = p.execute(env, spec, map[string]*llm.Client{llm.DefaultAlias: client})
 	if !finished { // a usage error before the run: nothing to commit
 		client.Abort()
 	}
@@ -77,10 +81,16 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 type deferredStage struct {
 	pipeline.Stage
 	c *llm.Client
+	// batch: with --batch the final pass has every reply; a call still
+	// unanswered fails its record.
+	batch bool
 }
 
 func (d deferredStage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
 	out, err := d.Stage.Process(ctx, rec)
+	if errors.Is(err, llm.ErrDeferred) && d.batch {
+		return nil, errors.New("a call the Batch API did not answer")
+	}
 	if errors.Is(err, llm.ErrDeferred) {
 		d.c.Deferred()
 		return nil, nil

@@ -28,6 +28,9 @@ type LLMFlags struct {
 	NoCache                   bool
 	UsageJSON, Prices         string
 	EmitRequests, Responses   string
+	Batch                     BatchFlags
+	Budget                    float64
+	Estimate                  bool
 
 	fs *pflag.FlagSet
 }
@@ -60,6 +63,8 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Prices, "prices", "", "price table `FILE`, JSON {\"model\": {\"input\": USD, \"output\": USD}} per million tokens, over the built-in one")
 	fs.StringVar(&f.EmitRequests, "emit-requests", "", "write the calls to `FILE` as OpenAI Batch API input (custom_id = record id/call) instead of calling")
 	fs.StringVar(&f.Responses, "responses", "", "answer the calls from `FILE`, an OpenAI Batch output file (or recorded replies); calls it does not answer fail")
+	f.Batch.register(fs) // batch.go
+	f.registerSpend(fs)  // spend.go
 }
 
 // Config resolves the flags and the environment (getenv) into a client
@@ -74,7 +79,13 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		ResponseFormat: f.ResponseFormat,
 		UsageJSON:      f.UsageJSON, Prices: f.Prices,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
+		Batch: f.Batch.On || f.Estimate, // --estimate: a pass that only collects the requests
 	}
+	budget, err := f.budget()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Budget = budget
 	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 	if changed("temperature") {
 		t := f.Temperature
@@ -100,7 +111,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	}
 	cfg.APIKey = llm.NewSecret(key)
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
-	offline := f.Responses != "" || f.EmitRequests != ""
+	offline := f.Responses != "" || f.EmitRequests != "" || f.Estimate
 	if cfg.BaseURL == "" && (key != "" || offline) {
 		cfg.BaseURL = llm.OpenAIBaseURL
 	}
@@ -124,6 +135,13 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		return cfg, errors.New("--timeout must be positive")
 	case f.EmitRequests != "" && f.EmitRequests == f.Responses:
 		return cfg, errors.New("--emit-requests and --responses name the same file")
+	case f.Batch.On && (f.EmitRequests != "" || f.Responses != ""):
+		return cfg, errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
+	}
+	if f.fs != nil {
+		if err := f.Batch.check(f.fs); err != nil {
+			return cfg, err
+		}
 	}
 	if !f.NoCache {
 		cfg.CacheDir = f.Cache

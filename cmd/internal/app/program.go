@@ -182,6 +182,8 @@ type RunSpec struct {
 	// line, so that what it prints (a usage summary) never follows the
 	// line that says how the run ended; its error fails the run (exit 1).
 	Finish func() error
+	// Budget, when set, stops the run as Ctrl-C does once reached.
+	Budget *llm.Budget
 }
 
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
@@ -251,6 +253,12 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	msgs := pipeline.MessageWriter(env.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if spec.Budget != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		spec.Budget.OnReach = cancel
+	}
 	st, err := pipeline.Run(ctx, pipeline.Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
 		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: msgs, Done: done,
 		MaxErrorRate: f.MaxErrorRate})
@@ -279,6 +287,9 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 		where = "see " + elog.Name()
 	}
 	switch {
+	case st.Interrupted && spec.Budget.Reached():
+		return FailedError(prog, fmt.Sprintf("stopped: the spend estimate $%.4f reached --budget $%g; %d records written, %d failed or not processed (%s); run again with --resume (and a larger --budget) to go on",
+			spec.Budget.Spent(), spec.Budget.Limit, st.Out, st.Failed, where))
 	case st.Stopped != "":
 		return FailedError(prog, fmt.Sprintf("stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume",
 			st.Stopped, st.Out, st.Failed, where))

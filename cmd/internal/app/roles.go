@@ -49,7 +49,11 @@ func (p *Program) RunModels(env Env, build func(*llm.Models) (pipeline.Stage, er
 	}
 	// With several endpoints there is no --emit-requests file (OpenModels
 	// refuses it): the primary client counts the deferred records.
-	spec := RunSpec{Stage: deferredStage{stage, models.Primary()}, Inputs: args}
+	if err := checkPriced(base.Budget, models.Clients()); err != nil {
+		models.Abort()
+		return p.Usagef("%v", err)
+	}
+	spec := RunSpec{Stage: deferredStage{stage, models.Primary(), p.LLM.Batch.On}, Inputs: args, Budget: base.Budget}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			models.Abort()
@@ -58,7 +62,7 @@ func (p *Program) RunModels(env Env, build func(*llm.Models) (pipeline.Stage, er
 	}
 	finished := false
 	spec.Finish = func() error { finished = true; return models.Close() }
-	err = p.IO.Execute(env, p.Name, spec)
+	err = p.execute(env, spec, models.Clients())
 	if !finished {
 		models.Abort()
 	}

@@ -266,6 +266,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.opt.Slots, s.opt.Context)
 		return
 	}
+	if isBatchPath(r.URL.Path) {
+		s.serveBatch(w, r) // the fake Batch API (batchapi.go)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 		return

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/internal/testkit"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// chainFake is the fake model of every stage, with faults that make
+// re-asks (wrong language, bad JSON) and retries (500).
+func chainFake(t *testing.T) *llmtest.Server {
+	t.Helper()
+	m, err := fakeModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3,
+		Faults: []llmtest.Fault{llmtest.WrongLang, llmtest.ServerError, llmtest.BadJSON}})
+	t.Cleanup(srv.Close)
+	srv.SetBatch(llmtest.BatchOptions{CompletionTime: 5 * time.Millisecond})
+	return srv
+}
+
+// untimedAll zeroes the seconds of each call (a batch's time is not one
+// call's).
+func untimedAll(recs []*record.Record) []*record.Record {
+	for _, r := range recs {
+		for i := range r.Gen {
+			r.Gen[i].Seconds = 0
+		}
+	}
+	return recs
+}
+
+// The chain ngseed | ngrefine | ngv2r | nglabel with --batch on the fake
+// Batch API, with no manual step, gives at every stage the records the
+// online chain gives on the same fake replies.
+func TestBatchChainEqualsOnline(t *testing.T) {
+	online, batch := chainFake(t), chainFake(t)
+	dir := t.TempDir()
+	type step struct {
+		name string
+		prog func(app.Env) error
+		args []string
+	}
+	steps := []step{
+		{"ngseed", Ngseed, []string{"--culture", "korean", "--limit", "1", "--per-norm", "2", "--types", "adherence,violation,v2r"}},
+		{"ngrefine", Ngrefine, nil},
+		{"ngv2r", Ngv2r, nil},
+		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+	}
+	var inOnline, inBatch string
+	var cached int64
+	for _, s := range steps {
+		base := func(srv *llmtest.Server) []string {
+			return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, s.args...)...)
+		}
+		code, outOnline, stderr := run(t, s.prog, inOnline, base(online)...)
+		if code != 0 {
+			t.Fatalf("%s online: exit %d: %s", s.name, code, stderr)
+		}
+		before := batch.BatchStats()
+		usage := filepath.Join(dir, s.name+"-usage.json")
+		code, outBatch, stderr := run(t, s.prog, inBatch, append(base(batch), "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, s.name), "--usage-json", usage)...)
+		if code != 0 {
+			t.Fatalf("%s --batch: exit %d: %s", s.name, code, stderr)
+		}
+		a, b := untimedAll(readJSONL(t, outOnline)), untimedAll(readJSONL(t, outBatch))
+		if len(a) == 0 || len(a) != len(b) {
+			t.Fatalf("%s: %d records online, %d with --batch", s.name, len(a), len(b))
+		}
+		for i := range a {
+			if !reflect.DeepEqual(a[i], b[i]) {
+				ja, _ := a[i].AppendJSON(nil)
+				jb, _ := b[i].AppendJSON(nil)
+				t.Fatalf("%s record %d differs:\nonline %s\nbatch  %s", s.name, i, ja, jb)
+			}
+		}
+		st := batch.BatchStats()
+		var u llm.Usage
+		if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+			t.Fatalf("%s: usage %v", s.name, err)
+		}
+		cached += u.Total.TokensCached
+		t.Logf("%s: %d records; %d batches, %d lines (online: %d requests); %d of %d prompt tokens cached; %d calls, %d requests, %d tokens out", s.name, len(a), st.Batches-before.Batches, st.Lines-before.Lines, online.Count(), u.Total.TokensCached, u.Total.TokensIn, u.Total.Calls, u.Total.Requests, u.Total.TokensOut)
+		if st.Batches == before.Batches {
+			t.Errorf("%s made no batch", s.name)
+		}
+		inOnline, inBatch = outOnline, outBatch
+	}
+	// The shared prefixes are below the 1024 tokens a provider caches from
+	// (README, Batch API): nothing is cached with today's prompts.
+	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.BatchStats().Prefix, cached)
+	if online.Count() != batch.Count() {
+		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
+	}
+}
+
+// --estimate sends nothing and is within 20% of the requests and tokens
+// of a real run on the fake model, for each LLM program.
+func TestEstimateWithin20Percent(t *testing.T) {
+	srv := chainFake(t)
+	dir := t.TempDir()
+	flags := func(args ...string) []string {
+		return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, args...)...)
+	}
+	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in, (\d+) out`)
+	for _, culture := range []string{"american", "korean"} {
+		in := ""
+		for _, s := range []struct {
+			name string
+			prog func(app.Env) error
+			args []string
+		}{
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "4", "--per-norm", "2", "--types", "adherence,violation,v2r"}},
+			{"ngrefine", Ngrefine, nil},
+			{"ngv2r", Ngv2r, nil},
+			{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+		} {
+			before := srv.Count()
+			code, out, stderr := run(t, s.prog, in, flags(append(s.args, "--estimate")...)...)
+			m := re.FindStringSubmatch(stderr)
+			if code != 0 || out != "" || m == nil || srv.Count() != before {
+				t.Fatalf("%s --estimate: exit %d, %d requests sent: %s", s.name, code, srv.Count()-before, stderr)
+			}
+			usage := filepath.Join(dir, culture+s.name+".json")
+			code, out, stderr = run(t, s.prog, in, flags(append(s.args, "--usage-json", usage)...)...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
+			}
+			var u llm.Usage
+			if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+				t.Fatal(err)
+			}
+			for i, real := range []int64{u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut} {
+				est, _ := strconv.ParseFloat(m[i+1], 64)
+				if math.Abs(est-float64(real)) > 0.2*float64(real) {
+					t.Errorf("%s: estimated %s, real %d (%s)", s.name, m[i+1], real, []string{"requests", "tokens in", "tokens out"}[i])
+				}
+			}
+			t.Logf("%s %s: estimate %s / %s / %s; real %d requests, %d tokens in, %d out", culture, s.name, m[1], m[2], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut)
+			in = out
+		}
+	}
+}
+
+// A labelling panel and a judge on their own endpoints with --batch: each
+// endpoint gets its own batches; the records are those of the online run.
+func TestBatchPanel(t *testing.T) {
+	in, recs := labelInput(t)
+	var lines []byte
+	for i := 0; i < len(recs); i += 10 {
+		b, _ := recs[i].AppendJSON(nil)
+		lines = append(append(lines, b...), '\n')
+	}
+	os.WriteFile(in, lines, 0o644)
+	eps := map[string]*llmtest.Server{}
+	urls := map[string]string{}
+	for _, a := range []string{"a", "b", "j"} {
+		eps[a] = labelFake(t, llmtest.Options{})
+		urls[a] = eps[a].URL
+	}
+	models := modelsFile(t, urls)
+	dir := t.TempDir()
+	common := []string{in, "--models", models, "--labellers", "a,b", "--judge", "j", "--tasks", "norm,intent,quality", "--no-cache", "-q"}
+	code, online, stderr := runWith(Nglabel, nil, "", common...)
+	if code != 0 {
+		t.Fatalf("online: exit %d: %s", code, stderr)
+	}
+	code, batch, stderr := runWith(Nglabel, nil, "", append(common, "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, "state"))...)
+	if code != 0 {
+		t.Fatalf("batch: exit %d: %s", code, stderr)
+	}
+	a, b := untimedAll(readJSONL(t, online)), untimedAll(readJSONL(t, batch))
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d and %d records", len(a), len(b))
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("record %d differs", i)
+		}
+	}
+	for n, s := range eps {
+		if st := s.BatchStats(); st.Batches == 0 || st.Lines*2 != s.Count() {
+			t.Errorf("endpoint %s: %+v, %d chat requests (online and batch)", n, st, s.Count())
+		}
+	}
+}
