@@ -52,6 +52,7 @@ func New() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Own = true // a seed of the release gets its own dialogue: it fits (--check-fit)
 	return &Model{seed: &seedtest.Replier{Pool: pool}, refine: refinetest.New(), v2r: rep}, nil
 }
 
@@ -63,6 +64,8 @@ func (m *Model) Reply(req *llmtest.ChatRequest) string {
 		return m.seed.Reply(req)
 	case strings.HasPrefix(name, "refine_"):
 		return m.refine.Reply(req)
+	case name == v2r.FitSchema:
+		return fit(req)
 	case strings.HasPrefix(name, "v2r_dialogue_"):
 		return m.v2r.Reply(req)
 	case strings.HasPrefix(name, "label_turns") && m.LabelVariant != 0:
