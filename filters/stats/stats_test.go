@@ -2,8 +2,8 @@ package stats
 
 import (
 	"math"
-	"regexp"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"

@@ -6,8 +6,8 @@ import "github.com/ngkit/ngkit/pkg/llm"
 // endpoint of the models file (--models, --role ROLE=ALIAS); a role left
 // unassigned uses the endpoint of the flags and environment.
 var (
-	ngseedRoles   = []llm.Role{{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds"}}
-	ngv2rRoles    = []llm.Role{
+	ngseedRoles = []llm.Role{{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds"}}
+	ngv2rRoles  = []llm.Role{
 		{Name: llm.RoleWriter, Help: "writes the dialogues"},
 		{Name: llm.RoleJudge, Help: "scores each dialogue's fit to its seed, --check-fit (--judge ALIAS)"},
 	}
