@@ -121,6 +121,15 @@ type normPromptData struct {
 	Examples []string
 }
 
+func newNormPromptData(c *normbank.Culture, category string, count int, have []string) normPromptData {
+	nl := NormLang(c)
+	return normPromptData{
+		Culture: c.Display(), CultureName: c.Name, Language: languageName(nl), Lang: nl,
+		Category: strings.ReplaceAll(category, "_", " "), Honorifics: oneLine(c.Honorifics), Distance: oneLine(c.Distance),
+		MaxSentences: MaxNormSentences, Count: count, Have: slices.Clone(have), Examples: normExamples(category, c.Name, 2),
+	}
+}
+
 // Process implements pipeline.Stage: a {culture, category} record in, its
 // norm records out; the category fails as a whole.
 func (m *NormMaker) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
@@ -141,13 +150,9 @@ func (m *NormMaker) Process(ctx context.Context, rec *record.Record) ([]*record.
 	for call := 1; len(kept) < want; call++ {
 		if call > 1+m.opt.MaxTopUps {
 			return nil, fmt.Errorf("only %d of %d usable, distinct %s norms after %d calls (dropped: %s)",
-				len(kept), want, category, call-1, summary(dropped))
+				len(kept), want, category, call-1, summaryOf(dropped, "norms"))
 		}
-		data := normPromptData{
-			Culture: cu.c.Display(), CultureName: cu.c.Name, Language: languageName(nl), Lang: nl,
-			Category: strings.ReplaceAll(category, "_", " "), Honorifics: oneLine(cu.c.Honorifics), Distance: oneLine(cu.c.Distance),
-			MaxSentences: MaxNormSentences, Count: want - len(kept), Have: slices.Clone(kept), Examples: normExamples(category, culture, 2),
-		}
+		data := newNormPromptData(cu.c, category, want-len(kept), kept)
 		check := func(r *llm.Response) (any, error) {
 			var v struct {
 				Norms []string `json:"norms"`

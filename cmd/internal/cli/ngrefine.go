@@ -99,9 +99,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 		c := m.Caller(llm.RoleRewriter)
 		warnSameJudge(m, p.IO.Quiet)
 		opt := refine.Options{Judge: m.Caller(llm.RoleJudge), K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
-		if !p.IO.Quiet {
-			opt.Warn = func(format string, args ...any) { fmt.Fprintf(msgs, "ngrefine: "+format+"\n", args...) }
-		}
+		// Said even with -q: it explains why seeds fail or are refined without exemplars.
+		opt.Warn = func(format string, args ...any) { fmt.Fprintf(msgs, "ngrefine: "+format+"\n", args...) }
 		switch *exemplars {
 		case "builtin":
 			opt.Exemplars = normbank.BuiltinExemplars()

@@ -2,6 +2,7 @@ package seedtest
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -9,6 +10,7 @@ import (
 )
 
 var (
+	normCount    = regexp.MustCompile(`Write (one|\d+) (?:different )?norms? of`)
 	normCategory = regexp.MustCompile(`(?m)^Category: (.+)$`)
 	normLang     = regexp.MustCompile(`in the category .+, in [^(\n]+ \(([a-zA-Z-]+)\)\.`)
 )
@@ -17,9 +19,10 @@ var (
 // of the category asked about, of the release cultures whose norms are
 // written in the language asked for (English: the American and Chinese
 // norms; Korean: the Korean ones), real text that passes the checks,
-// leaving out those the prompt says are already written. With NormDups,
-// the first reply of each category ends with a near-duplicate of its
-// first norm.
+// leaving out those the prompt says are already written, as many as it
+// asks for. With NormDups, the last norm of the first reply of each
+// category is a near-duplicate of its first. When it knows no more, it
+// repeats one (a near-duplicate, dropped).
 func (r *Replier) norms(user string) string {
 	m := normCategory.FindStringSubmatch(user)
 	l := normLang.FindStringSubmatch(user)
@@ -35,8 +38,23 @@ func (r *Replier) norms(user string) string {
 		}
 		out = append(out, n.Text)
 	}
+	count := 1
+	if c := normCount.FindStringSubmatch(user); c != nil && c[1] != "one" {
+		count, _ = strconv.Atoi(c[1])
+	}
+	if len(out) > count {
+		out = out[:count]
+	}
 	if r.NormDups && r.first("norms "+category) && len(out) > 1 {
-		out = append(out, strings.ToUpper(out[0][:1])+out[0][1:]+"!")
+		out[len(out)-1] = out[0] + "!"
+	}
+	if len(out) == 0 {
+		for _, n := range r.Pool.norms {
+			if n.Category == category && normLangOf(n.Culture) == want {
+				out = append(out, n.Text)
+				break
+			}
+		}
 	}
 	return marshal(map[string]any{"norms": out})
 }
