@@ -5,8 +5,8 @@
 // situation names. A dialogue written for its seed names them; a dialogue
 // of another seed (an unrelated dialogue) mostly does not: on the release
 // sample (TestReleaseSeparation) every dialogue scores 4 or 5 against its
-// own seed, and 97% of the dialogues of another seed of the same culture
-// and type score 3 or less.
+// own seed, and the dialogues of another seed of the same culture and type
+// score 3 or less (all but 1 of 1,240 pairs).
 package fakefit
 
 import (
@@ -37,6 +37,9 @@ func Speakers(prompt string) []string {
 	var out []string
 	for _, m := range turnLine.FindAllStringSubmatch(prompt, -1) {
 		s := strings.TrimSpace(m[1])
+		if s == "" {
+			continue
+		}
 		dup := false
 		for _, o := range out {
 			dup = dup || o == s

@@ -80,3 +80,24 @@ func TestFromPrompt(t *testing.T) {
 		t.Errorf("fit %d, %q", s, why)
 	}
 }
+
+// FuzzFromPrompt: on any prompt, the fake judge gives a score of 1-5 and
+// a reason, and the speakers it reads are distinct and not empty.
+func FuzzFromPrompt(f *testing.F) {
+	f.Add("Scenario: Minsu spills coffee.\nSituation: Minsu and Jiyoung.\n[0] Minsu: Sorry.\n[1] Jiyoung: Fine.")
+	f.Add("[0] : x\n[1] 민수： 죄송합니다\n[2] A:B: c")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, prompt string) {
+		score, why := FromPrompt(prompt)
+		if score < 1 || score > 5 || why == "" {
+			t.Fatalf("score %d, reason %q", score, why)
+		}
+		seen := map[string]bool{}
+		for _, s := range Speakers(prompt) {
+			if s == "" || seen[s] {
+				t.Fatalf("speakers %q", Speakers(prompt))
+			}
+			seen[s] = true
+		}
+	})
+}
