@@ -9,11 +9,11 @@ import (
 
 	"github.com/ngkit/ngkit/filters/seed/seedtest"
 	"github.com/ngkit/ngkit/internal/golden"
-	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
