@@ -48,6 +48,11 @@ func (s *Stage) quality(ctx context.Context, rec *record.Record) (qualityResult,
 			q.Explanations[c] = e
 		}
 	}
+	if strings.TrimSpace(rec.Scenario) == "" && strings.TrimSpace(rec.Situation) == "" {
+		// No seed to fit (an imported dialogue): the judge's fit means nothing.
+		q.Fit = 0
+		delete(q.Explanations, "fit")
+	}
 	return qualityResult{q: q, resp: resp}, nil
 }
 

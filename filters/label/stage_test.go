@@ -337,6 +337,16 @@ func TestQualityAndPairwise(t *testing.T) {
 	if q := out2[0].Quality; q == nil || q.Fit > 2 || !strings.Contains(q.Explanations["fit"], "not people of the scenario") {
 		t.Errorf("an unrelated dialogue: quality %+v", q)
 	}
+	// A dialogue without a seed (imported) has no fit.
+	noSeed := *pickNth(t, recs, "american", "adherence", 2)
+	noSeed.ID, noSeed.Scenario, noSeed.Situation = "no-seed", "", ""
+	out3, err := s.Process(context.Background(), &noSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out3[0].Quality; q == nil || q.Fit != 0 || q.Explanations["fit"] != "" || q.Norm == 0 {
+		t.Errorf("a dialogue without a seed: quality %+v", q)
+	}
 	var pw Pairwise
 	if err := json.Unmarshal(r.Extra[PairwiseKey], &pw); err != nil {
 		t.Fatal(err)
