@@ -234,9 +234,11 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	r.mu.Lock()
 	i, ok := r.given[key]
 	if j, own := r.own[key]; r.Own && own && !ok {
-		i, ok = j, true
-		r.given[key] = i
-		r.taken[ps[i].Src] = scenario
+		if by, used := r.taken[ps[j].Src]; !used || by == scenario { // else another seed has it
+			i, ok = j, true
+			r.given[key] = i
+			r.taken[ps[i].Src] = scenario
+		}
 	}
 	if !ok {
 		i = record.Bucket(scenario, len(ps))
