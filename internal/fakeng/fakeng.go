@@ -2,7 +2,8 @@
 // shell tests of ngseed | ngrefine | ngv2r | nglabel on the fake server
 // (pkg/llm/llmtest): it sends each request, by the name of its reply
 // schema, to the fake of that stage's tests, which answer with real
-// release text. Refinement accepts every seed as it is.
+// release text. Refinement accepts every seed as it is; ngv2r's fit
+// judge (--check-fit) is internal/fakefit's (fit.go).
 package fakeng
 
 import (
