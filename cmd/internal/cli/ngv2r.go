@@ -65,8 +65,8 @@ Output: id (a hash of the seed id), parent_id (the seed id), every field of the 
 (refinement, gen and unknown fields included), lang, turns (index, speaker, action,
 text, lang as detected, stage), narration, checks (the language check of the
 dialogue), quality (with --check-fit: fit and its explanation), and the calls
-appended to gen (dialogue, fit, dialogue.1, fit.1, ...). --resume skips seeds whose dialogue is in
-the -o file.
+appended to gen (dialogue, fit, dialogue.1, fit.1, ...). --resume skips seeds
+whose dialogue is in the -o file.
 
 Cultures: the seed's culture names a profile (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `);
 add one with --culture-file FILE or a NAME.yaml in $NG_CULTURES_DIR. Prompts:
