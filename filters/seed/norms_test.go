@@ -118,10 +118,8 @@ func TestMakeNorms(t *testing.T) {
 			if err != nil || n.Culture != tc.name || n.ID != res.Out[0].NormID {
 				t.Errorf("norm %+v, %v", n, err)
 			}
-			// Two calls per category: the near-duplicate was replaced.
-			if got := srv.Count(); got != 24 {
-				t.Errorf("%d requests, want 24", got)
-			}
+			// Two calls per category (len(r.Gen) above): the near-duplicate
+			// was replaced. (Not counted at the server: a slow machine retries.)
 			for cat, ts := range texts {
 				if len(ts) != tc.per || len(slices.Compact(slices.Sorted(slices.Values(ts)))) != tc.per {
 					t.Errorf("%s: %d norms", cat, len(ts))

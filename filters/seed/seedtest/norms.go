@@ -21,7 +21,7 @@ var (
 // norms; Korean: the Korean ones), real text that passes the checks,
 // leaving out those the prompt says are already written, as many as it
 // asks for. With NormDups, the last norm of the first reply of each
-// category is a near-duplicate of its first. When it knows no more, it
+// category (and of its retries) is a near-duplicate of its first. When it knows no more, it
 // repeats one (a near-duplicate, dropped).
 func (r *Replier) norms(user string) string {
 	m := normCategory.FindStringSubmatch(user)
@@ -45,7 +45,9 @@ func (r *Replier) norms(user string) string {
 	if len(out) > count {
 		out = out[:count]
 	}
-	if r.NormDups && r.first("norms "+category) && len(out) > 1 {
+	// The first call of a category (its prompt lists no norms already
+	// written; a retry of it too).
+	if r.NormDups && !strings.Contains(user, "These norms are already written") && len(out) > 1 {
 		out[len(out)-1] = out[0] + "!"
 	}
 	if len(out) == 0 {
