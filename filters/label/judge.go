@@ -8,8 +8,9 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Quality criteria, in the order of record.Quality.
-var qualityCriteria = []string{"consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}
+// Quality criteria, in the order of record.Quality: the six of
+// NormGenesis and the seed fit (issue 18).
+var qualityCriteria = []string{"consistency", "naturalness", "relevance", "coherence", "emotion", "norm", "fit"}
 
 type scored struct {
 	Score       int    `json:"score"`
@@ -21,7 +22,7 @@ type qualityResult struct {
 	resp *llm.Response
 }
 
-// quality asks the dialogue-level judge for the six 1-5 scores.
+// quality asks the dialogue-level judge for the seven 1-5 scores.
 func (s *Stage) quality(ctx context.Context, rec *record.Record) (qualityResult, error) {
 	p, err := s.opt.Pack.Render(PackStage, "quality", rec.Culture, s.newPromptData(rec, nil, s.opt.ExplainLang, s.opt.RotsLang))
 	if err != nil {
@@ -39,13 +40,18 @@ func (s *Stage) quality(ctx context.Context, rec *record.Record) (qualityResult,
 		return qualityResult{}, err
 	}
 	q := &record.Quality{Explanations: map[string]string{}}
-	scores := []*int{&q.Consistency, &q.Naturalness, &q.Relevance, &q.Coherence, &q.Emotion, &q.Norm}
+	scores := []*int{&q.Consistency, &q.Naturalness, &q.Relevance, &q.Coherence, &q.Emotion, &q.Norm, &q.Fit}
 	for i, c := range qualityCriteria {
 		v := reply[c]
 		*scores[i] = v.Score
 		if e := strings.TrimSpace(v.Explanation); e != "" {
 			q.Explanations[c] = e
 		}
+	}
+	if strings.TrimSpace(rec.Scenario) == "" && strings.TrimSpace(rec.Situation) == "" {
+		// No seed to fit (an imported dialogue): the judge's fit means nothing.
+		q.Fit = 0
+		delete(q.Explanations, "fit")
 	}
 	return qualityResult{q: q, resp: resp}, nil
 }

@@ -322,8 +322,30 @@ func TestQualityAndPairwise(t *testing.T) {
 	}
 	r := out[0]
 	q := r.Quality
-	if q == nil || q.Norm != 3 || q.Consistency != 3 || q.Naturalness != 4 || len(q.Explanations) != 6 {
+	if q == nil || q.Norm != 3 || q.Consistency != 3 || q.Naturalness != 4 || q.Fit != 5 || len(q.Explanations) != 7 {
 		t.Errorf("quality %+v", q)
+	}
+	// The seed fit (issue 18): the dialogue of another seed, under this
+	// seed, does not fit it, and the judge says why.
+	unrelated := *pick(t, recs, "american", "adherence")
+	unrelated.ID = "unrelated"
+	unrelated.Turns = pickNth(t, recs, "american", "adherence", 1).Turns
+	out2, err := s.Process(context.Background(), &unrelated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out2[0].Quality; q == nil || q.Fit > 2 || !strings.Contains(q.Explanations["fit"], "not people of the scenario") {
+		t.Errorf("an unrelated dialogue: quality %+v", q)
+	}
+	// A dialogue without a seed (imported) has no fit.
+	noSeed := *pickNth(t, recs, "american", "adherence", 2)
+	noSeed.ID, noSeed.Scenario, noSeed.Situation = "no-seed", "", ""
+	out3, err := s.Process(context.Background(), &noSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := out3[0].Quality; q == nil || q.Fit != 0 || q.Explanations["fit"] != "" || q.Norm == 0 {
+		t.Errorf("a dialogue without a seed: quality %+v", q)
 	}
 	var pw Pairwise
 	if err := json.Unmarshal(r.Extra[PairwiseKey], &pw); err != nil {

@@ -70,7 +70,10 @@ type run struct {
 func (r *run) refine(ctx context.Context) error {
 	orig := &version{scenario: r.rec.Scenario, situation: r.rec.Situation}
 	orig.problems = r.cu.audit(orig)
-	if err := r.judge(ctx, orig, nil, 0); err != nil {
+	if j := r.s.firstJudgement(r.rec); j != nil { // --exemplars self judged it already
+		orig.scores, orig.critique = j.v.scores, j.v.critique
+		r.gens = append(r.gens, j.gens...)
+	} else if err := r.judge(ctx, orig, nil, 0); err != nil {
 		return err
 	}
 	r.first, r.best = orig, orig

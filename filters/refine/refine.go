@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -60,6 +61,13 @@ type Options struct {
 	// Judge makes the judge calls (nil: the stage's caller, which then
 	// rewrites and judges alike).
 	Judge llm.Caller
+	// Self takes the exemplars from the run's own seeds (--exemplars self):
+	// FirstPass must run before Process; Exemplars may then be empty.
+	Self bool
+	// Warn, when set, is told once per culture that has no exemplars at all
+	// (its seeds then fail, or, with Self, are rewritten with the critique
+	// alone).
+	Warn func(format string, args ...any)
 }
 
 // Stage refines seed records; it is safe for concurrent use.
@@ -69,6 +77,8 @@ type Stage struct {
 
 	cultures cache[*culture]
 	pools    cache[*pools]
+	warned   sync.Map // culture -> true, once told it has no exemplars
+	self     selfState
 }
 
 // New makes the stage; errors are the options' (usage errors).
@@ -80,7 +90,7 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 		return nil, fmt.Errorf("--min-score %d: want 1-5", opt.MinScore)
 	case opt.MaxRounds < 0:
 		return nil, fmt.Errorf("--max-rounds %d: cannot be negative", opt.MaxRounds)
-	case len(opt.Exemplars) == 0:
+	case len(opt.Exemplars) == 0 && !opt.Self:
 		return nil, errors.New("no exemplars to refine toward")
 	case opt.Pack == nil:
 		return nil, errors.New("no prompt pack")
@@ -91,7 +101,7 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	if opt.Judge == nil {
 		opt.Judge = caller
 	}
-	return &Stage{caller: caller, opt: opt}, nil
+	return &Stage{caller: caller, opt: opt, self: selfState{judged: map[string]*judged0{}}}, nil
 }
 
 // Name implements pipeline.Stage.

@@ -443,9 +443,13 @@ func (s *Stage) newSeed(in *record.Record, norm normbank.Norm, c *normbank.Cultu
 	return r
 }
 
-func summary(m map[string]int) string {
+func summary(m map[string]int) string { return summaryOf(m, "scenarios") }
+
+// summaryOf says why items were dropped ("2 near-duplicate, 1 wrong
+// language").
+func summaryOf(m map[string]int, items string) string {
 	if len(m) == 0 {
-		return "none; the replies held too few scenarios"
+		return "none; the replies held too few " + items
 	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {

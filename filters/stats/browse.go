@@ -145,7 +145,7 @@ func newDlgView(d BrowsedDialogue) dlgView {
 		for _, s := range []struct {
 			n string
 			v int
-		}{{"consistency", q.Consistency}, {"naturalness", q.Naturalness}, {"relevance", q.Relevance}, {"coherence", q.Coherence}, {"emotion", q.Emotion}, {"norm", q.Norm}} {
+		}{{"consistency", q.Consistency}, {"naturalness", q.Naturalness}, {"relevance", q.Relevance}, {"coherence", q.Coherence}, {"emotion", q.Emotion}, {"norm", q.Norm}, {"fit", q.Fit}} {
 			if s.v > 0 {
 				v.Quality = append(v.Quality, scoreView{s.n, strconv.Itoa(s.v)})
 			}

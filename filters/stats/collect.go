@@ -75,8 +75,8 @@ type consAcc struct {
 
 type qualAcc struct {
 	n    int64
-	sum  [6]int64
-	cnt  [6]int64
+	sum  [7]int64
+	cnt  [7]int64
 	name string
 }
 
@@ -361,7 +361,7 @@ func (c *Collector) addQuality(rec *record.Record, group string) {
 			c.quality[g] = a
 		}
 		a.n++
-		for i, v := range []int{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm} {
+		for i, v := range []int{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm, q.Fit} {
 			if v > 0 {
 				a.sum[i] += int64(v)
 				a.cnt[i]++
@@ -446,7 +446,7 @@ func (c *Collector) Report() *Report {
 		})
 		for _, a := range c.quality {
 			m := QualityMeans{Group: a.name, N: a.n}
-			for i, p := range []*float64{&m.Consistency, &m.Naturalness, &m.Relevance, &m.Coherence, &m.Emotion, &m.Norm} {
+			for i, p := range []*float64{&m.Consistency, &m.Naturalness, &m.Relevance, &m.Coherence, &m.Emotion, &m.Norm, &m.Fit} {
 				if a.cnt[i] > 0 {
 					*p = float64(a.sum[i]) / float64(a.cnt[i])
 				}

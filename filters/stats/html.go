@@ -672,9 +672,9 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- if .Quality}}
 <h3>Dialogue quality (mean, 1–5)</h3>
 <div class="scroll"><table>
-<thead><tr><th>group</th><th class="n">dialogues</th><th class="n">consistency</th><th class="n">naturalness</th><th class="n">relevance</th><th class="n">coherence</th><th class="n">emotion</th><th class="n">norm</th></tr></thead>
+<thead><tr><th>group</th><th class="n">dialogues</th><th class="n">consistency</th><th class="n">naturalness</th><th class="n">relevance</th><th class="n">coherence</th><th class="n">emotion</th><th class="n">norm</th><th class="n">fit</th></tr></thead>
 <tbody>{{range .Quality}}
-<tr><td>{{.Group}}</td><td class="n">{{num .N}}</td><td class="n">{{dec .Consistency}}</td><td class="n">{{dec .Naturalness}}</td><td class="n">{{dec .Relevance}}</td><td class="n">{{dec .Coherence}}</td><td class="n">{{dec .Emotion}}</td><td class="n">{{dec .Norm}}</td></tr>{{end}}
+<tr><td>{{.Group}}</td><td class="n">{{num .N}}</td><td class="n">{{dec .Consistency}}</td><td class="n">{{dec .Naturalness}}</td><td class="n">{{dec .Relevance}}</td><td class="n">{{dec .Coherence}}</td><td class="n">{{dec .Emotion}}</td><td class="n">{{dec .Norm}}</td><td class="n">{{if .Fit}}{{dec .Fit}}{{else}}-{{end}}</td></tr>{{end}}
 </tbody></table></div>
 {{- end}}
 {{- if .Agreement}}

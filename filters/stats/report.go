@@ -235,6 +235,9 @@ type QualityMeans struct {
 	Coherence   float64 `json:"coherence"`
 	Emotion     float64 `json:"emotion"`
 	Norm        float64 `json:"norm"`
+	// Fit is the seed fit (nglabel's quality judge, ngv2r --check-fit);
+	// absent when no dialogue of the group has one.
+	Fit float64 `json:"fit,omitempty"`
 }
 
 // Threshold is one --fail-on rule: the run fails when the defect's rate is

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -307,7 +308,7 @@ func TestCountsAndLabels(t *testing.T) {
 	lab := func(norm, intent, emo string) *record.Labels {
 		return &record.Labels{Norm: norm, Intent: intent, Emotion: emo}
 	}
-	a := &record.Record{ID: "a", Culture: "american", DialogueType: "v2r", Category: "apology", Turns: turns(goodEN...), Quality: &record.Quality{Naturalness: 4, Norm: 3}}
+	a := &record.Record{ID: "a", Culture: "american", DialogueType: "v2r", Category: "apology", Turns: turns(goodEN...), Quality: &record.Quality{Naturalness: 4, Norm: 3, Fit: 2}}
 	a.Turns[0].Labels = lab("violated", "CRT", "anger")
 	a.Turns[1].Labels = lab("adhered", "APO", "sadness")
 	b := &record.Record{ID: "b", Culture: "american", DialogueType: "adherence", Category: "thanks", Turns: turns(goodEN[:2]...), Quality: &record.Quality{Naturalness: 5}}
@@ -338,8 +339,16 @@ func TestCountsAndLabels(t *testing.T) {
 		t.Errorf("norm groups %v", norms)
 	}
 	q := r.Labels.Quality
-	if len(q) != 3 || q[0].Group != "all" || q[0].N != 2 || q[0].Naturalness != 4.5 || q[0].Norm != 3 || q[0].Coherence != 0 {
+	if len(q) != 3 || q[0].Group != "all" || q[0].N != 2 || q[0].Naturalness != 4.5 || q[0].Norm != 3 || q[0].Coherence != 0 || q[0].Fit != 2 || q[1].Fit != 0 {
 		t.Errorf("quality %+v", q)
+	}
+	// The seed fit is a column of the quality table when some dialogue has one.
+	var text strings.Builder
+	if err := WriteText(&text, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^ *group +n +consistency .* norm +fit *$`).MatchString(text.String()) {
+		t.Errorf("no fit column in:\n%s", text.String())
 	}
 }
 

@@ -158,9 +158,17 @@ func tables(r *Report, ids int) []table {
 		}
 		if len(r.Labels.Quality) > 0 {
 			t := table{title: "Dialogue quality (mean 1-5)", header: []string{"group", "n", "consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}}
+			fit := slices.ContainsFunc(r.Labels.Quality, func(q QualityMeans) bool { return q.Fit > 0 })
+			if fit {
+				t.header = append(t.header, "fit")
+			}
 			for _, q := range r.Labels.Quality {
 				row := []string{q.Group, num(q.N)}
-				for _, v := range []float64{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm} {
+				vs := []float64{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm}
+				if fit {
+					vs = append(vs, q.Fit)
+				}
+				for _, v := range vs {
 					row = append(row, strconv.FormatFloat(v, 'f', 2, 64))
 				}
 				t.rows = append(t.rows, row)

@@ -63,3 +63,28 @@ func TestPromptForAUserCulture(t *testing.T) {
 		}
 	}
 }
+
+// The seed-fit judge's prompt (--check-fit), for a V2R seed of each
+// culture with its own release dialogue.
+func TestFitPromptGolden(t *testing.T) {
+	pack := prompt.Builtin()
+	for _, culture := range cultures {
+		c, err := normbank.BuiltinProfile(culture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := releasePairs(t, culture, record.TypeV2R)[0]
+		d := &record.Record{Turns: p.d.Turns}
+		data := FitData{Culture: c.Display(), Language: langName(p.seed.Lang), Category: p.seed.Category, Norm: p.seed.Norm,
+			Type: p.seed.DialogueType, Scenario: p.seed.Scenario, Situation: p.seed.Situation, Dialogue: renderIndexed(d.Turns), Turns: len(d.Turns)}
+		r, err := pack.Render(PromptStage, FitTask, culture, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "=== system\n" + r.System + "\n=== user\n" + r.User + "\n"
+		if strings.Contains(got, "<no value>") || strings.Contains(got, "\n\n\n") {
+			t.Errorf("%s: empty value or stray blank lines:\n%s", culture, got)
+		}
+		golden.Check(t, filepath.Join(goldenDir, "fit_"+culture+".golden"), got)
+	}
+}

@@ -31,6 +31,8 @@ type Options struct {
 	Pack *prompt.Pack
 	// Profile finds a culture's profile; normbank.Profile when nil.
 	Profile func(name string) (*normbank.Culture, error)
+	// Fit is the seed-fit check (--check-fit); none when Fit.Judge is nil.
+	Fit FitCheck
 }
 
 // Stage makes one dialogue per seed record.
@@ -57,6 +59,9 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 		return nil, fmt.Errorf("--max-turns %d: want 0 (no bound) or more", opt.MaxTurns)
 	case opt.MinLangShare < 0 || opt.MinLangShare > 1:
 		return nil, fmt.Errorf("--min-lang-share %v: want a share between 0 and 1", opt.MinLangShare)
+	}
+	if err := opt.Fit.validate(); err != nil {
+		return nil, err
 	}
 	if opt.Pack == nil {
 		opt.Pack = prompt.Builtin()
@@ -100,9 +105,16 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 	if err != nil {
 		return nil, err
 	}
-	got, _ := resp.Checked.(*record.Record)
-	if got == nil {
-		return nil, errors.New("call dialogue: the reply was accepted without being checked")
+	got, err := checked(resp, req.Call)
+	if err != nil {
+		return nil, err
+	}
+	gens := []record.Gen{resp.Gen}
+	var fit *fitResult
+	if s.opt.Fit.Judge != nil {
+		if got, fit, err = s.fitLoop(ctx, seed, c, expected, req, resp, got, &gens); err != nil {
+			return nil, err
+		}
 	}
 	out := *seed
 	out.ID = record.NewID(seed.ID, "dialogue")
@@ -110,11 +122,74 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 	out.Lang = expected
 	out.Turns, out.Narration = got.Turns, got.Narration
 	out.Checks = got.Checks // the dialogue's, not the seed's
-	out.Gen = append(slices.Clip(seed.Gen), resp.Gen)
+	out.Gen = append(slices.Clip(seed.Gen), gens...)
+	if fit != nil {
+		out.Quality = &record.Quality{Fit: fit.score, Explanations: map[string]string{"fit": fit.why}}
+		if fit.score < s.opt.Fit.MinFit {
+			out.AddDefect(record.DefectUnfitSeed)
+		}
+	}
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("output record: %w", err)
 	}
 	return []*record.Record{&out}, nil
+}
+
+// checked is the dialogue a writer's reply was accepted as.
+func checked(resp *llm.Response, call string) (*record.Record, error) {
+	got, _ := resp.Checked.(*record.Record)
+	if got == nil {
+		return nil, fmt.Errorf("call %s: the reply was accepted without being checked", call)
+	}
+	return got, nil
+}
+
+// fitLoop judges the seed fit of the accepted dialogue got (the reply
+// resp to req) and, while it is under the bar and rounds are left, asks
+// the writer again in the same conversation with the judge's reason. It
+// returns the best-fitting dialogue (ties to the later) and its fit, or
+// an error when that is under the bar and unfit dialogues are not kept.
+// Every call's gen is appended to gens.
+func (s *Stage) fitLoop(ctx context.Context, seed *record.Record, c *normbank.Culture, lng string, req llm.Request, resp *llm.Response, got *record.Record, gens *[]record.Gen) (*record.Record, *fitResult, error) {
+	f := s.opt.Fit
+	var best *record.Record
+	var bestFit fitResult
+	msgs := req.Messages
+	for round := 0; ; round++ {
+		r, jr, err := s.judgeFit(ctx, seed, c, lng, got, round)
+		if err != nil {
+			return nil, nil, err
+		}
+		*gens = append(*gens, jr.Gen)
+		if best == nil || r.score >= bestFit.score {
+			best, bestFit = got, r
+		}
+		if r.score >= f.MinFit || round == f.Rounds {
+			break
+		}
+		msgs = append(msgs[:len(msgs):len(msgs)], llm.Assistant(resp.Text), llm.User(fitReask(r, f.MinFit)))
+		again := req
+		again.Messages, again.Call = msgs, callName(req.Call, round+1)
+		if resp, err = s.caller.Call(ctx, again); err != nil {
+			return nil, nil, err
+		}
+		if got, err = checked(resp, again.Call); err != nil {
+			return nil, nil, err
+		}
+		*gens = append(*gens, resp.Gen)
+	}
+	if bestFit.score < f.MinFit && !f.KeepUnfit {
+		return nil, nil, fmt.Errorf("the dialogue does not fit its seed: fit %d of 5 after %s, --min-fit %d; the judge: %s",
+			bestFit.score, plural(f.Rounds, "rewrite"), f.MinFit, bestFit.why)
+	}
+	return best, &bestFit, nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // SchemaName is the reply schema of a dialogue type

@@ -2,7 +2,8 @@
 // shell tests of ngseed | ngrefine | ngv2r | nglabel on the fake server
 // (pkg/llm/llmtest): it sends each request, by the name of its reply
 // schema, to the fake of that stage's tests, which answer with real
-// release text. Refinement accepts every seed as it is.
+// release text. Refinement accepts every seed as it is; ngv2r's fit
+// judge (--check-fit) is internal/fakefit's (fit.go).
 package fakeng
 
 import (
@@ -54,6 +55,7 @@ func New() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Own = true // a seed of the release gets its own dialogue: it fits (--check-fit)
 	return &Model{seed: &seedtest.Replier{Pool: pool}, refine: refinetest.New(), v2r: rep}, nil
 }
 
@@ -76,6 +78,8 @@ func (m *Model) Reply(req *llmtest.ChatRequest) string {
 		return m.seed.Reply(req)
 	case strings.HasPrefix(name, "refine_"):
 		return m.refine.Reply(req)
+	case name == v2r.FitSchema:
+		return fit(req)
 	case strings.HasPrefix(name, "v2r_dialogue_"):
 		return m.v2r.Reply(req)
 	case strings.HasPrefix(name, "label_turns") && m.LabelVariant != 0:

@@ -61,6 +61,8 @@ var defectInfos = map[string]defectInfo{
 	record.DefectLabelViolationInAdherence: {"label", "an adherence dialogue has a turn labelled violated (nglabel)"},
 	record.DefectLabelNoViolation:          {"label", "a violation or V2R dialogue has no turn labelled violated (nglabel)"},
 	record.DefectLabelUnresolved:           {"label", "a V2R dialogue's violated turn is not followed by a recognition turn and then a repair turn labelled adhered (nglabel)"},
+	// Written by ngv2r --check-fit --keep-unfit.
+	record.DefectUnfitSeed: {"content", "the judge found that the dialogue does not realise its seed: quality.fit under --min-fit, the reason in quality.explanations.fit (ngv2r --check-fit --keep-unfit)"},
 }
 
 // DefectNames lists the defect classes a report can name, sorted.

@@ -124,7 +124,7 @@ func testRecord(i int) record.Record {
 			Model: "qwen2.5-72b", Tasks: []string{"norm", "intent", "emotion"}, Samples: 3, Agreement: 0.8, Kappa: 0.61,
 		},
 		Quality: &record.Quality{
-			Consistency: 5, Naturalness: 4, Relevance: 5, Coherence: 4, Emotion: 3, Norm: 3,
+			Consistency: 5, Naturalness: 4, Relevance: 5, Coherence: 4, Emotion: 3, Norm: 3, Fit: 4,
 			Explanations: map[string]string{"norm": "violated then resolved", "emotion": "평범함"},
 		},
 		Checks: &record.Checks{

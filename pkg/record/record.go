@@ -178,7 +178,10 @@ type PairAgreement struct {
 
 // Quality holds the dialogue-level judge scores, 1-5 (0 = not scored).
 // Norm: 1 fully violated, 2 partially violated, 3 violated then resolved,
-// 4 partially adhered, 5 fully adhered.
+// 4 partially adhered, 5 fully adhered. Fit is how well the dialogue
+// realises its seed (scenario, situation, norm and dialogue type): scored
+// by nglabel's quality judge and by ngv2r --check-fit, its reason in
+// Explanations["fit"].
 type Quality struct {
 	Consistency  int               `json:"consistency,omitempty" parquet:"consistency,optional"`
 	Naturalness  int               `json:"naturalness,omitempty" parquet:"naturalness,optional"`
@@ -186,6 +189,7 @@ type Quality struct {
 	Coherence    int               `json:"coherence,omitempty" parquet:"coherence,optional"`
 	Emotion      int               `json:"emotion,omitempty" parquet:"emotion,optional"`
 	Norm         int               `json:"norm,omitempty" parquet:"norm,optional"`
+	Fit          int               `json:"fit,omitempty" parquet:"fit,optional"`
 	Explanations map[string]string `json:"explanations,omitempty" parquet:"explanations,optional"`
 }
 
@@ -267,6 +271,9 @@ const (
 	DefectLabelViolationInAdherence = "label_violation_in_adherence" // an adherence dialogue with a turn labelled violated
 	DefectLabelNoViolation          = "label_no_violation"           // a violation or V2R dialogue with no turn labelled violated
 	DefectLabelUnresolved           = "label_v2r_unresolved"         // a V2R violation not followed by recognition and an adhered repair
+	// Written by ngv2r --check-fit --keep-unfit: the judge scored the
+	// dialogue's fit to its seed under --min-fit (quality.fit).
+	DefectUnfitSeed = "unfit_seed"
 )
 
 // AddDefect appends d to the record's defects once.

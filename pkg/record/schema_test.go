@@ -113,7 +113,7 @@ func Full() *Record {
 		},
 		Narration:  []string{"회의실에 잠시 적막이 흐른다."},
 		LabelsMeta: &LabelsMeta{Model: "m", Tasks: []string{"norm", "intent"}, Samples: 3, Agreement: 0.8, Kappa: 0.6},
-		Quality: &Quality{Consistency: 5, Naturalness: 4, Relevance: 5, Coherence: 4, Emotion: 3, Norm: 3,
+		Quality: &Quality{Consistency: 5, Naturalness: 4, Relevance: 5, Coherence: 4, Emotion: 3, Norm: 3, Fit: 4,
 			Explanations: map[string]string{"norm": "violated then resolved"}},
 		Checks: &Checks{LangExpected: "ko", LangOK: &yes, LangShare: 1, Defects: []string{DefectEndMarker}, Unplaced: []string{"???"}},
 		Gen:    []Gen{{Stage: "ngv2r", Call: "dialogue", Model: "m", PromptPack: "v1", TokensIn: 10, TokensOut: 20, CacheHit: true, Retries: 1, Seconds: 0.5}},

@@ -73,7 +73,7 @@ func (r *Record) Validate() error {
 	}
 	if q := r.Quality; q != nil {
 		for name, v := range map[string]int{"consistency": q.Consistency, "naturalness": q.Naturalness,
-			"relevance": q.Relevance, "coherence": q.Coherence, "emotion": q.Emotion, "norm": q.Norm} {
+			"relevance": q.Relevance, "coherence": q.Coherence, "emotion": q.Emotion, "norm": q.Norm, "fit": q.Fit} {
 			if v != 0 && (v < 1 || v > 5) {
 				bad("quality.%s %d is outside 1-5", name, v)
 			}

@@ -20,7 +20,7 @@ const turns = `list_transform(turns, t -> struct_pack("index" := t."index", spea
   "text" := t."text", lang := t.lang, stage := t.stage, labels := ${labels}))`;
 const quality = `CASE WHEN quality IS NULL THEN NULL ELSE struct_pack(consistency := quality.consistency,
   naturalness := quality.naturalness, relevance := quality.relevance, coherence := quality.coherence,
-  emotion := quality.emotion, norm := quality.norm, explanations := ${m('quality.explanations')}) END`;
+  emotion := quality.emotion, norm := quality.norm, fit := quality.fit, explanations := ${m('quality.explanations')}) END`;
 const cols = (await con.runAndReadAll(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${src})`)).getRows().map((r) => r[0]);
 const select = cols.reverse().map((c) => (c === 'turns' ? `${turns} AS turns` : c === 'quality' ? `${quality} AS quality` : `"${c}"`));
 await con.run(`COPY (SELECT ${select.join(', ')} FROM ${src}) TO '${q(output)}' (FORMAT parquet, COMPRESSION zstd)`);

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -35,6 +37,11 @@ func (c *Cultures) Load() error {
 		c.given[cu.Name] = cu
 	}
 	return nil
+}
+
+// Given are the names of the --culture-file profiles, sorted (after Load).
+func (c *Cultures) Given() []string {
+	return slices.Sorted(maps.Keys(c.given))
 }
 
 // Lookup finds a culture's profile: given by --culture-file, or from

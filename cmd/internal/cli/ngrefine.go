@@ -9,6 +9,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/recio"
 )
 
 // Ngrefine refines seed records toward expert exemplars: judge, rewrite
@@ -45,7 +46,15 @@ exemplars fail into the errors file.
 Exemplars: the built-in ones (3 per culture, category and dialogue type, chosen from
 the NormGenesis release by a documented rule; no Korean V2R ones), or --exemplars FILE
 (any records with culture, category, scenario, situation; e.g. picked from ngcat
---from normgenesis output), which replaces them. Culture profiles: built in
+--from normgenesis output), which replaces them. A culture with no exemplars at all
+is named once on stderr and its seeds fail. --exemplars self, for a new culture,
+takes them from the run itself: a first pass reads every seed (held in memory)
+and judges it as it came in (the judge.0 call its refinement starts with, made
+once), then the --k+1 best-judged seeds of each culture, category and dialogue
+type that reach --min-score and break no exemplar rule (by lowest score, then
+total, then id) are the exemplars of the others; a seed is never its own. Seeds
+of a category where none qualified are rewritten with the critique alone (said
+once on stderr). The first pass reports what it found on stderr. Culture profiles: built in
 (` + strings.Join(normbank.BuiltinCultures(), ", ") + `), from $NG_CULTURES_DIR, or --culture-file FILE.
 Prompts: refine/judge and refine/rewrite (Korean ones in Korean, others in English
 naming the language to write); --prompts DIR overrides them file by file (a culture's
@@ -56,11 +65,12 @@ ngrefine seeds.jsonl -o refined.jsonl --errors failed.jsonl
 ngrefine seeds.jsonl --min-score 5 --max-rounds 5 --drop-rejected --errors rejected.jsonl
 ngrefine seeds.jsonl --max-rounds 0 | jq -c '{id, refinement}'    # judge only
 ngrefine seeds.parquet --exemplars my-exemplars.jsonl --k 5 -o refined.parquet
+ngrefine nz-seeds.jsonl --culture-file cultures/new-zealand.yaml --exemplars self -o refined.jsonl
 ngrefine seeds.jsonl --emit-requests batch.jsonl   # then: ngrefine seeds.jsonl --responses out.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4`
 	fs := p.Flags
 	k := fs.Int("k", refine.DefaultK, "exemplars shown to each rewrite, `N`")
-	exemplars := fs.String("exemplars", "builtin", "exemplars to refine toward: builtin, or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
+	exemplars := fs.String("exemplars", "builtin", "exemplars to refine toward: builtin, self (the run's own best-judged seeds), or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
 	minScore := fs.Int("min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
 	maxRounds := fs.Int("max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
 	drop := fs.Bool("drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
@@ -68,6 +78,19 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
+	msgs := pipeline.MessageWriter(env.Stderr)
+	var self *refine.Stage // the stage, for --exemplars self's first pass
+	p.Source = func(args []string) (pipeline.Source, error) {
+		src := pipeline.NewFileSource(args, recio.OpenOptions{Stdin: env.Stdin})
+		if *exemplars != "self" {
+			return src, nil
+		}
+		note := func(string) {}
+		if !p.IO.Quiet {
+			note = func(s string) { fmt.Fprintln(msgs, "ngrefine: "+s) }
+		}
+		return &selfSource{src: src, stage: self, workers: p.IO.Workers, note: note}, nil
+	}
 	p.WithRoles(ngrefineRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		if err := m.Need(llm.RoleRewriter, llm.RoleJudge); err != nil {
@@ -76,9 +99,14 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 		c := m.Caller(llm.RoleRewriter)
 		warnSameJudge(m, p.IO.Quiet)
 		opt := refine.Options{Judge: m.Caller(llm.RoleJudge), K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
-		if *exemplars == "builtin" {
+		// Said even with -q: it explains why seeds fail or are refined without exemplars.
+		opt.Warn = func(format string, args ...any) { fmt.Fprintf(msgs, "ngrefine: "+format+"\n", args...) }
+		switch *exemplars {
+		case "builtin":
 			opt.Exemplars = normbank.BuiltinExemplars()
-		} else {
+		case "self":
+			opt.Self = true
+		default:
 			es, err := normbank.LoadExemplars(*exemplars)
 			if err != nil {
 				return nil, fmt.Errorf("--exemplars: %w", err)
@@ -97,6 +125,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 			return nil, err
 		}
 		opt.Pack = pack
-		return refine.New(c, opt)
+		st, err := refine.New(c, opt)
+		self = st
+		return st, err
 	})
 }

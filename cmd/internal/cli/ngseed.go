@@ -97,7 +97,7 @@ Prompts: seed/scenarios, seed/situation, seed/violation and seed/v2r in the buil
 pack (Korean prompts in Korean, others in English naming the output language);
 --prompts DIR overrides them file by file. With --emit-requests, each run emits one
 step (scenarios, then situations, then derived seeds): run again with --responses
-holding all the replies so far to emit the next.`
+holding all the replies so far to emit the next.` + makeNormsHelp
 	p.Examples = `
 ngseed --culture korean --limit 5 -o seeds.jsonl
 ngseed --culture chinese --categories apology,thanks --types adherence,violation,v2r | ngrefine | ngv2r
@@ -108,6 +108,7 @@ ngseed --culture korean --personas personas.yaml --vary hierarchy=junior,senior 
 ngseed --types pact --per-norm 2 --vary age=18-29,30-49,50+ | ngpact --subjects gpt,qwen | ngstats
 ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 ngseed --types episode --culture thai --per-domain 3 --personas personas.yaml | ngsim --assistants a,b
+ngseed --make-norms --culture-file cultures/new-zealand.yaml -o nz-norms.jsonl   # review, then: --norms nz-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
 	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")
@@ -126,6 +127,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	personas.Register(fs)
 	var episodes episodeFlags
 	episodes.register(fs)
+	mk := registerMakeNorms(fs)
 
 	p.Source = func(args []string) (pipeline.Source, error) {
 		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
@@ -136,6 +138,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return episodes.source(args, sel.Culture, cultures.Lookup)
 		}
 		switch {
+		case *mk.on:
+			return mk.source(&cultures, *culture, *categories, args, *normsFile)
 		case len(args) > 0 && *normsFile != "":
 			return nil, seed.ErrBothInputs
 		case len(args) > 0:
@@ -165,6 +169,16 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		}
 		c := m.Caller(llm.RoleWriter)
 		var judge llm.Caller
+		if *mk.on {
+			if err := cultures.Load(); err != nil {
+				return nil, err
+			}
+			pack, err := prompts.Open()
+			if err != nil {
+				return nil, err
+			}
+			return mk.stage(c, pack, *topUps, &cultures)
+		}
 		switch {
 		case *limit < 0:
 			return nil, fmt.Errorf("--limit %d: cannot be negative", *limit)

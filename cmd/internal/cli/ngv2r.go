@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
@@ -47,11 +48,25 @@ colon, narration lines in brackets, [END] and other markers removed); a tag may 
 follow the colon, be in 【】 or in any letter case; "[none]" is no stage. A reply
 with several dialogues or lines that are neither a turn nor narration is re-asked.
 
+Seed fit (--check-fit). The rules cannot tell a dialogue that is about something
+else from one that plays out its seed. With --check-fit the judge role scores
+each dialogue that passes them on how well it realises its seed (the scenario's
+and situation's people, place and events, the norm, the dialogue type), 1-5 with
+a reason; under --min-fit the writer is asked again, in the same conversation,
+with the judge's score and reason, at most --fit-rounds times (each new dialogue
+must pass the rules again and is judged again). The dialogue kept is the best
+fitting; its fit and reason go to quality.fit and quality.explanations.fit. A
+seed whose dialogue stays under --min-fit goes to the errors file with the
+judge's reason, or, with --keep-unfit, is written with the defect unfit_seed
+(for review: ngcat --drop-defects unfit_seed removes it later). Cost: one judge
+call per dialogue, two more calls per fit round. Prompt: v2r/fit.tmpl.
+
 Output: id (a hash of the seed id), parent_id (the seed id), every field of the seed
 (refinement, gen and unknown fields included), lang, turns (index, speaker, action,
 text, lang as detected, stage), narration, checks (the language check of the
-dialogue), and the call appended to gen. --resume skips seeds whose dialogue is in
-the -o file.
+dialogue), quality (with --check-fit: fit and its explanation), and the calls
+appended to gen (dialogue, fit, dialogue.1, fit.1, ...). --resume skips seeds
+whose dialogue is in the -o file.
 
 Cultures: the seed's culture names a profile (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `);
 add one with --culture-file FILE or a NAME.yaml in $NG_CULTURES_DIR. Prompts:
@@ -63,22 +78,35 @@ ngv2r seeds.jsonl -o dialogues.jsonl --errors failed.jsonl
 ngv2r seeds.jsonl --text-mode --base-url http://localhost:8080/v1 --model local
 ngv2r seeds.parquet --min-turns 6 --max-turns 12 -o dialogues.parquet --resume
 ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/korean-busan.yaml
+ngv2r seeds.jsonl --check-fit --min-fit 4 --errors unfit.jsonl -o dialogues.jsonl
+ngv2r seeds.jsonl --check-fit --judge big --models models.yaml --keep-unfit | ngstats
 ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	fs := p.Flags
 	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "fewest turns of a dialogue, `N`")
 	maxTurns := fs.Int("max-turns", record.DefaultMaxTurns, "most turns of a dialogue, `N` (0: no bound)")
 	minShare := fs.Float64("min-lang-share", 1, "share of the turns the detector is sure of that must be in the dialogue's language, `SHARE` (1: all)")
 	textMode := fs.Bool("text-mode", false, `ask for "[stage] Name: (direction) words" lines instead of JSON, for servers without JSON output`)
+	checkFit := fs.Bool("check-fit", false, "have the judge role score each dialogue's fit to its seed, 1-5, and ask the writer again under --min-fit")
+	minFit := fs.Int("min-fit", v2r.DefaultMinFit, "with --check-fit: the fit `S` (1-5) a dialogue must reach")
+	fitRounds := fs.Int("fit-rounds", v2r.DefaultFitRounds, "with --check-fit: ask the writer again at most `N` times for a better fit (0: judge only)")
+	keepUnfit := fs.Bool("keep-unfit", false, "with --check-fit: write a dialogue still under --min-fit with the defect unfit_seed instead of failing its seed")
 	var cultures app.Cultures
 	cultures.Register(fs)
 	var prompts app.Prompts
-	prompts.Register(fs, "v2r/dialogue[.culture].tmpl")
+	prompts.Register(fs, "v2r/dialogue[.culture].tmpl, v2r/fit.tmpl")
 	p.WithRoles(ngv2rRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		if err := m.Need(llm.RoleWriter); err != nil {
 			return nil, err
 		}
 		c := m.Caller(llm.RoleWriter)
+		var fit v2r.FitCheck
+		switch {
+		case *checkFit:
+			fit = v2r.FitCheck{Judge: m.Caller(llm.RoleJudge), MinFit: *minFit, Rounds: *fitRounds, KeepUnfit: *keepUnfit}
+		case p.Flags.Changed("min-fit") || p.Flags.Changed("fit-rounds") || *keepUnfit:
+			return nil, errors.New("--min-fit, --fit-rounds and --keep-unfit need --check-fit")
+		}
 		if err := cultures.Load(); err != nil {
 			return nil, err
 		}
@@ -91,6 +119,7 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 			TextMode: *textMode,
 			Pack:     pack,
 			Profile:  cultures.Lookup,
+			Fit:      fit,
 		})
 	})
 }

@@ -7,10 +7,13 @@ import "github.com/ngkit/ngkit/pkg/llm"
 // unassigned uses the endpoint of the flags and environment.
 var (
 	ngseedRoles = []llm.Role{
-		{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds, and the PACT items"},
+		{Name: llm.RoleWriter, Help: "writes the scenarios, situations and derived seeds, the PACT items, the episode specs and the norms of --make-norms"},
 		{Name: llm.RoleJudge, Help: "checks that each PACT item's preference conflicts with its expectation, --types pact (--judge ALIAS)"},
 	}
-	ngv2rRoles    = []llm.Role{{Name: llm.RoleWriter, Help: "writes the dialogues"}}
+	ngv2rRoles = []llm.Role{
+		{Name: llm.RoleWriter, Help: "writes the dialogues"},
+		{Name: llm.RoleJudge, Help: "scores each dialogue's fit to its seed, --check-fit (--judge ALIAS)"},
+	}
 	ngrefineRoles = []llm.Role{
 		{Name: llm.RoleRewriter, Help: "rewrites seeds toward the exemplars"},
 		{Name: llm.RoleJudge, Help: "scores each seed and rewrite (--judge ALIAS)"},

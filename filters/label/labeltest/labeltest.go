@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ngkit/ngkit/internal/fakefit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -45,6 +46,8 @@ type Prompt struct {
 	// RotsLang is the language the prompt asks the rules-of-thumb in.
 	RotsLang string
 	Seed     int64
+	// User is the prompt (the first user message).
+	User string
 }
 
 var (
@@ -64,7 +67,7 @@ func Read(req *llmtest.ChatRequest) Prompt {
 			system = m.Text()
 		}
 	}
-	p := Prompt{Kind: "turns"}
+	p := Prompt{Kind: "turns", User: user}
 	switch {
 	case strings.Contains(user, "Dialogue B") || strings.Contains(user, "대화 B"):
 		p.Kind = "pairwise"
@@ -183,7 +186,8 @@ func Labels(p Prompt) Reply {
 	return r
 }
 
-// Quality is the fake's quality judgement.
+// Quality is the fake's quality judgement; the seed fit is internal/fakefit's
+// judgement of the prompt's seed and dialogue.
 func Quality(p Prompt) map[string]any {
 	norm := map[string]int{"adherence": 5, "violation": 1, "v2r": 3}[p.Type]
 	if norm == 0 {
@@ -197,6 +201,8 @@ func Quality(p Prompt) map[string]any {
 		}
 		out[c] = map[string]any{"score": s, "explanation": "Scored " + strconv.Itoa(s) + " for " + c + "."}
 	}
+	fit, why := fakefit.FromPrompt(p.User)
+	out["fit"] = map[string]any{"score": fit, "explanation": why}
 	return out
 }
 

@@ -108,6 +108,9 @@ type Replier struct {
 	// PerReply is how many scenarios a scenarios call returns (default:
 	// all the pool has for the norm's culture and category, unused ones).
 	PerReply int
+	// NormDups adds a near-duplicate norm to the first norms reply of each
+	// category (see norms).
+	NormDups bool
 
 	mu   sync.Mutex
 	seen map[string]int
@@ -127,6 +130,8 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 		return r.scenarios(user)
 	case "seed_situation":
 		return r.situation(user)
+	case "seed_norms":
+		return r.norms(user)
 	case "seed_violation", "seed_v2r":
 		return r.derived(user, strings.TrimPrefix(name, "seed_"))
 	default:

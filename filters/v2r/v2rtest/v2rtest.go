@@ -177,7 +177,13 @@ func ScenarioLine(prompt string) string {
 // when asked again: no two seeds share a dialogue (ngstats would count
 // duplicates) until the culture's dialogues run out.
 type Replier struct {
+	// Own answers a seed that is a release record (told by its scenario)
+	// with its own release dialogue, as a writer that follows its seed
+	// would; the others get one by hash as above.
+	Own bool
+
 	pairs map[[2]string][]Pair // culture, type
+	own   map[string]int       // culture, type, scenario -> index in pairs
 
 	mu    sync.Mutex
 	given map[string]int    // culture, type, scenario -> index in pairs
@@ -187,7 +193,7 @@ type Replier struct {
 // NewReplier makes a replier of the release records recs (see Release)
 // for the cultures, keeping the dialogues check passes.
 func NewReplier(recs []*record.Record, check Check, cultures ...string) (*Replier, error) {
-	r := &Replier{pairs: map[[2]string][]Pair{}, given: map[string]int{}, taken: map[string]string{}}
+	r := &Replier{pairs: map[[2]string][]Pair{}, own: map[string]int{}, given: map[string]int{}, taken: map[string]string{}}
 	for _, c := range cultures {
 		for _, typ := range record.DialogueTypes {
 			ps := Pairs(recs, c, typ, check)
@@ -195,6 +201,9 @@ func NewReplier(recs []*record.Record, check Check, cultures ...string) (*Replie
 				return nil, fmt.Errorf("v2rtest: no %s %s dialogue passes the check", c, typ)
 			}
 			r.pairs[[2]string{c, typ}] = ps
+			for i, p := range ps {
+				r.own[c+"\x00"+typ+"\x00"+strings.TrimSpace(p.Seed.Scenario)] = i
+			}
 		}
 	}
 	return r, nil
@@ -209,6 +218,11 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	user := FirstUser(req)
 	culture := CultureOf(req)
 	ps := r.pairs[[2]string{culture, typ}]
+	if len(ps) == 0 { // a culture of the user's: one of the same language
+		if c, ok := languageCulture[languageOf(req)]; ok {
+			culture, ps = c, r.pairs[[2]string{c, typ}]
+		}
+	}
 	if len(ps) == 0 {
 		return fmt.Sprintf("no fake %s dialogue for culture %q", typ, culture)
 	}
@@ -219,6 +233,13 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	key := culture + "\x00" + typ + "\x00" + scenario
 	r.mu.Lock()
 	i, ok := r.given[key]
+	if j, own := r.own[key]; r.Own && own && !ok {
+		if by, used := r.taken[ps[j].Src]; !used || by == scenario { // else another seed has it
+			i, ok = j, true
+			r.given[key] = i
+			r.taken[ps[i].Src] = scenario
+		}
+	}
 	if !ok {
 		i = record.Bucket(scenario, len(ps))
 		for k := range ps { // the first free one from the hash on
@@ -235,7 +256,25 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	return JSON(ps[i].Turns, ps[i].Narration, typ)
 }
 
-var cultureLine = regexp.MustCompile(`set in (\S+) culture`)
+var (
+	cultureLine  = regexp.MustCompile(`set in (\S+) culture`)
+	languageLine = regexp.MustCompile(`written entirely in (\p{L}+)`)
+	// languageCulture is the release culture whose dialogues stand in for
+	// a culture the release lacks, by the language its prompt names.
+	languageCulture = map[string]string{"English": "american", "Chinese": "chinese", "Korean": "korean"}
+)
+
+// languageOf is the dialogue language a request's system prompt names.
+func languageOf(req *llmtest.ChatRequest) string {
+	for _, m := range req.Messages {
+		if m.Role == "system" {
+			if l := languageLine.FindStringSubmatch(m.Text()); l != nil {
+				return l[1]
+			}
+		}
+	}
+	return ""
+}
 
 // CultureOf tells a request's culture: named in the system prompt ("set
 // in Chinese culture"; the Korean prompt says 한국 문화), else by the

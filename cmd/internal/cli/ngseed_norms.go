@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/filters/seed"
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/prompt"
+	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/spf13/pflag"
+)
+
+// makeNorms is ngseed --make-norms (issue 18): norms for a new culture,
+// from its profile, instead of seeds.
+type makeNorms struct {
+	on          *bool
+	perCategory *int
+}
+
+const makeNormsHelp = `
+New culture (--make-norms). For a culture with a profile but no norms, ngseed
+--make-norms --culture-file FILE writes norm records instead of seeds: one call
+per category (--categories, default all 12) asks the writer for
+--norms-per-category norms of the culture, in its norm_lang (else its
+scenario_lang); each is checked (language by pkg/lang, 1-4 sentences, no format
+markers, not a near-duplicate of another norm of the category: the scenario
+measure) and the dropped ones are asked for again (--max-topups). The records
+have id and norm_id, culture, category, norm, gen and source "generated": review
+them (people of the culture should), then make seeds from them with --norms
+FILE. A category that cannot get its norms goes to the errors file. Prompt:
+seed/norms.tmpl.`
+
+func registerMakeNorms(fs *pflag.FlagSet) *makeNorms {
+	return &makeNorms{
+		on:          fs.Bool("make-norms", false, "write norms for the culture (--culture or the --culture-file's) instead of seeds: see New culture"),
+		perCategory: fs.Int("norms-per-category", seed.DefaultNormsPerCategory, "with --make-norms: norms per category, `N`"),
+	}
+}
+
+// culture is the culture to write norms for: --culture, else the one
+// --culture-file profile.
+func (m *makeNorms) culture(cultures *app.Cultures, name string) (string, error) {
+	if name != "" {
+		c, err := cultures.Lookup(name)
+		if err != nil {
+			return "", fmt.Errorf("--culture: %w", err)
+		}
+		return c.Name, nil
+	}
+	given := cultures.Given()
+	if len(given) != 1 {
+		return "", errors.New("--make-norms: name the culture with --culture NAME or give its profile with one --culture-file FILE")
+	}
+	return given[0], nil
+}
+
+// source is the categories to write norms for, one record each.
+func (m *makeNorms) source(cultures *app.Cultures, name string, categories []string, args []string, normsFile string) (pipeline.Source, error) {
+	if len(args) > 0 || normsFile != "" {
+		return nil, errors.New("--make-norms reads no norms: give no FILE arguments and no --norms")
+	}
+	culture, err := m.culture(cultures, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(categories) == 0 {
+		categories = record.Categories
+	}
+	for _, c := range categories {
+		if strings.TrimSpace(c) == "" {
+			return nil, errors.New("--categories: an empty category")
+		}
+	}
+	return seed.CategorySource(culture, categories), nil
+}
+
+func (m *makeNorms) stage(c llm.Caller, pack *prompt.Pack, topUps int, cultures *app.Cultures) (pipeline.Stage, error) {
+	return seed.NewNormMaker(c, seed.NormOptions{Pack: pack, PerCategory: *m.perCategory, MaxTopUps: topUps, Profile: cultures.Lookup})
+}
