@@ -215,7 +215,9 @@ func (a *pactAcc) report() *Pact {
 		byQ[k[0]] = append(byQ[k[0]], k[1])
 	}
 	qs := slices.Collect(maps.Keys(byQ))
-	slices.SortFunc(qs, func(x, y string) int { return cmp.Or(cmp.Compare(questionOrder(x), questionOrder(y)), cmp.Compare(x, y)) })
+	slices.SortFunc(qs, func(x, y string) int {
+		return cmp.Or(cmp.Compare(questionOrder(x), questionOrder(y)), cmp.Compare(x, y))
+	})
 	for _, q := range qs {
 		models := byQ[q]
 		slices.Sort(models)
