@@ -49,7 +49,7 @@ func (r *run) data(v *version) *promptData {
 		SituationSentences: fmt.Sprintf("%d-%d", normbank.MinSituationSentences, normbank.MaxSituationSentences),
 		MinScore:           r.s.opt.MinScore,
 		Scenario:           v.scenario, Situation: v.situation,
-		Persona:            persona.Lines(r.rec.Persona),
+		Persona: persona.Lines(r.rec.Persona),
 	}
 }
 
