@@ -162,12 +162,12 @@ func (c *Collector) addPact(rec *record.Record) {
 		group = rec.ID
 	}
 	human := math.NaN()
-	if rec.PactItem != nil && rec.PactItem.Human != nil {
+	if rec.PactItem != nil && rec.PactItem.Human != nil && isShare(rec.PactItem.Human.FollowCulture) {
 		human = rec.PactItem.Human.FollowCulture
 	}
 	for _, r := range rec.Pact {
 		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
-		if r.PFollow != nil {
+		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {
 				pt.majority = majorityOf(pt.p)
@@ -182,6 +182,10 @@ func (c *Collector) addPact(rec *record.Record) {
 		a.points[k] = append(a.points[k], pt)
 	}
 }
+
+// isShare: a probability. A p_follow or human share outside [0, 1] counts
+// as none (the result as one without a valid sample).
+func isShare(p float64) bool { return p >= 0 && p <= 1 }
 
 // majorityOf is the majority option of a follow share.
 func majorityOf(p float64) string {

@@ -226,6 +226,12 @@ func TestPactSmallByHand(t *testing.T) {
 		t.Errorf("human JSD %v, want %v", ha.JSD, want)
 	}
 
+	// A p_follow or human share outside [0, 1] is no valid value.
+	bad := pactRec("z", "", "korean", nil, fp(1.5), map[string]*float64{"a": fp(-0.1)})
+	if rb := findRate(collect(t, append(recs, bad)...).Pact.Questions[0], "a", "", ""); rb.Invalid != 1 || rb.PFollow.N != 4 {
+		t.Errorf("p_follow -0.1 taken as valid: %+v", rb)
+	}
+
 	// Every format shows the section; JSON has nulls, not NaN.
 	var js bytes.Buffer
 	if err := WriteJSON(&js, r); err != nil {
