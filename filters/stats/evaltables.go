@@ -56,7 +56,7 @@ func pactTables(p *Pact) []table {
 				byAttr.rows = append(byAttr.rows, []string{r.Model, r.Attr, orNone(r.Value), num(r.PFollow.N), ivPct(r.PFollow), ivPct(r.FollowShare)})
 			}
 		}
-		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% percentile bootstrap over items (2,000 resamples, fixed seed);",
+		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% percentile bootstrap over items (2,000 resamples, fixed seed; the normal interval above 2,000 items);",
 			"majority follow: share of items whose majority is follow_culture (ties count as not), 95% Wilson interval")
 		ts = append(ts, overall)
 		for _, t := range []table{byCulture, byAttr} {

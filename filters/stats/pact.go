@@ -55,7 +55,7 @@ type PactRate struct {
 	Results int64 `json:"results"`
 	Invalid int64 `json:"invalid"`
 	// PFollow is the mean p_follow over the items with one, with a 95%
-	// percentile bootstrap interval over items.
+	// percentile bootstrap interval over items (bootstrapMean).
 	PFollow Interval `json:"p_follow"`
 	// Majority counts the items' majorities; FollowShare is the share of
 	// follow_culture majorities among them (ties count as not following),

@@ -81,6 +81,17 @@ func TestBootstrapMean(t *testing.T) {
 	if a.Mean != 5.5 || !approx(a.Low, 3.72, 0.25) || !approx(a.High, 7.28, 0.25) {
 		t.Errorf("bootstrap interval %+v, want about [3.72, 7.28]", a)
 	}
+	// Either side of bootstrapMaxN the two intervals agree: 2,000 and
+	// 2,001 values drawn alike.
+	rng := rand.New(rand.NewPCG(3, 3))
+	var big []float64
+	for range bootstrapMaxN + 1 {
+		big = append(big, rng.Float64())
+	}
+	boot, normal := bootstrapMean(big[:bootstrapMaxN]), bootstrapMean(big)
+	if w1, w2 := boot.High-boot.Low, normal.High-normal.Low; !approx(w1, w2, 0.05*w2) {
+		t.Errorf("bootstrap width %v, normal width %v: want within 5%%", w1, w2)
+	}
 	if e := bootstrapMean(nil); e != (Interval{}) {
 		t.Errorf("empty bootstrap %+v", e)
 	}

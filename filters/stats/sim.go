@@ -168,9 +168,9 @@ func scoreInterval(n [5]int64) Interval {
 		return Interval{}
 	}
 	iv := Interval{N: total, Mean: sum / float64(total)}
-	if total > 2000 {
+	if total > bootstrapMaxN {
 		sd := math.Sqrt(max(0, sq/float64(total)-iv.Mean*iv.Mean) * float64(total) / float64(total-1))
-		half := 1.959963984540054 * sd / math.Sqrt(float64(total))
+		half := z95 * sd / math.Sqrt(float64(total))
 		iv.Low, iv.High = iv.Mean-half, iv.Mean+half
 		return iv
 	}
