@@ -212,7 +212,7 @@ func addEval(r *record.Record, i int, rng *rand.Rand) {
 	case 1:
 		r.Episode = &record.Episode{Subgroup: "Bangkok office worker", Domain: "food and dining", Goal: "plan a team dinner",
 			Constraints: []record.Constraint{{ID: "c1", Text: "no beef", NormID: "norm-001", Reveal: "implicit"}, {ID: "c2", Text: "elders order first"}},
-			Opening: "ช่วยแนะนำร้านอาหารหน่อยครับ"}
+			Opening:     "ช่วยแนะนำร้านอาหารหน่อยครับ"}
 		r.Sim = &record.Sim{Assistant: "gpt-x", Mode: "benchmark", End: "max_turns"}
 		if i%10 == 1 {
 			r.Sim.Mode, r.Sim.End, r.Sim.Revealed = "gold", "goal_met", []string{"c1"}
