@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/normbank"
+	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -23,6 +24,9 @@ type promptData struct {
 	MinScore                              int
 	// Scenario and Situation are the version judged or rewritten.
 	Scenario, Situation string
+	// Persona is the seed's persona, "attribute: value" per attribute
+	// (--personas / --vary, here or upstream); empty without one.
+	Persona []string
 	// Original is the seed as it came in: set when judging a rewrite, and
 	// when rewriting a rewrite.
 	Original *seedText
@@ -45,6 +49,7 @@ func (r *run) data(v *version) *promptData {
 		SituationSentences: fmt.Sprintf("%d-%d", normbank.MinSituationSentences, normbank.MaxSituationSentences),
 		MinScore:           r.s.opt.MinScore,
 		Scenario:           v.scenario, Situation: v.situation,
+		Persona: persona.Lines(r.rec.Persona),
 	}
 }
 

@@ -58,6 +58,9 @@ type Collector struct {
 	gens        map[genKey]*GenCost // models.go
 	panel       *panelAcc
 
+	pact *pactAcc // pact.go
+	sim  *simAcc  // sim.go
+
 	by *byPersona // --by: a report per persona attribute value (persona.go)
 }
 
@@ -135,6 +138,8 @@ func (c *Collector) Add(rec *record.Record) {
 	c.rep.Records++
 	c.addGen(rec)
 	c.addPanel(rec)
+	c.addPact(rec)
+	c.addSim(rec)
 	c.recDefects = false
 	c.recNames = c.recNames[:0]
 	group := rec.Culture + "/" + rec.DialogueType
@@ -435,6 +440,7 @@ func (c *Collector) Report() *Report {
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
 	r.Calls, r.Panel = c.genReport(), c.panel.report()
+	r.Pact, r.Sim = c.pact.report(), c.sim.report()
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

@@ -258,6 +258,7 @@ type htmlView struct {
 	Defects    *hbarChart
 	Labels     []labelTask
 	Browse     *browseView
+	Eval       evalView // PACT, simulation, by persona (htmleval.go)
 }
 
 type countTable struct {
@@ -298,7 +299,7 @@ type labelRow struct {
 }
 
 func newHTMLView(r *Report) *htmlView {
-	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser)}
+	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser), Eval: newEvalView(r)}
 	for _, t := range r.FailOn {
 		if t.Exceeded {
 			v.Failed++
@@ -498,6 +499,8 @@ td.help{min-width:14em}
 .chart .axis{stroke:#8c959f;stroke-width:1}
 .chart .val{fill:#59636e}
 .bar{fill:var(--accent)}
+.chart .whisker{stroke:#1f2328;stroke-width:1.5}
+h4{font-size:.95em;margin:14px 0 4px}
 .chart g:hover .bar{fill:#2f5a87}
 .c0{fill:#4e79a7;background:#4e79a7}.c1{fill:#f28e2b;background:#f28e2b}.c2{fill:#e15759;background:#e15759}.c3{fill:#76b7b2;background:#76b7b2}.c4{fill:#59a14f;background:#59a14f}
 .c5{fill:#edc948;background:#edc948}.c6{fill:#b07aa1;background:#b07aa1}.c7{fill:#ff9da7;background:#ff9da7}.c8{fill:#9c755f;background:#9c755f}.c9{fill:#bab0ac;background:#bab0ac}
@@ -534,7 +537,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <header>
 <h1>ngstats report</h1>
 <p class="muted">{{num .R.Records}} records · {{num .R.Dialogues}} dialogues · {{num .R.Turns}} turns · report format {{.R.Version}}</p>
-<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
+<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Eval.Pact}}<a href="#pact">PACT</a>{{end}}{{if .R.Sim}}<a href="#simulation">Simulation</a>{{end}}{{if .Eval.ByPersona}}<a href="#by-persona">By persona</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
 </header>
 {{- if .R.FailOn}}
 
@@ -695,6 +698,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- end}}
 </section>
 {{- end}}
+{{- template "eval" .}}
 {{- with .Browse}}
 
 <section id="dialogues">

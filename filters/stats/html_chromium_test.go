@@ -66,6 +66,24 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Skip("no chromium binary found: install Debian package chromium (or set NGKIT_CHROMIUM=/path) to run the browser test")
 	}
 	page := renderHTML(t, htmlTestReport())
+	if dom := checkCharts(t, bin, page); !strings.Contains(dom, "Content-Security-Policy") {
+		t.Error("CSP meta tag missing from the rendered DOM")
+	}
+
+	// The control: a report that does reference the network must be caught.
+	leaky := strings.Replace(withProbe(t, page), "</main>",
+		`<img src="http://ngkit.invalid/x.png"><link rel="stylesheet" href="https://ngkit.invalid/x.css"></main>`, 1)
+	res, _ := runChromium(t, bin, leaky)
+	if len(res.Violations) < 2 {
+		t.Errorf("probe missed the fetches of the control page: violations %q, resources %d", res.Violations, res.Resources)
+	}
+}
+
+// withProbe adds probeJS to page, right after its CSP meta tag, allowed
+// by its hash (so that it runs under the CSP, which a wrong hash would
+// block, and listens before the body is parsed).
+func withProbe(t *testing.T, page string) string {
+	t.Helper()
 	cspAttr := strings.ReplaceAll(htmlCSP, "'", "&#39;")
 	meta := `<meta http-equiv="Content-Security-Policy" content="` + cspAttr + `">`
 	if strings.Count(page, meta) != 1 {
@@ -73,19 +91,19 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte(probeJS))
 	hash := base64.StdEncoding.EncodeToString(sum[:])
-	// The probe goes right after the CSP, so that it runs under it (a wrong
-	// hash would block it) and listens before the body is parsed.
-	probed := strings.Replace(page, meta,
+	return strings.Replace(page, meta,
 		`<meta http-equiv="Content-Security-Policy" content="`+cspAttr+`; script-src &#39;sha256-`+hash+`&#39;">`+
 			"\n<script>"+probeJS+"</script>", 1)
-	wantCharts := strings.Count(page, `<svg class="chart `)
+}
 
-	res, dom := runChromium(t, bin, probed)
-	if !strings.Contains(dom, "Content-Security-Policy") {
-		t.Error("CSP meta tag missing from the rendered DOM")
-	}
-	if len(res.Charts) != wantCharts || wantCharts == 0 {
-		t.Errorf("Chromium found %d charts, the HTML has %d", len(res.Charts), wantCharts)
+// checkCharts: Chromium laid out every chart of page with visible bars,
+// the page fits the window, and nothing was fetched. It returns the DOM.
+func checkCharts(t *testing.T, bin, page string) string {
+	t.Helper()
+	res, dom := runChromium(t, bin, withProbe(t, page))
+	want := strings.Count(page, `<svg class="chart `)
+	if len(res.Charts) != want || want == 0 {
+		t.Errorf("Chromium found %d charts, the HTML has %d", len(res.Charts), want)
 	}
 	for _, c := range res.Charts {
 		if c.W < 100 || c.H < 10 || c.BBoxW < 50 || c.BBoxH < 10 || c.Bars == 0 {
@@ -98,14 +116,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if res.Resources != 0 || len(res.Violations) != 0 {
 		t.Errorf("the report tried to fetch: %d resources, CSP violations %q", res.Resources, res.Violations)
 	}
-
-	// The control: a report that does reference the network must be caught.
-	leaky := strings.Replace(probed, "</main>",
-		`<img src="http://ngkit.invalid/x.png"><link rel="stylesheet" href="https://ngkit.invalid/x.css"></main>`, 1)
-	res, _ = runChromium(t, bin, leaky)
-	if len(res.Violations) < 2 {
-		t.Errorf("probe missed the fetches of the control page: violations %q, resources %d", res.Violations, res.Resources)
-	}
+	return dom
 }
 
 func findChromium() string {
@@ -178,4 +189,17 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestHTMLEvalInChromium: the PACT, simulation and by-persona charts and
+// tables render in Chromium, fit a narrow window and fetch nothing.
+func TestHTMLEvalInChromium(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		if os.Getenv("NGKIT_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("NGKIT_REQUIRE_CHROMIUM=1 but no chromium binary found (Debian package chromium, or set NGKIT_CHROMIUM)")
+		}
+		t.Skip("no chromium binary found: install Debian package chromium (or set NGKIT_CHROMIUM=/path) to run the browser test")
+	}
+	checkCharts(t, bin, renderHTML(t, evalTestReport(t)))
 }

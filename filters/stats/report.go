@@ -45,6 +45,10 @@ type Report struct {
 	Calls []GenCost `json:"calls,omitempty"`
 	// Review, when records carry reviewers' labels or verdicts.
 	Review *Review `json:"review,omitempty"`
+	// Pact, when records carry PACT results (ngpact): pact.go.
+	Pact *Pact `json:"pact,omitempty"`
+	// Sim, when records are simulated episodes (ngsim): sim.go.
+	Sim *Sim `json:"sim,omitempty"`
 	// Browser holds whole dialogues for the HTML report (Collector.Browse).
 	Browser *Browser `json:"-"`
 	// ByPersona is the report of each persona attribute value (--by).

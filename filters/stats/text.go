@@ -177,6 +177,7 @@ func tables(r *Report, ids int) []table {
 		}
 		ts = append(ts, labelExtraTables(r.Labels)...)
 	}
+	ts = append(ts, evalTables(r)...)
 	ts = append(ts, modelTables(r)...)
 	ts = append(ts, reviewTables(r.Review)...)
 	if len(r.FailOn) > 0 {

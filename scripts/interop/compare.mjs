@@ -48,7 +48,7 @@ if (!jsonl || files.length === 0) {
   process.exit(2);
 }
 
-const mapFields = new Set(['norm_dist', 'intent_dist', 'emotion_dist', 'stage_dist', 'safety_dist', 'explanations']);
+const mapFields = new Set(['norm_dist', 'intent_dist', 'emotion_dist', 'stage_dist', 'safety_dist', 'explanations', 'persona']);
 
 // norm turns a value into the JSONL's shape: bigints become numbers,
 // nulls and empty lists are dropped (the JSONL omits them), lists of

@@ -58,7 +58,15 @@ once on stderr). The first pass reports what it found on stderr. Culture profile
 (` + strings.Join(normbank.BuiltinCultures(), ", ") + `), from $NG_CULTURES_DIR, or --culture-file FILE.
 Prompts: refine/judge and refine/rewrite (Korean ones in Korean, others in English
 naming the language to write); --prompts DIR overrides them file by file (a culture's
-own file, refine/judge.korean.tmpl, comes before the generic refine/judge.tmpl).`
+own file, refine/judge.korean.tmpl, comes before the generic refine/judge.tmpl).
+
+Personas: --personas FILE gives each seed without a persona one drawn from the
+file (attribute -> values, optionally weighted) by --seed and the seed's id; a seed
+that has one (from ngseed) keeps it. --vary ATTR=v1,v2 writes each seed once per
+value (every combination when repeated), each with its own id and variant_of the
+seed's id, refined separately. The persona goes into the judge and rewrite prompts
+("Who is talking: ..."), so the refined situation fits it. --vary cannot be resumed
+(--resume).`
 	p.Examples = `
 ngseed --culture korean --types adherence,v2r | ngrefine | ngv2r | ngstats
 ngrefine seeds.jsonl -o refined.jsonl --errors failed.jsonl
@@ -67,7 +75,8 @@ ngrefine seeds.jsonl --max-rounds 0 | jq -c '{id, refinement}'    # judge only
 ngrefine seeds.parquet --exemplars my-exemplars.jsonl --k 5 -o refined.parquet
 ngrefine nz-seeds.jsonl --culture-file cultures/new-zealand.yaml --exemplars self -o refined.jsonl
 ngrefine seeds.jsonl --emit-requests batch.jsonl   # then: ngrefine seeds.jsonl --responses out.jsonl
-NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4`
+NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4
+ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --seed 7 | ngv2r`
 	fs := p.Flags
 	k := fs.Int("k", refine.DefaultK, "exemplars shown to each rewrite, `N`")
 	exemplars := fs.String("exemplars", "builtin", "exemplars to refine toward: builtin, self (the run's own best-judged seeds), or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
@@ -78,6 +87,8 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
+	var personas app.Personas
+	personas.Register(fs)
 	msgs := pipeline.MessageWriter(env.Stderr)
 	var self *refine.Stage // the stage, for --exemplars self's first pass
 	p.Source = func(args []string) (pipeline.Source, error) {
@@ -126,7 +137,10 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl -
 		}
 		opt.Pack = pack
 		st, err := refine.New(c, opt)
+		if err != nil {
+			return nil, err
+		}
 		self = st
-		return st, err
+		return personas.Wrap(st, p.LLM.Seed, p.IO.Resume)
 	})
 }

@@ -44,6 +44,17 @@ the cluster of the first earlier record it is similar to; when records carry lab
 distributions per culture and type, intent by V2R stage, the agreement of sampled
 labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
+PACT results (ngpact) add, per question framing, each model's culture-following
+rate (mean p_follow, 95% bootstrap interval over items; majority share, Wilson)
+overall, by culture and by persona attribute; the counterfactual effect of each
+attribute (mean |change| of p_follow between variants sharing variant_of that
+differ only in it, in percentage points, and the signed change between values);
+agreement between models; and, for items with human distributions, majority
+agreement, Pearson, Spearman and Jensen-Shannon divergence. Simulated episodes
+(ngsim) add, per assistant and mode, the judge's mean scores, the constraint
+outcomes and inference rate, the goal-met rate and turns, by culture, domain
+and subgroup, and a leaderboard.
+
 The language of every turn is detected on all cores (-j). Memory stays bounded by
 the distinct cultures, categories and lengths, plus ~100 bytes per record for
 duplicate detection.
@@ -52,7 +63,7 @@ duplicate detection.
 per attribute and then the whole report (every table above) of the records of
 each of its values, the records without the attribute as (none); in JSON they
 are by_persona: [{attr, value, report}]. Near duplicates are found within each
-group there. The HTML report does not show them yet.
+group there. The HTML report shows each group's tables folded.
 
 --fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
 (or "any": records with at least one defect) is above its rate, so a pipeline

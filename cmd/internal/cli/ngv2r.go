@@ -71,7 +71,14 @@ whose dialogue is in the -o file.
 Cultures: the seed's culture names a profile (built in: ` + strings.Join(normbank.BuiltinCultures(), ", ") + `);
 add one with --culture-file FILE or a NAME.yaml in $NG_CULTURES_DIR. Prompts:
 v2r/dialogue.tmpl (English, naming the output language) and v2r/dialogue.korean.tmpl
-(Korean); --prompts DIR overrides them file by file.`
+(Korean); --prompts DIR overrides them file by file.
+
+Personas: the seed's persona (ngseed --personas / --vary) goes into the prompt
+("Who is talking: age: 50-64; hierarchy: senior"). --personas FILE gives each seed
+without one a persona drawn from the file by --seed and the seed's id; --vary
+ATTR=v1,v2 writes each seed's dialogue once per value (every combination when
+repeated): each variant seed has its own id and variant_of the seed's id, and its
+dialogue carries both. --vary cannot be resumed (--resume).`
 	p.Examples = `
 ngseed --culture korean --types adherence,violation,v2r | ngrefine | ngv2r -o dialogues.parquet
 ngv2r seeds.jsonl -o dialogues.jsonl --errors failed.jsonl
@@ -80,7 +87,8 @@ ngv2r seeds.parquet --min-turns 6 --max-turns 12 -o dialogues.parquet --resume
 ngv2r seeds.jsonl --prompts my-prompts/ --culture-file cultures/korean-busan.yaml
 ngv2r seeds.jsonl --check-fit --min-fit 4 --errors unfit.jsonl -o dialogues.jsonl
 ngv2r seeds.jsonl --check-fit --judge big --models models.yaml --keep-unfit | ngstats
-ngv2r seeds.jsonl | ngstats --fail-on any=0`
+ngv2r seeds.jsonl | ngstats --fail-on any=0
+ngv2r seeds.jsonl --vary gender=female,male --seed 7 | ngstats --by gender`
 	fs := p.Flags
 	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "fewest turns of a dialogue, `N`")
 	maxTurns := fs.Int("max-turns", record.DefaultMaxTurns, "most turns of a dialogue, `N` (0: no bound)")
@@ -94,6 +102,8 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 	cultures.Register(fs)
 	var prompts app.Prompts
 	prompts.Register(fs, "v2r/dialogue[.culture].tmpl, v2r/fit.tmpl")
+	var personas app.Personas
+	personas.Register(fs)
 	p.WithRoles(ngv2rRoles)
 	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
 		if err := m.Need(llm.RoleWriter); err != nil {
@@ -114,12 +124,16 @@ ngv2r seeds.jsonl | ngstats --fail-on any=0`
 		if err != nil {
 			return nil, err
 		}
-		return v2r.New(c, v2r.Options{
+		st, err := v2r.New(c, v2r.Options{
 			Rules:    v2r.Rules{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 			TextMode: *textMode,
 			Pack:     pack,
 			Profile:  cultures.Lookup,
 			Fit:      fit,
 		})
+		if err != nil {
+			return nil, err
+		}
+		return personas.Wrap(st, p.LLM.Seed, p.IO.Resume)
 	})
 }

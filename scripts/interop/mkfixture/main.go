@@ -145,6 +145,7 @@ func synth(i int) record.Record {
 		Scenario:     sentence(rng, 12),
 		Situation:    texts[rng.IntN(len(texts))] + " " + sentence(rng, 40),
 	}
+	addEval(&r, i, rng)
 	if i%7 == 6 {
 		return r
 	}
@@ -177,6 +178,48 @@ func synth(i int) record.Record {
 		}
 	}
 	return r
+}
+
+// addEval gives record i a persona (most records; variant_of on some) and
+// the evaluation fields, with their optional parts now set, now null: a
+// PACT item with or without a human distribution and results with or
+// without p_follow (every fifth record), or an episode and its simulation
+// with or without a judge verdict (every fifth, offset by one).
+func addEval(r *record.Record, i int, rng *rand.Rand) {
+	if i%4 != 3 {
+		r.Persona = map[string]string{"age": []string{"20-29", "30-49", "65+"}[i%3], "gender": []string{"female", "male"}[i%2]}
+		if i%8 == 1 {
+			r.Persona["hierarchy"] = "senior 상사"
+		}
+	}
+	if i%6 == 2 {
+		r.VariantOf = fmt.Sprintf("rec-%07d", i-1)
+	}
+	switch i % 5 {
+	case 0:
+		r.PactItem = &record.PactItem{Actor: "guest 손님", Expectation: "remove shoes at the door", Preference: "keep shoes on",
+			FollowOption: "Remove the shoes", AllowOption: "Keep them on"}
+		if i%10 == 0 {
+			r.PactItem.Receiver = "host"
+			r.PactItem.Human = &record.HumanShare{FollowCulture: float64(i%11) / 10, N: 20 + i%7}
+		}
+		p := rng.Float64()
+		h := 1 - (p*p + (1-p)*(1-p))
+		r.Pact = []record.PactResult{
+			{Model: "model-a", Question: record.PactChoice, Method: "sample", PFollow: &p, Samples: 10, Valid: 10, Majority: record.PactFollow, Entropy: &h},
+			{Model: "model-b", Question: record.PactNorm, Method: "logprobs", Samples: 1, Valid: 0, Error: "no option token in the logprobs"},
+		}
+	case 1:
+		r.Episode = &record.Episode{Subgroup: "Bangkok office worker", Domain: "food and dining", Goal: "plan a team dinner",
+			Constraints: []record.Constraint{{ID: "c1", Text: "no beef", NormID: "norm-001", Reveal: "implicit"}, {ID: "c2", Text: "elders order first"}},
+			Opening:     "ช่วยแนะนำร้านอาหารหน่อยครับ"}
+		r.Sim = &record.Sim{Assistant: "gpt-x", Mode: "benchmark", End: "max_turns"}
+		if i%10 == 1 {
+			r.Sim.Mode, r.Sim.End, r.Sim.Revealed = "gold", "goal_met", []string{"c1"}
+			r.Sim.Judge = &record.SimJudge{Assistance: 4, AssistanceRationale: "helpful", Cultural: 3, Language: 5,
+				Constraints: []record.ConstraintOutcome{{ID: "c1", Outcome: record.OutcomeInferred, Rationale: "asked"}, {ID: "c2", Outcome: record.OutcomeUnaddressed}}}
+		}
+	}
 }
 
 type sample struct {

@@ -1,0 +1,505 @@
+package stats
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/agree"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// The PACT section (issue 15): for records with pact results (ngpact),
+// per question framing, the culture-following rate of each model under
+// test overall, by culture and by each persona attribute; the paired
+// counterfactual effect of each attribute (variants of one item that
+// differ only in it); the agreement between models; and, for items with a
+// human distribution, how well each model matches it.
+//
+// The section keeps one small point per item, model and framing (the
+// bootstrap and the correlations need them all), so its memory grows with
+// the items, about 100 bytes each plus the persona.
+
+// Pact is the PACT section of the report.
+type Pact struct {
+	// Items are the records with pact results.
+	Items     int64          `json:"items"`
+	Questions []PactQuestion `json:"questions"`
+}
+
+// PactQuestion holds every figure of one question framing ("choice",
+// "norm").
+type PactQuestion struct {
+	Question string `json:"question"`
+	// Rates: per model overall (Attr ""), by culture (Attr "culture") and
+	// by each persona attribute.
+	Rates []PactRate `json:"rates"`
+	// Effects: the counterfactual effect of each attribute, per model.
+	Effects []PactEffect `json:"effects"`
+	// Agreement between each pair of models.
+	Agreement []PactAgreement `json:"agreement,omitempty"`
+	// Human: each model against the items' human distributions.
+	Human []PactHuman `json:"human,omitempty"`
+}
+
+// PactRate is the culture-following rate of one model over a group of
+// items (Attr = Value; Attr "" is all items).
+type PactRate struct {
+	Model string `json:"model"`
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
+	// Results of the group; Invalid of them had no valid sample (no
+	// p_follow), and count nowhere else.
+	Results int64 `json:"results"`
+	Invalid int64 `json:"invalid"`
+	// PFollow is the mean p_follow over the items with one, with a 95%
+	// percentile bootstrap interval over items (bootstrapMean).
+	PFollow Interval `json:"p_follow"`
+	// Majority counts the items' majorities; FollowShare is the share of
+	// follow_culture majorities among them (ties count as not following),
+	// with its 95% Wilson interval.
+	Follow      int64    `json:"follow"`
+	Allow       int64    `json:"allow"`
+	Tie         int64    `json:"tie"`
+	FollowShare Interval `json:"follow_share"`
+	// Entropy is the mean entropy of the distributions, in bits.
+	Entropy *float64 `json:"entropy"`
+}
+
+// PactEffect is the counterfactual effect of one attribute on one model:
+// among the variants of an item (records sharing variant_of, with the
+// record whose id that is) that differ only in Attr, the mean absolute
+// change of p_follow between two variants, in percentage points. Each
+// item's pairs are averaged first, then the items, and the 95% interval
+// is a percentile bootstrap over items. Measurement noise (p_follow from
+// K samples) adds to a mean absolute change: an attribute with no effect
+// scores above 0; the signed Contrasts do not have that bias.
+type PactEffect struct {
+	Model string `json:"model"`
+	Attr  string `json:"attr"`
+	// Items with at least one pair, and the pairs in all.
+	Items     int64          `json:"items"`
+	Pairs     int64          `json:"pairs"`
+	MeanAbsPP Interval       `json:"mean_abs_pp"`
+	Contrasts []PactContrast `json:"contrasts"`
+}
+
+// PactContrast is the signed mean change of p_follow from value A to
+// value B of the attribute (B - A, percentage points), over the items
+// with such a pair, with a 95% bootstrap interval over items.
+type PactContrast struct {
+	A      string   `json:"a"`
+	B      string   `json:"b"`
+	Pairs  int64    `json:"pairs"`
+	DiffPP Interval `json:"diff_pp"`
+}
+
+// PactAgreement compares two models on the items both answered: the share
+// of items with the same majority (follow, allow or tie), Cohen's kappa of
+// the majorities, and Pearson's correlation of p_follow.
+type PactAgreement struct {
+	A         string   `json:"a"`
+	B         string   `json:"b"`
+	Items     int64    `json:"items"`
+	Agreement float64  `json:"agreement"`
+	Kappa     *float64 `json:"kappa"`
+	Pearson   *float64 `json:"pearson"`
+}
+
+// PactHuman compares one model with the human distributions: the share of
+// items whose model majority is the human majority (human share above
+// 0.5 follow, below allow, 0.5 a tie), Pearson's and Spearman's (ties at
+// mean ranks) correlation of p_follow with the human follow share, and the
+// mean Jensen-Shannon divergence of the two distributions (bits, 0-1).
+type PactHuman struct {
+	Model     string   `json:"model"`
+	Items     int64    `json:"items"`
+	Agreement float64  `json:"agreement"`
+	Pearson   *float64 `json:"pearson"`
+	Spearman  *float64 `json:"spearman"`
+	JSD       float64  `json:"jsd"`
+}
+
+// pactPoint is one item's result for one model and framing.
+type pactPoint struct {
+	id, group string            // the record id; variant_of, else the id
+	attrs     map[string]string // persona, and the culture under "culture"
+	p         float64           // p_follow; NaN when none
+	majority  string
+	entropy   float64 // NaN when none
+	human     float64 // NaN when the item has none
+}
+
+type pactAcc struct {
+	items  int64
+	points map[[2]string][]pactPoint // question, model
+}
+
+// pactCulture is the attribute name under which an item's culture is
+// analysed with its persona attributes.
+const pactCulture = "culture"
+
+func (c *Collector) addPact(rec *record.Record) {
+	if len(rec.Pact) == 0 {
+		return
+	}
+	if c.pact == nil {
+		c.pact = &pactAcc{points: map[[2]string][]pactPoint{}}
+	}
+	a := c.pact
+	a.items++
+	attrs := maps.Clone(rec.Persona)
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	if rec.Culture != "" {
+		attrs[pactCulture] = rec.Culture // the record's culture wins over a persona key of that name
+	}
+	group := rec.VariantOf
+	if group == "" {
+		group = rec.ID
+	}
+	human := math.NaN()
+	if rec.PactItem != nil && rec.PactItem.Human != nil && isShare(rec.PactItem.Human.FollowCulture) {
+		human = rec.PactItem.Human.FollowCulture
+	}
+	for _, r := range rec.Pact {
+		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
+		if r.PFollow != nil && isShare(*r.PFollow) {
+			pt.p = *r.PFollow
+			if pt.majority == "" {
+				pt.majority = majorityOf(pt.p)
+			}
+		} else {
+			pt.majority = ""
+		}
+		if r.Entropy != nil {
+			pt.entropy = *r.Entropy
+		}
+		k := [2]string{r.Question, r.Model}
+		a.points[k] = append(a.points[k], pt)
+	}
+}
+
+// isShare: a probability. A p_follow or human share outside [0, 1] counts
+// as none (the result as one without a valid sample).
+func isShare(p float64) bool { return p >= 0 && p <= 1 }
+
+// majorityOf is the majority option of a follow share.
+func majorityOf(p float64) string {
+	switch {
+	case p > 0.5:
+		return record.PactFollow
+	case p < 0.5:
+		return record.PactAllow
+	}
+	return "tie"
+}
+
+// questionOrder puts the framings choice, norm first, then others by name.
+func questionOrder(q string) int {
+	switch q {
+	case record.PactChoice:
+		return 0
+	case record.PactNorm:
+		return 1
+	}
+	return 2
+}
+
+func (a *pactAcc) report() *Pact {
+	if a == nil {
+		return nil
+	}
+	out := &Pact{Items: a.items, Questions: []PactQuestion{}}
+	byQ := map[string][]string{} // question -> models
+	for k := range a.points {
+		byQ[k[0]] = append(byQ[k[0]], k[1])
+	}
+	qs := slices.Collect(maps.Keys(byQ))
+	slices.SortFunc(qs, func(x, y string) int {
+		return cmp.Or(cmp.Compare(questionOrder(x), questionOrder(y)), cmp.Compare(x, y))
+	})
+	for _, q := range qs {
+		models := byQ[q]
+		slices.Sort(models)
+		pq := PactQuestion{Question: q, Rates: []PactRate{}, Effects: []PactEffect{}}
+		for _, m := range models {
+			pts := a.points[[2]string{q, m}]
+			pq.Rates = append(pq.Rates, pactRates(m, pts)...)
+			pq.Effects = append(pq.Effects, pactEffects(m, pts)...)
+			if h, ok := pactHuman(m, pts); ok {
+				pq.Human = append(pq.Human, h)
+			}
+		}
+		for i, x := range models {
+			for _, y := range models[i+1:] {
+				pq.Agreement = append(pq.Agreement, pactAgree(x, y, a.points[[2]string{q, x}], a.points[[2]string{q, y}]))
+			}
+		}
+		out.Questions = append(out.Questions, pq)
+	}
+	return out
+}
+
+// attrNames are the attributes the points carry: culture first, then the
+// persona attributes by name.
+func attrNames(pts []pactPoint) []string {
+	seen := map[string]bool{}
+	for _, p := range pts {
+		for k := range p.attrs {
+			seen[k] = true
+		}
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	if i := slices.Index(names, pactCulture); i > 0 {
+		names = append([]string{pactCulture}, slices.Delete(names, i, i+1)...)
+	}
+	return names
+}
+
+// pactRates is the model's rate over all items, then by each attribute's
+// values (items without the attribute as "").
+func pactRates(model string, pts []pactPoint) []PactRate {
+	out := []PactRate{pactRate(model, "", "", pts)}
+	for _, attr := range attrNames(pts) {
+		groups := map[string][]pactPoint{}
+		for _, p := range pts {
+			v := p.attrs[attr]
+			groups[v] = append(groups[v], p)
+		}
+		for _, v := range slices.SortedFunc(maps.Keys(groups), noneLast) {
+			out = append(out, pactRate(model, attr, v, groups[v]))
+		}
+	}
+	return out
+}
+
+// noneLast orders values by name, "" last.
+func noneLast(x, y string) int {
+	if (x == "") != (y == "") {
+		if x == "" {
+			return 1
+		}
+		return -1
+	}
+	return strings.Compare(x, y)
+}
+
+func pactRate(model, attr, value string, pts []pactPoint) PactRate {
+	r := PactRate{Model: model, Attr: attr, Value: value, Results: int64(len(pts))}
+	var ps, hs []float64
+	for _, p := range pts {
+		if math.IsNaN(p.p) {
+			r.Invalid++
+			continue
+		}
+		ps = append(ps, p.p)
+		if !math.IsNaN(p.entropy) {
+			hs = append(hs, p.entropy)
+		}
+		switch p.majority {
+		case record.PactFollow:
+			r.Follow++
+		case record.PactAllow:
+			r.Allow++
+		default:
+			r.Tie++
+		}
+	}
+	r.PFollow = bootstrapMean(ps)
+	n := r.Follow + r.Allow + r.Tie
+	r.FollowShare = Interval{N: n}
+	if n > 0 {
+		r.FollowShare.Mean = float64(r.Follow) / float64(n)
+		r.FollowShare.Low, r.FollowShare.High = wilson(r.Follow, n)
+	}
+	r.Entropy = optFloat(mean(hs), len(hs) > 0)
+	return r
+}
+
+// pactEffects is the counterfactual effect of each attribute that varies
+// within some item.
+func pactEffects(model string, pts []pactPoint) []PactEffect {
+	byGroup := map[string][]pactPoint{}
+	for _, p := range pts {
+		if !math.IsNaN(p.p) {
+			byGroup[p.group] = append(byGroup[p.group], p)
+		}
+	}
+	groups := slices.Sorted(maps.Keys(byGroup))
+	var out []PactEffect
+	for _, attr := range attrNames(pts) {
+		e := PactEffect{Model: model, Attr: attr, Contrasts: []PactContrast{}}
+		var absPerItem []float64
+		type contrastAcc struct {
+			pairs int64
+			diffs []float64 // per item
+		}
+		contrasts := map[[2]string]*contrastAcc{}
+		for _, g := range groups {
+			abs, n, diffs := pairsDifferingIn(byGroup[g], attr)
+			if n == 0 {
+				continue
+			}
+			e.Items++
+			e.Pairs += n
+			absPerItem = append(absPerItem, abs)
+			for k, d := range diffs {
+				ca := contrasts[k]
+				if ca == nil {
+					ca = &contrastAcc{}
+					contrasts[k] = ca
+				}
+				ca.pairs += d.n
+				ca.diffs = append(ca.diffs, d.sum/float64(d.n))
+			}
+		}
+		if e.Items == 0 {
+			continue
+		}
+		e.MeanAbsPP = bootstrapMean(absPerItem)
+		for _, k := range slices.SortedFunc(maps.Keys(contrasts), func(x, y [2]string) int {
+			return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
+		}) {
+			ca := contrasts[k]
+			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: bootstrapMean(ca.diffs)})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+type diffSum struct {
+	sum float64
+	n   int64
+}
+
+// pairsDifferingIn finds, among the variants of one item, the pairs that
+// have different values of attr and the same value (or the same absence)
+// of every other attribute. It returns the mean absolute change of
+// p_follow over those pairs in percentage points, their number, and per
+// ordered value pair (A < B) the sum of the signed changes B - A.
+func pairsDifferingIn(pts []pactPoint, attr string) (meanAbs float64, n int64, diffs map[[2]string]diffSum) {
+	diffs = map[[2]string]diffSum{}
+	var total float64
+	for i := range pts {
+		for j := i + 1; j < len(pts); j++ {
+			a, b := pts[i], pts[j]
+			va, oka := a.attrs[attr]
+			vb, okb := b.attrs[attr]
+			if !oka || !okb || va == vb || !sameExcept(a.attrs, b.attrs, attr) {
+				continue
+			}
+			d := 100 * (b.p - a.p)
+			if vb < va {
+				va, vb, d = vb, va, -d
+			}
+			total += math.Abs(d)
+			n++
+			k := [2]string{va, vb}
+			s := diffs[k]
+			s.sum += d
+			s.n++
+			diffs[k] = s
+		}
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	return total / float64(n), n, diffs
+}
+
+// sameExcept says whether a and b have the same attributes and values but
+// for attr.
+func sameExcept(a, b map[string]string, attr string) bool {
+	for k, v := range a {
+		if k == attr {
+			continue
+		}
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && k != attr {
+			return false
+		}
+	}
+	return true
+}
+
+var majorityClasses = []string{record.PactFollow, record.PactAllow, "tie"}
+
+// pactAgree compares models a and b on the items (by id) both gave a
+// valid distribution for.
+func pactAgree(a, b string, pa, pb []pactPoint) PactAgreement {
+	ag := PactAgreement{A: a, B: b}
+	byID := map[string]pactPoint{}
+	for _, p := range pb {
+		if !math.IsNaN(p.p) {
+			byID[p.id] = p
+		}
+	}
+	conf := make([][]int64, len(majorityClasses))
+	for i := range conf {
+		conf[i] = make([]int64, len(majorityClasses))
+	}
+	var xs, ys []float64
+	var same int64
+	for _, p := range pa {
+		q, ok := byID[p.id]
+		if !ok || math.IsNaN(p.p) {
+			continue
+		}
+		ag.Items++
+		if p.majority == q.majority {
+			same++
+		}
+		conf[classIndex(p.majority)][classIndex(q.majority)]++
+		xs, ys = append(xs, p.p), append(ys, q.p)
+	}
+	if ag.Items > 0 {
+		ag.Agreement = float64(same) / float64(ag.Items)
+	}
+	ag.Kappa = optFloat(agree.CohenKappa(conf))
+	ag.Pearson = optFloat(pearson(xs, ys))
+	return ag
+}
+
+func classIndex(majority string) int {
+	if i := slices.Index(majorityClasses, majority); i >= 0 {
+		return i
+	}
+	return 2
+}
+
+// pactHuman compares the model with the human distributions of the items
+// that have one; ok is false when none has.
+func pactHuman(model string, pts []pactPoint) (PactHuman, bool) {
+	h := PactHuman{Model: model}
+	var xs, ys []float64
+	var same int64
+	var jsd float64
+	for _, p := range pts {
+		if math.IsNaN(p.p) || math.IsNaN(p.human) {
+			continue
+		}
+		h.Items++
+		if p.majority == majorityOf(p.human) {
+			same++
+		}
+		jsd += jsd2(p.p, p.human)
+		xs, ys = append(xs, p.p), append(ys, p.human)
+	}
+	if h.Items == 0 {
+		return h, false
+	}
+	h.Agreement = float64(same) / float64(h.Items)
+	h.JSD = jsd / float64(h.Items)
+	h.Pearson = optFloat(pearson(xs, ys))
+	h.Spearman = optFloat(spearman(xs, ys))
+	return h, true
+}

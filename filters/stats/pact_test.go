@@ -1,0 +1,359 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/agree"
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// TestCorrelationsByHand checks the figures against values worked out by
+// hand.
+func TestCorrelationsByHand(t *testing.T) {
+	// Pearson: x = 1 2 3 4, y = 2 4 5 9. Means 2.5 and 5; deviations
+	// -1.5 -.5 .5 1.5 and -3 -1 0 4; sxy = 4.5+.5+0+6 = 11, sxx = 5,
+	// syy = 9+1+0+16 = 26; r = 11/sqrt(130) = 0.964764.
+	if r, ok := pearson([]float64{1, 2, 3, 4}, []float64{2, 4, 5, 9}); !ok || !approx(r, 0.964764, 1e-6) {
+		t.Errorf("pearson = %v %v, want 0.964764", r, ok)
+	}
+	// Spearman with a tie: x = 1 2 2 3 ranks 1 2.5 2.5 4; y = 1 3 2 4
+	// ranks 1 3 2 4. Rank deviations -1.5 0 0 1.5 and -1.5 .5 -.5 1.5;
+	// sxy = 2.25+2.25 = 4.5, sxx = 4.5, syy = 5; rho = 4.5/sqrt(22.5) =
+	// 0.948683. (The no-ties formula 1 - 6*sum(d^2)/(n(n^2-1)) would give
+	// 1 - 6*1.5/60 = 0.85: ties need Pearson of the mean ranks.)
+	if r, ok := spearman([]float64{1, 2, 2, 3}, []float64{1, 3, 2, 4}); !ok || !approx(r, 0.948683, 1e-6) {
+		t.Errorf("spearman = %v %v, want 0.948683", r, ok)
+	}
+	// A monotone but non-linear relation: Spearman 1, Pearson below.
+	if r, _ := spearman([]float64{1, 2, 3, 4}, []float64{1, 8, 27, 64}); !approx(r, 1, 1e-12) {
+		t.Errorf("spearman of a monotone relation = %v, want 1", r)
+	}
+	// No variance: undefined.
+	if _, ok := pearson([]float64{1, 2, 3}, []float64{5, 5, 5}); ok {
+		t.Error("pearson of a constant is defined")
+	}
+	if _, ok := spearman([]float64{1}, []float64{2}); ok {
+		t.Error("spearman of one pair is defined")
+	}
+	// JSD in bits. (1,0) vs (0,1): m = (.5,.5), each KL = log2(1/.5) = 1,
+	// JSD = 1. (.5,.5) vs (1,0): m = (.75,.25); KL(a||m) = .5 log2(.5/.75)
+	// + .5 log2(.5/.25) = -.2924813 + .5 = .2075187; KL(b||m) =
+	// log2(1/.75) = .4150375; JSD = (.2075187 + .4150375)/2 = .3112781.
+	for _, c := range []struct{ p, q, want float64 }{{1, 0, 1}, {0.3, 0.3, 0}, {0.5, 1, 0.3112781}, {1, 0.5, 0.3112781}} {
+		if got := jsd2(c.p, c.q); !approx(got, c.want, 1e-7) {
+			t.Errorf("jsd2(%v, %v) = %v, want %v", c.p, c.q, got, c.want)
+		}
+	}
+	// Ranks with ties at their mean rank.
+	if got := ranks([]float64{3, 1, 3, 2, 3}); !equalFloats(got, []float64{4, 1, 4, 2, 4}) {
+		t.Errorf("ranks = %v", got)
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !approx(a[i], b[i], 1e-12) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBootstrapMean(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	a, b := bootstrapMean(xs), bootstrapMean(xs)
+	if a != b {
+		t.Fatalf("bootstrap not deterministic: %+v %+v", a, b)
+	}
+	// The mean 5.5; its standard error sqrt(8.25/10) = 0.908, so the
+	// interval is about 5.5 +- 1.78.
+	if a.Mean != 5.5 || !approx(a.Low, 3.72, 0.25) || !approx(a.High, 7.28, 0.25) {
+		t.Errorf("bootstrap interval %+v, want about [3.72, 7.28]", a)
+	}
+	// Either side of bootstrapMaxN the two intervals agree: 2,000 and
+	// 2,001 values drawn alike.
+	rng := rand.New(rand.NewPCG(3, 3))
+	var big []float64
+	for range bootstrapMaxN + 1 {
+		big = append(big, rng.Float64())
+	}
+	boot, normal := bootstrapMean(big[:bootstrapMaxN]), bootstrapMean(big)
+	if w1, w2 := boot.High-boot.Low, normal.High-normal.Low; !approx(w1, w2, 0.05*w2) {
+		t.Errorf("bootstrap width %v, normal width %v: want within 5%%", w1, w2)
+	}
+	if e := bootstrapMean(nil); e != (Interval{}) {
+		t.Errorf("empty bootstrap %+v", e)
+	}
+	if c := bootstrapMean([]float64{2, 2, 2}); c.Low != 2 || c.High != 2 {
+		t.Errorf("constant bootstrap %+v", c)
+	}
+}
+
+func fp(f float64) *float64 { return &f }
+
+// pactRec is an item in culture with persona and one result per model
+// (p nil: no valid sample).
+func pactRec(id, variantOf, culture string, persona map[string]string, human *float64, results map[string]*float64) *record.Record {
+	r := &record.Record{ID: id, VariantOf: variantOf, Culture: culture, Persona: persona,
+		PactItem: &record.PactItem{Actor: "guest", Expectation: "remove shoes", Preference: "keep shoes on",
+			FollowOption: "remove", AllowOption: "keep"}}
+	if human != nil {
+		r.PactItem.Human = &record.HumanShare{FollowCulture: *human, N: 20}
+	}
+	for _, m := range []string{"a", "b"} {
+		p, ok := results[m]
+		if !ok {
+			continue
+		}
+		res := record.PactResult{Model: m, Question: record.PactChoice, Method: "sample", Samples: 10}
+		if p != nil {
+			res.PFollow, res.Valid = p, 10
+			res.Majority = majorityOf(*p)
+			res.Entropy = fp(agree.Entropy(map[string]float64{"f": *p, "a": 1 - *p}))
+		} else {
+			res.Error = "no valid sample"
+		}
+		r.Pact = append(r.Pact, res)
+	}
+	return r
+}
+
+func findRate(q PactQuestion, model, attr, value string) *PactRate {
+	for i, r := range q.Rates {
+		if r.Model == model && r.Attr == attr && r.Value == value {
+			return &q.Rates[i]
+		}
+	}
+	return nil
+}
+
+func findEffect(q PactQuestion, model, attr string) *PactEffect {
+	for i, e := range q.Effects {
+		if e.Model == model && e.Attr == attr {
+			return &q.Effects[i]
+		}
+	}
+	return nil
+}
+
+// TestPactSmallByHand: four items, two models; every figure by hand.
+func TestPactSmallByHand(t *testing.T) {
+	f, m := map[string]string{"gender": "female"}, map[string]string{"gender": "male"}
+	recs := []*record.Record{
+		// Item x in two gender variants (base x is not a record).
+		pactRec("x-f", "x", "korean", f, fp(0.9), map[string]*float64{"a": fp(0.8), "b": fp(0.6)}),
+		pactRec("x-m", "x", "korean", m, fp(0.7), map[string]*float64{"a": fp(0.5), "b": fp(0.4)}),
+		// Item y: the base record carries the id the variant points at.
+		pactRec("y", "", "american", f, fp(0.2), map[string]*float64{"a": fp(0.2), "b": fp(0.3)}),
+		pactRec("y-m", "y", "american", m, nil, map[string]*float64{"a": fp(0.4), "b": nil}),
+	}
+	r := collect(t, recs...)
+	if r.Pact == nil || r.Pact.Items != 4 || len(r.Pact.Questions) != 1 || r.Pact.Questions[0].Question != "choice" {
+		t.Fatalf("pact section %+v", r.Pact)
+	}
+	q := r.Pact.Questions[0]
+	// Model a: p = .8 .5 .2 .4, mean .475; majorities follow, tie, allow,
+	// allow: follow share 1/4.
+	a := findRate(q, "a", "", "")
+	if a == nil || a.PFollow.N != 4 || !approx(a.PFollow.Mean, 0.475, 1e-12) || a.Follow != 1 || a.Tie != 1 || a.Allow != 2 ||
+		a.FollowShare.Mean != 0.25 || a.PFollow.Low > 0.475 || a.PFollow.High < 0.475 {
+		t.Errorf("model a overall %+v", a)
+	}
+	lo, hi := wilson(1, 4)
+	if a.FollowShare.Low != lo || a.FollowShare.High != hi {
+		t.Errorf("follow share interval %+v, want Wilson %v %v", a.FollowShare, lo, hi)
+	}
+	// Model b: y-m has no valid sample.
+	if b := findRate(q, "b", "", ""); b.Invalid != 1 || b.PFollow.N != 3 || !approx(b.PFollow.Mean, (0.6+0.4+0.3)/3, 1e-12) {
+		t.Errorf("model b overall %+v", b)
+	}
+	// By culture: a korean .8 .5 -> .65; american .2 .4 -> .3.
+	if k := findRate(q, "a", "culture", "korean"); k == nil || !approx(k.PFollow.Mean, 0.65, 1e-12) {
+		t.Errorf("a korean %+v", k)
+	}
+	if g := findRate(q, "a", "gender", "male"); g == nil || !approx(g.PFollow.Mean, 0.45, 1e-12) {
+		t.Errorf("a male %+v", g)
+	}
+	// Effect of gender on a: item x |.5-.8| = 30 pp, item y |.4-.2| = 20
+	// pp: mean 25. Signed male - female: -30 and +20, mean -5.
+	e := findEffect(q, "a", "gender")
+	if e == nil || e.Items != 2 || e.Pairs != 2 || !approx(e.MeanAbsPP.Mean, 25, 1e-9) || len(e.Contrasts) != 1 {
+		t.Fatalf("a gender effect %+v", e)
+	}
+	if c := e.Contrasts[0]; c.A != "female" || c.B != "male" || !approx(c.DiffPP.Mean, -5, 1e-9) || c.DiffPP.Low > -5 || c.DiffPP.High < -5 {
+		t.Errorf("contrast %+v", c)
+	}
+	// Culture never varies within an item: no effect row.
+	if findEffect(q, "a", "culture") != nil {
+		t.Error("culture effect without culture variants")
+	}
+	// Model b: only item x has a valid pair: |.4-.6| = 20.
+	if e := findEffect(q, "b", "gender"); e == nil || e.Items != 1 || !approx(e.MeanAbsPP.Mean, 20, 1e-9) {
+		t.Errorf("b gender effect %+v", e)
+	}
+	// Agreement a vs b on the 3 items both answered: majorities
+	// (follow,follow) (tie,allow) (allow,allow): 2/3 the same.
+	// Confusion over follow, allow, tie: [1 0 0; 0 1 0; 0 1 0]; po = 2/3,
+	// pe = (1/3)(1/3) + (1/3)(2/3) + (1/3)(0) = 1/3; kappa = (2/3-1/3)/(2/3) = .5.
+	// Pearson of (.8 .5 .2) and (.6 .4 .3): deviations .3 0 -.3 and
+	// .1667 -.0333 -.1333; sxy = .05+0+.04 = .09, sxx = .18, syy =
+	// .02778+.00111+.01778 = .046667; r = .09/sqrt(.0084) = .981981.
+	if len(q.Agreement) != 1 {
+		t.Fatalf("agreement %+v", q.Agreement)
+	}
+	ag := q.Agreement[0]
+	if ag.Items != 3 || !approx(ag.Agreement, 2.0/3, 1e-12) || ag.Kappa == nil || !approx(*ag.Kappa, 0.5, 1e-12) ||
+		ag.Pearson == nil || !approx(*ag.Pearson, 0.981981, 1e-6) {
+		t.Errorf("agreement %+v kappa %v pearson %v", ag, optStr(ag.Kappa), optStr(ag.Pearson))
+	}
+	// Human, model a on the 3 items with a human share (x-f .9, x-m .7,
+	// y .2): p .8 .5 .2. Majorities follow/follow, tie/follow,
+	// allow/allow: 2/3. Pearson of (.8 .5 .2) and (.9 .7 .2): deviations
+	// .3 0 -.3 and .3 .1 -.4; sxy = .09+.12 = .21, sxx = .18, syy = .26;
+	// r = .21/sqrt(.0468) = .970725. Spearman: ranks 3 2 1 and 3 2 1 -> 1.
+	// JSD: (.8,.9) = .0133 (see below), (.5,.7) and (.2,.2) = 0.
+	var ha *PactHuman
+	for i := range q.Human {
+		if q.Human[i].Model == "a" {
+			ha = &q.Human[i]
+		}
+	}
+	if ha == nil || ha.Items != 3 || !approx(ha.Agreement, 2.0/3, 1e-12) || ha.Pearson == nil || !approx(*ha.Pearson, 0.970725, 1e-6) ||
+		ha.Spearman == nil || !approx(*ha.Spearman, 1, 1e-12) {
+		t.Fatalf("human a %+v", ha)
+	}
+	if want := (jsd2(0.8, 0.9) + jsd2(0.5, 0.7) + 0) / 3; !approx(ha.JSD, want, 1e-12) || ha.JSD <= 0 || ha.JSD > 0.05 {
+		t.Errorf("human JSD %v, want %v", ha.JSD, want)
+	}
+
+	// A p_follow or human share outside [0, 1] is no valid value.
+	bad := pactRec("z", "", "korean", nil, fp(1.5), map[string]*float64{"a": fp(-0.1)})
+	if rb := findRate(collect(t, append(recs, bad)...).Pact.Questions[0], "a", "", ""); rb.Invalid != 1 || rb.PFollow.N != 4 {
+		t.Errorf("p_follow -0.1 taken as valid: %+v", rb)
+	}
+
+	// Every format shows the section; JSON has nulls, not NaN.
+	var js bytes.Buffer
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back["pact"] == nil {
+		t.Fatalf("JSON: %v %v", err, back["pact"])
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PACT, question choice: culture-following rate per model", "47.5% [", "counterfactual effect", "25.0 [",
+		"agreement between models", "0.982", "models against human distributions", "0.971"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, r, 5, 2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## PACT, question choice: signed change between attribute values (B - A)") {
+		t.Error("Markdown lacks the PACT contrasts")
+	}
+}
+
+// injectedPact is a synthetic corpus of 300 items, each in two cultures
+// and two genders: korean raises p_follow by 10 pp, gender changes
+// nothing; each item has its own level, and each variant 2 pp of
+// measurement noise, drawn from seed.
+func injectedPact(t *testing.T, seed uint64) PactQuestion {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	var recs []*record.Record
+	for i := range 300 {
+		base := 0.2 + 0.5*rng.Float64() // the item's own level
+		group := "item" + strconv.Itoa(i)
+		for _, culture := range []string{"american", "korean"} {
+			for _, gender := range []string{"female", "male"} {
+				p := base + rng.NormFloat64()*0.02
+				if culture == "korean" {
+					p += 0.10
+				}
+				p = min(1, max(0, p))
+				recs = append(recs, pactRec(group+"-"+culture+"-"+gender, group, culture,
+					map[string]string{"gender": gender, "age": "30-49"}, nil, map[string]*float64{"a": fp(p)}))
+			}
+		}
+	}
+	return collect(t, recs...).Pact.Questions[0]
+}
+
+func contains(iv Interval, v float64) bool { return iv.Low <= v && v <= iv.High }
+
+// TestPactInjectedEffect: the analysis recovers an injected effect. On
+// one fixed seed the culture effect's interval contains 10, gender's
+// signed change contains 0, and every gender interval excludes 10; over
+// 10 seeds the 95% intervals cover the truth at least 8 times (9.5 is
+// expected; a biased estimate or a too-narrow interval would fall far
+// below).
+func TestPactInjectedEffect(t *testing.T) {
+	q := injectedPact(t, 1)
+	cu, ge := findEffect(q, "a", "culture"), findEffect(q, "a", "gender")
+	if cu == nil || ge == nil {
+		t.Fatalf("effects %+v", q.Effects)
+	}
+	if findEffect(q, "a", "age") != nil {
+		t.Error("an attribute that never varies has an effect")
+	}
+	t.Logf("seed 1: culture |change| %s pp, gender |change| %s pp, gender signed %s pp",
+		ivNum(cu.MeanAbsPP, f2), ivNum(ge.MeanAbsPP, f2), ivNum(ge.Contrasts[0].DiffPP, f2))
+	if cu.Items != 300 || cu.Pairs != 600 || !contains(cu.MeanAbsPP, 10) {
+		t.Errorf("culture effect %+v: interval must contain 10", cu.MeanAbsPP)
+	}
+	if c := cu.Contrasts[0]; c.A != "american" || c.B != "korean" || !contains(c.DiffPP, 10) {
+		t.Errorf("culture contrast %+v: interval must contain +10", c)
+	}
+	if g := ge.Contrasts[0].DiffPP; !contains(g, 0) || g.High >= 10 {
+		t.Errorf("gender signed change %+v: must contain 0 and exclude 10", g)
+	}
+	// The mean absolute change of a null attribute is the noise floor:
+	// the difference of two N(0, 2 pp) has mean |.| 2*2/sqrt(pi) = 2.26 pp.
+	if ge.MeanAbsPP.High >= 10 || !approx(ge.MeanAbsPP.Mean, 2.26, 0.4) {
+		t.Errorf("gender |change| %+v: want about 2.26 pp (the noise floor), far from 10", ge.MeanAbsPP)
+	}
+	// The rate by culture shows the same 10 pp.
+	am, ko := findRate(q, "a", "culture", "american"), findRate(q, "a", "culture", "korean")
+	if d := 100 * (ko.PFollow.Mean - am.PFollow.Mean); !approx(d, 10, 1) {
+		t.Errorf("korean - american rate %.2f pp, want about 10", d)
+	}
+
+	var cuAbs, cuSigned, geSigned int
+	for seed := uint64(1); seed <= 10; seed++ {
+		q := injectedPact(t, seed)
+		cu, ge := findEffect(q, "a", "culture"), findEffect(q, "a", "gender")
+		if contains(cu.MeanAbsPP, 10) {
+			cuAbs++
+		}
+		if contains(cu.Contrasts[0].DiffPP, 10) {
+			cuSigned++
+		}
+		if contains(ge.Contrasts[0].DiffPP, 0) {
+			geSigned++
+		}
+		if ge.MeanAbsPP.High >= 10 || ge.Contrasts[0].DiffPP.High >= 10 {
+			t.Errorf("seed %d: a gender interval reaches 10: %+v", seed, ge)
+		}
+	}
+	t.Logf("coverage over 10 seeds: culture |change| %d, culture signed %d, gender signed %d", cuAbs, cuSigned, geSigned)
+	if cuAbs < 8 || cuSigned < 8 || geSigned < 8 {
+		t.Errorf("95%% intervals cover the injected effect too rarely: culture %d and %d, gender %d of 10", cuAbs, cuSigned, geSigned)
+	}
+}

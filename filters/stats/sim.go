@@ -1,0 +1,283 @@
+package stats
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// The simulation section (issue 16): for simulated episodes (ngsim), per
+// assistant and mode, the judge's mean 1-5 scores, the constraint outcomes
+// and the goal-met rate, overall and by culture, domain and subgroup, and
+// a leaderboard of the assistants in benchmark mode. Its memory is a few
+// counters per assistant, mode and group.
+
+// Sim is the simulation section of the report.
+type Sim struct {
+	Episodes int64 `json:"episodes"`
+	// Assistants: one row per assistant and mode over all episodes
+	// (Group ""); ByCulture, ByDomain, BySubgroup break them down.
+	Assistants []SimRow `json:"assistants"`
+	ByCulture  []SimRow `json:"by_culture"`
+	ByDomain   []SimRow `json:"by_domain"`
+	BySubgroup []SimRow `json:"by_subgroup"`
+	// Leaderboard ranks the assistants of benchmark mode (gold mode gives
+	// the assistant the constraints, so it is no benchmark): by Overall,
+	// the mean of the three rubric means, then by inference rate.
+	Leaderboard []SimRank `json:"leaderboard"`
+}
+
+// SimRow is one assistant's episodes in one mode and group.
+type SimRow struct {
+	Assistant string `json:"assistant"`
+	Mode      string `json:"mode"`
+	Group     string `json:"group"`
+	Episodes  int64  `json:"episodes"`
+	// Judged episodes have the judge's verdict; the scores are over them,
+	// each a mean with a 95% interval (percentile bootstrap over episodes,
+	// seeded; a normal interval above 2,000 episodes, where they agree).
+	Judged     int64    `json:"judged"`
+	Assistance Interval `json:"assistance"`
+	Cultural   Interval `json:"cultural"`
+	Language   Interval `json:"language"`
+	// Constraints are the judged constraint outcomes; Outcomes counts each
+	// of the four (and "other" for an outcome outside them); Inferred is
+	// the share inferred_and_respected, with a 95% Wilson interval.
+	Constraints int64            `json:"constraints"`
+	Outcomes    map[string]int64 `json:"outcomes"`
+	Inferred    Interval         `json:"inferred"`
+	// Unjudged are spec constraints of judged episodes with no outcome.
+	Unjudged int64 `json:"unjudged,omitempty"`
+	// GoalMet episodes ended with the goal met (the rest at max turns),
+	// as a share with a 95% Wilson interval; Turns is the mean number of
+	// turns (both speakers).
+	GoalMet  Interval `json:"goal_met"`
+	MaxTurns int64    `json:"max_turns"`
+	Turns    float64  `json:"turns"`
+}
+
+// SimRank is one assistant's place on the leaderboard.
+type SimRank struct {
+	Rank    int     `json:"rank"`
+	Overall float64 `json:"overall"`
+	SimRow
+}
+
+var simOutcomes = []string{record.OutcomeInferred, record.OutcomeRespected, record.OutcomeViolated, record.OutcomeUnaddressed}
+
+type simKey struct{ assistant, mode, dim, group string }
+
+type simRowAcc struct {
+	episodes, judged, goal, maxTurns, turns int64
+	scores                                  [3][5]int64 // assistance, cultural, language: count of each score 1-5
+	outcomes                                map[string]int64
+	unjudged                                int64
+}
+
+type simAcc struct {
+	episodes int64
+	rows     map[simKey]*simRowAcc
+}
+
+// The breakdowns, in report order.
+const (
+	simAll      = ""
+	simCulture  = "culture"
+	simDomain   = "domain"
+	simSubgroup = "subgroup"
+)
+
+func (c *Collector) addSim(rec *record.Record) {
+	s := rec.Sim
+	if s == nil {
+		return
+	}
+	if c.sim == nil {
+		c.sim = &simAcc{rows: map[simKey]*simRowAcc{}}
+	}
+	a := c.sim
+	a.episodes++
+	var domain, subgroup string
+	if rec.Episode != nil {
+		domain, subgroup = rec.Episode.Domain, rec.Episode.Subgroup
+	}
+	for _, g := range [][2]string{{simAll, ""}, {simCulture, rec.Culture}, {simDomain, domain}, {simSubgroup, subgroup}} {
+		k := simKey{s.Assistant, s.Mode, g[0], g[1]}
+		r := a.rows[k]
+		if r == nil {
+			r = &simRowAcc{outcomes: map[string]int64{}}
+			a.rows[k] = r
+		}
+		r.add(rec)
+	}
+}
+
+func (r *simRowAcc) add(rec *record.Record) {
+	s := rec.Sim
+	r.episodes++
+	r.turns += int64(len(rec.Turns))
+	switch s.End {
+	case "goal_met":
+		r.goal++
+	case "max_turns":
+		r.maxTurns++
+	}
+	j := s.Judge
+	if j == nil {
+		return
+	}
+	r.judged++
+	for i, v := range []int{j.Assistance, j.Cultural, j.Language} {
+		if v >= 1 && v <= 5 {
+			r.scores[i][v-1]++
+		}
+	}
+	judged := map[string]bool{}
+	for _, o := range j.Constraints {
+		judged[o.ID] = true
+		if slices.Contains(simOutcomes, o.Outcome) {
+			r.outcomes[o.Outcome]++
+		} else {
+			r.outcomes["other"]++
+		}
+	}
+	if rec.Episode != nil {
+		for _, c := range rec.Episode.Constraints {
+			if !judged[c.ID] {
+				r.unjudged++
+			}
+		}
+	}
+}
+
+// scoreInterval is the mean of the 1-5 scores counted in n with its 95%
+// interval: a seeded percentile bootstrap over the episodes, or, above
+// 2,000 of them, mean ± 1.96 standard errors.
+func scoreInterval(n [5]int64) Interval {
+	var total int64
+	var sum, sq float64
+	for i, c := range n {
+		total += c
+		v := float64(i + 1)
+		sum += v * float64(c)
+		sq += v * v * float64(c)
+	}
+	if total == 0 {
+		return Interval{}
+	}
+	iv := Interval{N: total, Mean: sum / float64(total)}
+	if total > bootstrapMaxN {
+		sd := math.Sqrt(max(0, sq/float64(total)-iv.Mean*iv.Mean) * float64(total) / float64(total-1))
+		half := z95 * sd / math.Sqrt(float64(total))
+		iv.Low, iv.High = iv.Mean-half, iv.Mean+half
+		return iv
+	}
+	// The bootstrap draws from the counts: a resample is total draws of a
+	// score with probability count / total.
+	var cum [5]int64
+	var acc int64
+	for i, c := range n {
+		acc += c
+		cum[i] = acc
+	}
+	rng := resampler(bootstrapSeed ^ uint64(total))
+	means := make([]float64, bootstrapRounds)
+	for b := range means {
+		s := 0
+		for range total {
+			u := int64(rng.intn(int(total)))
+			v := 0
+			for u >= cum[v] {
+				v++
+			}
+			s += v + 1
+		}
+		means[b] = float64(s) / float64(total)
+	}
+	slices.Sort(means)
+	iv.Low, iv.High = quantileSorted(means, 0.025), quantileSorted(means, 0.975)
+	return iv
+}
+
+func shareInterval(k, n int64) Interval {
+	if n == 0 {
+		return Interval{}
+	}
+	iv := Interval{N: n, Mean: float64(k) / float64(n)}
+	iv.Low, iv.High = wilson(k, n)
+	return iv
+}
+
+func (r *simRowAcc) row(k simKey) SimRow {
+	out := SimRow{Assistant: k.assistant, Mode: k.mode, Group: k.group, Episodes: r.episodes, Judged: r.judged,
+		Assistance: scoreInterval(r.scores[0]), Cultural: scoreInterval(r.scores[1]), Language: scoreInterval(r.scores[2]),
+		Outcomes: map[string]int64{}, Unjudged: r.unjudged, MaxTurns: r.maxTurns,
+		GoalMet: shareInterval(r.goal, r.episodes)}
+	for _, o := range simOutcomes {
+		out.Outcomes[o] = r.outcomes[o]
+	}
+	for o, n := range r.outcomes {
+		out.Outcomes[o] = n
+		out.Constraints += n
+	}
+	out.Inferred = shareInterval(r.outcomes[record.OutcomeInferred], out.Constraints)
+	if r.episodes > 0 {
+		out.Turns = float64(r.turns) / float64(r.episodes)
+	}
+	return out
+}
+
+func (a *simAcc) report() *Sim {
+	if a == nil {
+		return nil
+	}
+	s := &Sim{Episodes: a.episodes, Assistants: []SimRow{}, ByCulture: []SimRow{}, ByDomain: []SimRow{}, BySubgroup: []SimRow{}}
+	keys := make([]simKey, 0, len(a.rows))
+	for k := range a.rows {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y simKey) int {
+		return cmp.Or(cmp.Compare(x.assistant, y.assistant), cmp.Compare(x.mode, y.mode), noneLast(x.group, y.group))
+	})
+	for _, k := range keys {
+		row := a.rows[k].row(k)
+		switch k.dim {
+		case simAll:
+			s.Assistants = append(s.Assistants, row)
+			if k.mode == "benchmark" {
+				s.Leaderboard = append(s.Leaderboard, SimRank{Overall: overall(row), SimRow: row})
+			}
+		case simCulture:
+			s.ByCulture = append(s.ByCulture, row)
+		case simDomain:
+			s.ByDomain = append(s.ByDomain, row)
+		case simSubgroup:
+			s.BySubgroup = append(s.BySubgroup, row)
+		}
+	}
+	slices.SortStableFunc(s.Leaderboard, func(x, y SimRank) int {
+		return cmp.Or(cmp.Compare(y.Overall, x.Overall), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
+	})
+	for i := range s.Leaderboard {
+		s.Leaderboard[i].Rank = i + 1
+	}
+	return s
+}
+
+// overall is the mean of the rubric means that were scored (0 when none).
+func overall(r SimRow) float64 {
+	var s float64
+	var n int
+	for _, iv := range []Interval{r.Assistance, r.Cultural, r.Language} {
+		if iv.N > 0 {
+			s += iv.Mean
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return s / float64(n)
+}

@@ -1,0 +1,141 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// simRec is an episode of assistant in mode; judge nil for none; outcomes
+// are the judge's outcome per constraint c1, c2, ...
+func simRec(id, assistant, mode, culture, domain, end string, nTurns int, judge *[3]int, outcomes ...string) *record.Record {
+	r := &record.Record{ID: id, Culture: culture,
+		Episode: &record.Episode{Subgroup: culture + "-urban", Domain: domain, Goal: "plan a dinner", Opening: "hi",
+			Constraints: []record.Constraint{{ID: "c1", Text: "no pork"}, {ID: "c2", Text: "elders first"}}},
+		Sim: &record.Sim{Assistant: assistant, Mode: mode, End: end}}
+	for i := range nTurns {
+		sp := "user"
+		if i%2 == 1 {
+			sp = "assistant"
+		}
+		r.Turns = append(r.Turns, record.Turn{Index: i, Speaker: sp, Text: "Could you help me plan this, please?"})
+	}
+	if judge != nil {
+		j := &record.SimJudge{Assistance: judge[0], Cultural: judge[1], Language: judge[2]}
+		for i, o := range outcomes {
+			j.Constraints = append(j.Constraints, record.ConstraintOutcome{ID: "c" + string(rune('1'+i)), Outcome: o})
+		}
+		r.Sim.Judge = j
+	}
+	return r
+}
+
+func findSim(rows []SimRow, assistant, mode, group string) *SimRow {
+	for i, r := range rows {
+		if r.Assistant == assistant && r.Mode == mode && r.Group == group {
+			return &rows[i]
+		}
+	}
+	return nil
+}
+
+func TestSimSection(t *testing.T) {
+	recs := []*record.Record{
+		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeInferred, record.OutcomeRespected),
+		simRec("e2", "a", "benchmark", "thai", "health", "max_turns", 16, &[3]int{2, 3, 5}, record.OutcomeViolated, record.OutcomeUnaddressed),
+		simRec("e3", "a", "benchmark", "korean", "food", "goal_met", 4, &[3]int{5, 4, 4}, record.OutcomeInferred), // c2 has no outcome
+		simRec("e4", "a", "benchmark", "korean", "food", "max_turns", 16, nil),                                    // not judged
+		simRec("e5", "b", "benchmark", "thai", "food", "goal_met", 8, &[3]int{5, 5, 5}, record.OutcomeInferred, record.OutcomeInferred),
+		simRec("e6", "b", "gold", "thai", "food", "goal_met", 6, &[3]int{5, 5, 5}, record.OutcomeInferred, "made_up"),
+		{ID: "not-an-episode"},
+	}
+	r := collect(t, recs...)
+	s := r.Sim
+	if s == nil || s.Episodes != 6 {
+		t.Fatalf("sim section %+v", s)
+	}
+	a := findSim(s.Assistants, "a", "benchmark", "")
+	if a == nil {
+		t.Fatalf("no row for a: %+v", s.Assistants)
+	}
+	// a: 4 episodes, 3 judged. Assistance 4 2 5 -> 11/3; cultural 5 3 4
+	// -> 4; language 5 5 4 -> 14/3.
+	if a.Episodes != 4 || a.Judged != 3 || a.Assistance.N != 3 || !approx(a.Assistance.Mean, 11.0/3, 1e-12) ||
+		!approx(a.Cultural.Mean, 4, 1e-12) || !approx(a.Language.Mean, 14.0/3, 1e-12) {
+		t.Errorf("a scores %+v", a)
+	}
+	if a.Assistance.Low > a.Assistance.Mean || a.Assistance.High < a.Assistance.Mean || a.Assistance.Low < 2 || a.Assistance.High > 5 {
+		t.Errorf("a assistance interval %+v", a.Assistance)
+	}
+	// Outcomes: inferred 2, respected 1, violated 1, not addressed 1 of
+	// 5 judged; e3's c2 is unjudged (e4 is not judged at all).
+	if a.Constraints != 5 || a.Outcomes[record.OutcomeInferred] != 2 || a.Outcomes[record.OutcomeRespected] != 1 ||
+		a.Outcomes[record.OutcomeViolated] != 1 || a.Outcomes[record.OutcomeUnaddressed] != 1 || a.Unjudged != 1 ||
+		!approx(a.Inferred.Mean, 0.4, 1e-12) {
+		t.Errorf("a outcomes %+v inferred %+v unjudged %d", a.Outcomes, a.Inferred, a.Unjudged)
+	}
+	if lo, hi := wilson(2, 5); a.Inferred.Low != lo || a.Inferred.High != hi {
+		t.Errorf("inference interval %+v, want Wilson %v %v", a.Inferred, lo, hi)
+	}
+	// Goal met 2 of 4 (the others ended at max turns); turns (6+16+4+16)/4.
+	if a.GoalMet.Mean != 0.5 || a.GoalMet.N != 4 || a.MaxTurns != 2 || a.Turns != 10.5 {
+		t.Errorf("a goal %+v max turns %d turns %v", a.GoalMet, a.MaxTurns, a.Turns)
+	}
+	// By culture: korean has e3 (judged) and e4 (not).
+	if k := findSim(s.ByCulture, "a", "benchmark", "korean"); k == nil || k.Episodes != 2 || k.Judged != 1 || k.Assistance.Mean != 5 ||
+		k.Assistance.Low != 5 || k.Assistance.High != 5 {
+		t.Errorf("a korean %+v", k)
+	}
+	if d := findSim(s.ByDomain, "a", "benchmark", "health"); d == nil || d.Episodes != 1 || d.Outcomes[record.OutcomeViolated] != 1 {
+		t.Errorf("a health %+v", d)
+	}
+	if g := findSim(s.BySubgroup, "b", "gold", "thai-urban"); g == nil || g.Outcomes["other"] != 1 || g.Constraints != 2 {
+		t.Errorf("b gold thai-urban %+v", g)
+	}
+	// Leaderboard: benchmark only; b (5, 5, 5) above a ((11/3+4+14/3)/3).
+	if len(s.Leaderboard) != 2 || s.Leaderboard[0].Assistant != "b" || s.Leaderboard[0].Rank != 1 || s.Leaderboard[0].Overall != 5 ||
+		s.Leaderboard[1].Assistant != "a" || !approx(s.Leaderboard[1].Overall, (11.0/3+4+14.0/3)/3, 1e-12) {
+		t.Errorf("leaderboard %+v", s.Leaderboard)
+	}
+
+	var js bytes.Buffer
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Sim struct {
+			Leaderboard []map[string]any `json:"leaderboard"`
+		} `json:"sim"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Sim.Leaderboard) != 2 || back.Sim.Leaderboard[0]["assistant"] != "b" {
+		t.Fatalf("JSON leaderboard: %v %+v", err, back.Sim.Leaderboard)
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Simulation leaderboard (benchmark mode)", "Simulation by culture", "Simulation by domain", "Simulation by subgroup",
+		"40.0% [", "2 (40.00%)", "a benchmark: 1 constraints without an outcome"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+}
+
+func TestScoreIntervalLarge(t *testing.T) {
+	// Above 2,000 episodes the normal interval: half the scores 4, half 5:
+	// mean 4.5, sd 0.5 (n-1), half-width 1.96*0.5/sqrt(3000).
+	iv := scoreInterval([5]int64{0, 0, 0, 1500, 1500})
+	half := 1.959963984540054 * 0.5 * 1.0001667 / 54.7722558 // sqrt(3000/2999) for the n-1
+	if !approx(iv.Mean, 4.5, 1e-12) || !approx(iv.High-iv.Mean, half, 1e-5) {
+		t.Errorf("normal interval %+v, want 4.5 +- %v", iv, half)
+	}
+	// The bootstrap below, on the same shares, is about as wide.
+	b := scoreInterval([5]int64{0, 0, 0, 1000, 1000})
+	if want := 1.96 * 0.5 / 44.72; !approx(b.High-b.Mean, want, 0.004) {
+		t.Errorf("bootstrap half-width %v, want about %v", b.High-b.Mean, want)
+	}
+}
