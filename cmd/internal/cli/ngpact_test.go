@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -85,8 +86,68 @@ func TestPactPipeline(t *testing.T) {
 			}
 		}
 	}
-	if code, _, stderr := run(t, Ngstats, out); code != 0 {
-		t.Errorf("ngstats: exit %d: %s", code, stderr)
+	// ngstats recovers the injected effects: model a's rate per culture
+	// (+10 pp for Korean) and per age (+5 pp for 50+), and the paired
+	// age contrast between the variants of one item (+5 pp for 50+, 0
+	// between the younger bands); model b has none.
+	code, js, stderr := run(t, Ngstats, out, "--json", "-q")
+	if code != 0 {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Pact struct {
+			Questions []struct {
+				Question string
+				Rates    []struct {
+					Model, Attr, Value string
+					PFollow            struct{ Mean, Low, High float64 } `json:"p_follow"`
+				}
+				Effects []struct {
+					Model, Attr string
+					Contrasts   []struct {
+						A, B   string
+						DiffPP struct{ Mean, Low, High float64 } `json:"diff_pp"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("ngstats --json: %v", err)
+	}
+	if len(rep.Pact.Questions) != 2 {
+		t.Fatalf("ngstats: %d PACT framings, want 2", len(rep.Pact.Questions))
+	}
+	for _, q := range rep.Pact.Questions {
+		norm := 0.0
+		if q.Question == record.PactNorm {
+			norm = 0.08
+		}
+		rates := map[string]float64{}
+		for _, r := range q.Rates {
+			rates[r.Model+" "+r.Attr+"="+r.Value] = r.PFollow.Mean
+		}
+		// 3 age variants of each item: the age mean is 5/3 pp above base
+		age := 0.05 / 3
+		for key, want := range map[string]float64{
+			"a culture=american": 0.5 + norm + age, "a culture=korean": 0.6 + norm + age,
+			"a age=18-29": 0.5 + norm + 0.1/3, "a age=50+": 0.55 + norm + 0.1/3, "b culture=korean": 0.3,
+		} {
+			if got, ok := rates[key]; !ok || math.Abs(got-want) > 1e-9 {
+				t.Errorf("ngstats %s: rate %s = %v (present %v), want %v", q.Question, key, got, ok, want)
+			}
+		}
+		contrasts := map[string]float64{}
+		for _, e := range q.Effects {
+			for _, c := range e.Contrasts {
+				contrasts[e.Model+" "+e.Attr+" "+c.A+">"+c.B] = c.DiffPP.Mean
+			}
+		}
+		for key, want := range map[string]float64{"a age 18-29>50+": 5, "a age 18-29>30-49": 0, "b age 18-29>50+": 0} {
+			if got, ok := contrasts[key]; !ok || math.Abs(got-want) > 1e-6 {
+				t.Errorf("ngstats %s: contrast %s = %v pp (present %v), want %v; all %v", q.Question, key, got, ok, want, contrasts)
+			}
+		}
 	}
 }
 
