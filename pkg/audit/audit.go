@@ -157,9 +157,13 @@ func (a *Audit) Record(rec *record.Record) {
 	if len(speakers) < 2 {
 		rec.AddDefect(DefectSingleSpeaker)
 	}
-	if n := len(rec.Turns); a.MinTurns > 0 && n < a.MinTurns {
+	switch n := len(rec.Turns); {
+	case rec.Sim != nil:
+		// A simulated episode (ngsim) ends when its user's goal is met or
+		// at ngsim's --max-turns: the dialogue bounds are not its.
+	case a.MinTurns > 0 && n < a.MinTurns:
 		rec.AddDefect(DefectTooFewTurns)
-	} else if a.MaxTurns > 0 && n > a.MaxTurns {
+	case a.MaxTurns > 0 && n > a.MaxTurns:
 		rec.AddDefect(DefectTooManyTurns)
 	}
 	if expected == "" || confident == 0 {

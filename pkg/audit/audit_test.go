@@ -178,3 +178,27 @@ func TestJSONResidue(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// The turn bounds are the dialogues', not a simulated episode's: an
+// 18-turn episode is not too long, the same turns as a dialogue are.
+func TestTurnBoundsSkipEpisodes(t *testing.T) {
+	turns := func() []record.Turn {
+		var ts []record.Turn
+		for i := range 18 {
+			sp := map[bool]string{true: "user", false: "assistant"}[i%2 == 0]
+			ts = append(ts, record.Turn{Index: i, Speaker: sp, Text: "Could you tell me which gift would be right for my host family?"})
+		}
+		return ts
+	}
+	a := &Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns}
+	dialogue := &record.Record{ID: "d", Lang: "en", Turns: turns()}
+	episode := &record.Record{ID: "e", Lang: "en", Turns: turns(), Sim: &record.Sim{Assistant: "a", Mode: "benchmark", End: "max_turns"}}
+	a.Record(dialogue)
+	a.Record(episode)
+	if dialogue.Checks == nil || !slices.Contains(dialogue.Checks.Defects, DefectTooManyTurns) {
+		t.Errorf("an 18-turn dialogue: defects %+v, want %s", dialogue.Checks, DefectTooManyTurns)
+	}
+	if episode.Checks != nil && slices.Contains(episode.Checks.Defects, DefectTooManyTurns) {
+		t.Errorf("an 18-turn episode: defects %v", episode.Checks.Defects)
+	}
+}
