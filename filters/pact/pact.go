@@ -19,9 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/text/language"
-	"golang.org/x/text/language/display"
-
+	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/prompt"
@@ -391,7 +389,7 @@ type promptData struct {
 // none) or in English.
 func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Message, error) {
 	it := rec.PactItem
-	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: languageName(rec.Lang),
+	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: lang.Name(rec.Lang),
 		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(rec.Persona),
 		Expectation: it.Expectation, Preference: it.Preference, Question: q,
 		OptionA: it.FollowOption, OptionB: it.AllowOption}
@@ -410,19 +408,6 @@ func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Mess
 		return nil, err
 	}
 	return []llm.Message{llm.System(p.System), llm.User(p.User)}, nil
-}
-
-// languageName is the English name of a language tag ("ko" -> "Korean");
-// the tag itself when it has none.
-func languageName(tag string) string {
-	t, err := language.Parse(tag)
-	if err != nil {
-		return tag
-	}
-	if n := display.English.Languages().Name(t); n != "" && n != "Unknown language" {
-		return n
-	}
-	return tag
 }
 
 // ProbeLogprobs asks a subject one tiny logprobs question before the run:

@@ -63,7 +63,7 @@ func checkText(det *lang.Detector, field, s string, lo, hi int, want string) err
 		if got == "" || r.Confidence < lang.MinConfidence {
 			got = "no clear language"
 		}
-		return refuse(kindLanguage, "the %s is in %s, it must be in %s (%s)", field, got, languageName(want), want)
+		return refuse(kindLanguage, "the %s is in %s, it must be in %s (%s)", field, got, lang.Name(want), want)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 )
 
@@ -58,8 +59,8 @@ func TestCheckText(t *testing.T) {
 
 func TestLanguageName(t *testing.T) {
 	for tag, want := range map[string]string{"ko": "Korean", "zh": "Chinese", "en": "English", "vi": "Vietnamese", "xx": "xx", "": ""} {
-		if got := languageName(tag); got != want {
-			t.Errorf("languageName(%q) = %q, want %q", tag, got, want)
+		if got := lang.Name(tag); got != want {
+			t.Errorf("lang.Name(%q) = %q, want %q", tag, got, want)
 		}
 	}
 }

@@ -165,7 +165,7 @@ func (s *EpisodeStage) spec(ctx context.Context, slot *record.Record, cu *cultur
 	if s.opt.Personas.Varies() {
 		rec.VariantOf = base
 	}
-	data := episodeData{Culture: c.Display(), Language: languageName(want), Lang: want,
+	data := episodeData{Culture: c.Display(), Language: lang.Name(want), Lang: want,
 		Domain: strings.ReplaceAll(slot.Episode.Domain, "_", " "), Subgroup: slot.Episode.Subgroup,
 		Persona: persona.Lines(p), Norms: norms, Honorifics: oneLine(c.Honorifics), Distance: oneLine(c.Distance),
 		MinConstraints: episode.MinConstraints, MaxConstraints: episode.MaxConstraints}
@@ -227,7 +227,7 @@ func parseEpisode(raw []byte, slot *record.Episode, norms []normbank.Norm, det *
 		if got == "" || r.Confidence < lang.MinConfidence {
 			got = "no clear language"
 		}
-		return nil, fmt.Errorf("the opening is in %s, it must be in %s (%s)", got, languageName(want), want)
+		return nil, fmt.Errorf("the opening is in %s, it must be in %s (%s)", got, lang.Name(want), want)
 	}
 	return ep, nil
 }

@@ -124,7 +124,7 @@ type normPromptData struct {
 func newNormPromptData(c *normbank.Culture, category string, count int, have []string) normPromptData {
 	nl := NormLang(c)
 	return normPromptData{
-		Culture: c.Display(), CultureName: c.Name, Language: languageName(nl), Lang: nl,
+		Culture: c.Display(), CultureName: c.Name, Language: lang.Name(nl), Lang: nl,
 		Category: strings.ReplaceAll(category, "_", " "), Honorifics: oneLine(c.Honorifics), Distance: oneLine(c.Distance),
 		MaxSentences: MaxNormSentences, Count: count, Have: slices.Clone(have), Examples: normExamples(category, c.Name, 2),
 	}

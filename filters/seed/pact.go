@@ -58,7 +58,7 @@ func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error 
 		if got == "" || r.Confidence < lang.MinConfidence {
 			got = "no clear language"
 		}
-		return refuse(kindLanguage, "the item is in %s, it must be in %s (%s)", got, languageName(want), want)
+		return refuse(kindLanguage, "the item is in %s, it must be in %s (%s)", got, lang.Name(want), want)
 	}
 	if record.SameText(d.FollowOption, d.AllowOption) {
 		return refuse("same options", "follow_option and allow_option are the same; they must be the two different actions")

@@ -54,8 +54,8 @@ const (
 func newPromptData(norm normbank.Norm, c *normbank.Culture) promptData {
 	return promptData{
 		Culture: c.Display(), CultureName: c.Name,
-		Language: languageName(lang.Normalize(c.Lang)), Lang: lang.Normalize(c.Lang),
-		ScenarioLanguage: languageName(lang.Normalize(c.ScenarioLang)), ScenarioLang: lang.Normalize(c.ScenarioLang),
+		Language: lang.Name(lang.Normalize(c.Lang)), Lang: lang.Normalize(c.Lang),
+		ScenarioLanguage: lang.Name(lang.Normalize(c.ScenarioLang)), ScenarioLang: lang.Normalize(c.ScenarioLang),
 		Category: strings.ReplaceAll(norm.Category, "_", " "), Norm: norm.Text,
 		GivenNames:  pick(c.Names.Given, givenNames, norm.ID),
 		FamilyNames: pick(c.Names.Family, familyNames, norm.ID),

@@ -408,7 +408,7 @@ func newPromptData(rec *record.Record, c *normbank.Culture, maxTurns int) prompt
 	}
 	ep := rec.Episode
 	return promptData{
-		Culture: culture, Language: languageName(rec.Lang), Lang: rec.Lang,
+		Culture: culture, Language: lang.Name(rec.Lang), Lang: rec.Lang,
 		Subgroup: ep.Subgroup, Domain: strings.ReplaceAll(ep.Domain, "_", " "), Goal: ep.Goal,
 		Persona: persona.Lines(rec.Persona), Constraints: ep.Constraints, MaxTurns: maxTurns,
 	}

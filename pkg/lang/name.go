@@ -1,12 +1,13 @@
-package sim
+package lang
 
 import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 )
 
-// languageName is a language's English name ("Thai" for th), or the tag.
-func languageName(tag string) string {
+// Name is the English name of a language tag ("ko" -> "Korean", "th" ->
+// "Thai"), for prompts and messages; the tag itself when it has no name.
+func Name(tag string) string {
 	t, err := language.Parse(tag)
 	if err != nil {
 		return tag
