@@ -234,11 +234,12 @@ func (r *Replier) Reply(req *llmtest.ChatRequest) string {
 	r.mu.Lock()
 	i, ok := r.given[key]
 	if j, own := r.own[key]; r.Own && own && !ok {
-		if by, used := r.taken[ps[j].Src]; !used || by == scenario { // else another seed has it
-			i, ok = j, true
-			r.given[key] = i
-			r.taken[ps[i].Src] = scenario
-		}
+		// a release seed gets its own dialogue even when a seed of no
+		// dialogue of its own was given it first by hash (requests come
+		// in any order)
+		i, ok = j, true
+		r.given[key] = i
+		r.taken[ps[i].Src] = scenario
 	}
 	if !ok {
 		i = record.Bucket(scenario, len(ps))
