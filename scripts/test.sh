@@ -39,13 +39,33 @@ step "fuzz ($fuzztime per target)"
 # target, FuzzParse's every-line-accounted-for included, is strict.
 explore=" FuzzRenderRoundTrip "
 found=${TMPDIR:-/tmp}/ngkit-fuzz-found
+# fuzz PKG TARGET: one target's run. Go 1.26's fuzz coordinator can end a
+# -fuzztime run with a bare "context deadline exceeded" and no failing
+# input (golang/go#75804, fixed in Go 1.27): a run that fails that way and
+# wrote no input is not a failure. Any other failure, or a written input,
+# is.
+fuzz() {
+  local pkg=$1 t=$2 out rc
+  set +e
+  out=$(go test -run='^$' -fuzz="^$t\$" -fuzztime="$fuzztime" "$pkg" 2>&1)
+  rc=$?
+  set -e
+  printf '%s\n' "$out" | grep -v '^fuzz: elapsed' || true
+  if [ "$rc" != 0 ] && [ -z "$(git ls-files -o --exclude-standard "$pkg/testdata/fuzz/$t")" ] &&
+    printf '%s\n' "$out" | grep -q '^    context deadline exceeded$' &&
+    ! printf '%s\n' "$out" | grep -q 'Failing input written'; then
+    echo "WARNING: $t: Go's fuzz coordinator stopped with \"context deadline exceeded\" and no failing input (golang/go#75804); not a failure"
+    return 0
+  fi
+  return "$rc"
+}
 for f in $(grep -rl --include='*_test.go' '^func Fuzz' .); do
   pkg=./$(dirname "${f#./}")
   for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -d' ' -f2); do
     echo "-- $pkg $t"
     if [ "${FUZZ_STRICT:-}" = 1 ] || [[ "$explore" != *" $t "* ]]; then
-      go test -run='^$' -fuzz="^$t\$" -fuzztime="$fuzztime" "$pkg"
-    elif ! go test -run='^$' -fuzz="^$t\$" -fuzztime="$fuzztime" "$pkg"; then
+      fuzz "$pkg" "$t"
+    elif ! fuzz "$pkg" "$t"; then
       mkdir -p "$found/$t"
       git ls-files -o --exclude-standard "$pkg/testdata/fuzz/$t" | xargs -r mv -t "$found/$t"
       echo "WARNING: $t found a new input (above; moved to $found/$t); exploratory target, not failing the run"
