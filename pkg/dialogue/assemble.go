@@ -622,6 +622,17 @@ func baseName(s string) string {
 // turn text. With trail set, brackets that close the piece after its text
 // become narration.
 func (a *assembler) clean(s string, trail bool) string {
+	t := a.clean0(s, trail)
+	if t == "[END" {
+		// the end marker cut short, as the whole of a turn's text ("A: [END")
+		a.p.bits |= dEndMarker
+		a.p.removed(t)
+		return ""
+	}
+	return t
+}
+
+func (a *assembler) clean0(s string, trail bool) string {
 	for range 8 {
 		t := a.splitDirs(s, trail)
 		if strings.IndexByte(t, '*') >= 0 || strings.Contains(t, "__") {
