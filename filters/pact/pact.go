@@ -160,7 +160,7 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 		}()
 	}
 	wg.Wait()
-	if err := firstError(errs); err != nil {
+	if err := llm.FirstError(errs); err != nil {
 		return nil, err
 	}
 	for i, r := range results {
@@ -169,27 +169,6 @@ func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Reco
 		rec.Gen = append(rec.Gen, gens[i]...)
 	}
 	return []*record.Record{rec}, nil
-}
-
-// firstError: a real failure before the cancellations it caused, and
-// ErrDeferred only when nothing failed.
-func firstError(errs []error) error {
-	var deferred, cancelled error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, llm.ErrDeferred):
-			deferred = err
-		case errors.Is(err, context.Canceled):
-			cancelled = err
-		default:
-			return err
-		}
-	}
-	if cancelled != nil {
-		return cancelled
-	}
-	return deferred
 }
 
 // Swapped draws whether call n of an item, model and framing shows the
@@ -290,7 +269,7 @@ func (s *Stage) bySamples(ctx context.Context, rec *record.Record, subj Subject,
 		}()
 	}
 	wg.Wait()
-	if err := firstError(errs); err != nil {
+	if err := llm.FirstError(errs); err != nil {
 		return res, nil, err
 	}
 	var all []record.Gen

@@ -210,7 +210,7 @@ func (s *Stage) dialogueSeeds(ctx context.Context, rec *record.Record, norm norm
 		}()
 	}
 	wg.Wait()
-	if err := firstError(errs); err != nil {
+	if err := llm.FirstError(errs); err != nil {
 		return nil, err
 	}
 	var out []*record.Record
@@ -218,30 +218,6 @@ func (s *Stage) dialogueSeeds(ctx context.Context, rec *record.Record, norm norm
 		out = append(out, g...)
 	}
 	return out, nil
-}
-
-// firstError is the error that failed the norm: a real failure before a
-// cancellation it caused, and ErrDeferred (--emit-requests) only when
-// nothing failed.
-func firstError(errs []error) error {
-	var deferred, cancelled error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, llm.ErrDeferred):
-			deferred = err
-		case errors.Is(err, context.Canceled):
-			if cancelled == nil {
-				cancelled = err
-			}
-		default:
-			return err
-		}
-	}
-	if cancelled != nil {
-		return cancelled
-	}
-	return deferred
 }
 
 // scenarios asks for PerNorm scenarios, then for replacements of the
