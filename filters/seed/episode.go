@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ngkit/ngkit/pkg/episode"
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -86,8 +85,7 @@ type EpisodeStage struct {
 	caller llm.Caller
 	opt    EpisodeOptions
 
-	mu       sync.Mutex
-	cultures map[string]*cultureEntry
+	cultures cultureCache
 }
 
 // NewEpisodes makes the episode stage.
@@ -101,27 +99,14 @@ func NewEpisodes(caller llm.Caller, opt EpisodeOptions) (*EpisodeStage, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	return &EpisodeStage{caller: caller, opt: opt, cultures: map[string]*cultureEntry{}}, nil
+	return &EpisodeStage{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.
 func (s *EpisodeStage) Name() string { return "ngseed" }
 
 func (s *EpisodeStage) culture(name string) (*cultureEntry, error) {
-	s.mu.Lock()
-	e := s.cultures[name]
-	if e == nil {
-		e = &cultureEntry{}
-		s.cultures[name] = e
-	}
-	s.mu.Unlock()
-	e.once.Do(func() {
-		e.c, e.err = s.opt.Profile(name)
-		if e.err == nil {
-			e.det, e.err = lang.For(e.c.Lang)
-		}
-	})
-	return e, e.err
+	return s.cultures.get(name, s.opt.Profile, func(c *normbank.Culture) (*lang.Detector, error) { return lang.For(c.Lang) })
 }
 
 // episodeData is what seed/episode is rendered with.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
@@ -54,8 +53,7 @@ type NormMaker struct {
 	caller llm.Caller
 	opt    NormOptions
 
-	mu       sync.Mutex
-	cultures map[string]*cultureEntry
+	cultures cultureCache
 }
 
 // NewNormMaker checks the options and makes the stage.
@@ -74,7 +72,7 @@ func NewNormMaker(caller llm.Caller, opt NormOptions) (*NormMaker, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	return &NormMaker{caller: caller, opt: opt, cultures: map[string]*cultureEntry{}}, nil
+	return &NormMaker{caller: caller, opt: opt}, nil
 }
 
 // Name implements pipeline.Stage.
@@ -90,20 +88,7 @@ func NormLang(c *normbank.Culture) string {
 }
 
 func (m *NormMaker) culture(name string) (*cultureEntry, error) {
-	m.mu.Lock()
-	e := m.cultures[name]
-	if e == nil {
-		e = &cultureEntry{}
-		m.cultures[name] = e
-	}
-	m.mu.Unlock()
-	e.once.Do(func() {
-		e.c, e.err = m.opt.Profile(name)
-		if e.err == nil {
-			e.det, e.err = lang.For(NormLang(e.c), e.c.Lang)
-		}
-	})
-	return e, e.err
+	return m.cultures.get(name, m.opt.Profile, func(c *normbank.Culture) (*lang.Detector, error) { return lang.For(NormLang(c), c.Lang) })
 }
 
 // normPromptData is what seed/norms.tmpl sees.

@@ -61,8 +61,14 @@ type Stage struct {
 	opt    Options
 	types  map[string]bool
 
-	mu       sync.Mutex
-	cultures map[string]*cultureEntry
+	cultures cultureCache
+}
+
+// cultureCache looks each culture's profile and language detector up once
+// per stage: reading a profile parses YAML and a detector loads models.
+type cultureCache struct {
+	mu sync.Mutex
+	m  map[string]*cultureEntry
 }
 
 type cultureEntry struct {
@@ -70,6 +76,28 @@ type cultureEntry struct {
 	c    *normbank.Culture
 	det  *lang.Detector
 	err  error
+}
+
+// get returns the culture's entry, made once with profile and det (the
+// detector of the languages the stage checks).
+func (cc *cultureCache) get(name string, profile func(string) (*normbank.Culture, error), det func(*normbank.Culture) (*lang.Detector, error)) (*cultureEntry, error) {
+	cc.mu.Lock()
+	e := cc.m[name]
+	if e == nil {
+		if cc.m == nil {
+			cc.m = map[string]*cultureEntry{}
+		}
+		e = &cultureEntry{}
+		cc.m[name] = e
+	}
+	cc.mu.Unlock()
+	e.once.Do(func() {
+		e.c, e.err = profile(name)
+		if e.err == nil {
+			e.det, e.err = det(e.c)
+		}
+	})
+	return e, e.err
 }
 
 // New checks the options and makes the stage.
@@ -95,7 +123,7 @@ func New(caller llm.Caller, opt Options) (*Stage, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	s := &Stage{caller: caller, opt: opt, types: map[string]bool{}, cultures: map[string]*cultureEntry{}}
+	s := &Stage{caller: caller, opt: opt, types: map[string]bool{}}
 	for _, t := range opt.Types {
 		if !slices.Contains(seedTypes, t) {
 			return nil, fmt.Errorf("--types: unknown dialogue type %q (types: %s)", t, strings.Join(seedTypes, ", "))
@@ -134,20 +162,7 @@ func (s *Stage) Name() string { return "ngseed" }
 
 // culture returns a culture's profile and detector, looked up once.
 func (s *Stage) culture(name string) (*cultureEntry, error) {
-	s.mu.Lock()
-	e := s.cultures[name]
-	if e == nil {
-		e = &cultureEntry{}
-		s.cultures[name] = e
-	}
-	s.mu.Unlock()
-	e.once.Do(func() {
-		e.c, e.err = s.opt.Profile(name)
-		if e.err == nil {
-			e.det, e.err = detectorFor(e.c)
-		}
-	})
-	return e, e.err
+	return s.cultures.get(name, s.opt.Profile, detectorFor)
 }
 
 // scenario is a kept scenario and the call that wrote it.
