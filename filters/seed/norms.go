@@ -145,18 +145,8 @@ func (m *NormMaker) Process(ctx context.Context, rec *record.Record) ([]*record.
 			if err := r.Decode(&v); err != nil {
 				return nil, err
 			}
-			bad := 0
-			var first error
-			for _, n := range v.Norms {
-				if err := CheckNorm(cu.det, n, nl); err != nil {
-					bad++
-					if first == nil {
-						first = err
-					}
-				}
-			}
-			if bad*2 > len(v.Norms) {
-				return nil, fmt.Errorf("%d of the %d norms are unusable, e.g. %v", bad, len(v.Norms), first)
+			if err := mostlyUsable(v.Norms, "norms", func(n string) error { return CheckNorm(cu.det, n, nl) }); err != nil {
+				return nil, err
 			}
 			return v.Norms, nil
 		}

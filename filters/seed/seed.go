@@ -235,6 +235,26 @@ func (s *Stage) dialogueSeeds(ctx context.Context, rec *record.Record, norm norm
 	return out, nil
 }
 
+// mostlyUsable refuses a reply of which more than half the items fail
+// check, giving the first reason (the model is asked again); the few bad
+// ones of a usable reply are dropped and replaced by the next call.
+func mostlyUsable(items []string, what string, check func(string) error) error {
+	bad := 0
+	var first error
+	for _, it := range items {
+		if err := check(it); err != nil {
+			bad++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if bad*2 > len(items) {
+		return fmt.Errorf("%d of the %d %s are unusable, e.g. %v", bad, len(items), what, first)
+	}
+	return nil
+}
+
 // scenarios asks for PerNorm scenarios, then for replacements of the
 // ones dropped, at most MaxTopUps times more.
 func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank.Norm, cu *cultureEntry) ([]scenario, error) {
@@ -262,18 +282,8 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 			}
 			// A reply mostly unusable (in the wrong language, say) is asked
 			// again; a few bad scenarios are replaced by the next call.
-			bad := 0
-			var first error
-			for _, sc := range v.Scenarios {
-				if err := checkScenario(cu.det, cu.c, sc); err != nil {
-					bad++
-					if first == nil {
-						first = err
-					}
-				}
-			}
-			if bad*2 > len(v.Scenarios) {
-				return nil, fmt.Errorf("%d of the %d scenarios are unusable, e.g. %v", bad, len(v.Scenarios), first)
+			if err := mostlyUsable(v.Scenarios, "scenarios", func(sc string) error { return checkScenario(cu.det, cu.c, sc) }); err != nil {
+				return nil, err
 			}
 			return v.Scenarios, nil
 		}
