@@ -184,17 +184,7 @@ func draw(seed int64, parts ...any) uint64 {
 	for _, p := range parts {
 		fmt.Fprintf(h, "\x00%v", p)
 	}
-	return mix(h.Sum64())
-}
-
-// mix is splitmix64's finalizer: the low bits of an FNV hash alone are
-// poorly mixed.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	return record.Mix64(h.Sum64())
 }
 
 // evaluate gets one subject's distribution for one framing.

@@ -167,9 +167,9 @@ func (m *Model) pactAnswer(req *llmtest.ChatRequest, q pactQuestion) string {
 		fmt.Fprint(h, *req.Seed)
 	}
 	fmt.Fprint(h, "\x00", q.firstUserMsg, "\x00", len(req.Messages))
-	x := mix(h.Sum64())
+	x := record.Mix64(h.Sum64())
 	u := float64(x>>11) / float64(1<<53)
-	if v := float64(mix(x)>>11) / float64(1<<53); v < m.Pact.Neither {
+	if v := float64(record.Mix64(x)>>11) / float64(1<<53); v < m.Pact.Neither {
 		return "I cannot choose between these."
 	}
 	l := q.followLabel
@@ -198,15 +198,6 @@ func (m *Model) Logprobs(req *llmtest.ChatRequest, content string) []llmtest.Top
 		f, a = a, f
 	}
 	return []llmtest.TopLogprob{f, a, {Token: "The", Logprob: math.Log(0.1)}}
-}
-
-// mix is splitmix64's finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // pactReply answers ngseed --types pact (schemas pact_items and

@@ -57,3 +57,13 @@ func ContentID(r *Record) string {
 	}
 	return NewID("content", string(b))
 }
+
+// Mix64 is splitmix64's finalizer: it spreads the bits of a hash (the low
+// bits of an FNV hash alone are poorly mixed) for draws made from ids.
+func Mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
