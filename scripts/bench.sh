@@ -52,6 +52,7 @@ if [ -d "$node_modules/@duckdb" ]; then
   node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet" 2>/dev/null
   awk -v a="$(stat -c %s "$out/ng.parquet")" -v b="$(stat -c %s "$out/dd-ours.parquet")" \
     'BEGIN {printf "parquet size, the same records: ngcat %d bytes, duckdb (our jsonl, zstd) %d bytes: ratio %.3f (goal <= 1)\n", a, b, a/b}'
+  node scripts/interop/colsizes.mjs -n 8 "$out/ng.parquet" "$out/dd-ours.parquet"
 else
   echo "(no DuckDB: run npm ci in scripts/interop)"
 fi

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -115,7 +117,7 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 			return inner(a.(array.ExtensionArray).Storage())
 		}), nil
 	}
-	mismatch := fmt.Errorf("cannot read Arrow type %s into Go type %v", dt, t)
+	mismatch := fmt.Errorf("cannot read Arrow type %s into Go type %v", typeString(dt), t)
 	if t.Kind() == reflect.Pointer {
 		inner, err := arrowDecoderOf(t.Elem(), dt)
 		if err != nil {
@@ -313,7 +315,7 @@ func mapFromListDecoder(t reflect.Type, lt arrow.ListLikeType) (decoderFactory, 
 	ki, kok := st.FieldIdx("key")
 	vi, vok := st.FieldIdx("value")
 	if !ok || !kok || !vok || st.NumFields() != 2 {
-		return nil, fmt.Errorf("cannot read Arrow type %s into Go type %v (want a map, or a list of {key, value})", lt, t)
+		return nil, fmt.Errorf("cannot read Arrow type %s into Go type %v (want a map, or a list of {key, value})", typeString(lt), t)
 	}
 	kdec, err := arrowDecoderOf(t.Key(), st.Field(ki).Type)
 	if err != nil {
@@ -419,4 +421,15 @@ func intGetter(id arrow.Type) func(arrow.Array) func(int) int64 {
 		}
 	}
 	return nil
+}
+
+// typeString is dt as errors show it: quoted when its field names hold
+// characters that are not printable (a corrupt or hostile file), so that an
+// error stays one readable line.
+func typeString(dt arrow.DataType) string {
+	s := dt.String()
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -39,7 +39,8 @@ func newArrowReader(name string, r io.Reader, mem memory.Allocator) (_ Reader, e
 	var sr *ipc.Reader
 	err = func() (err error) {
 		defer recoverAs(&err, "not a readable Arrow IPC stream")
-		sr, err = ipc.NewReader(tr, ipc.WithAllocator(mem))
+		opts := arrowReadOptions(mem)
+		sr, err = ipc.NewReaderFromMessageReader(ipc.NewMessageReader(tr, opts...), opts...)
 		return err
 	}()
 	if err != nil {
@@ -117,7 +118,7 @@ func newArrowFileReader(name string, ra io.ReaderAt, size int64, mem memory.Allo
 	var fr *ipc.FileReader
 	err = func() (err error) {
 		defer recoverAs(&err, "not a readable Arrow IPC file")
-		fr, err = ipc.NewFileReader(io.NewSectionReader(ra, 0, size), ipc.WithAllocator(mem))
+		fr, err = ipc.NewFileReader(io.NewSectionReader(ra, 0, size), arrowReadOptions(mem)...)
 		return err
 	}()
 	if err != nil {

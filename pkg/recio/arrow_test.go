@@ -2,6 +2,7 @@ package recio
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -509,4 +510,67 @@ func BenchmarkArrowReader(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// TestArrowHugeDeclaredSizes: a stream or file whose message declares a
+// body, or whose compressed buffer declares an uncompressed size, far
+// beyond what exists is an error naming the file, not a fatal out of
+// memory (which no recover catches and which would lose the whole run).
+func TestArrowHugeDeclaredSizes(t *testing.T) {
+	const n = 1000
+	sch := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < n; i++ {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	batch := array.NewRecordBatch(sch, []arrow.Array{col}, n)
+	defer batch.Release()
+	defer col.Release()
+	write := func(file bool) []byte {
+		var buf bytes.Buffer
+		opts := []ipc.Option{ipc.WithSchema(sch), ipc.WithZstd()}
+		var w interface {
+			Write(arrow.RecordBatch) error
+			Close() error
+		}
+		if file {
+			fw, err := ipc.NewFileWriter(&buf, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w = fw
+		} else {
+			w = ipc.NewWriter(&buf, opts...)
+		}
+		if err := w.Write(batch); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	// The data buffer starts with its uncompressed length, 8n, as int64.
+	var size [8]byte
+	binary.LittleEndian.PutUint64(size[:], 8*n)
+	for _, file := range []bool{false, true} {
+		good := write(file)
+		if got, err := drain(openArrow(t, good, file, nil)); err != nil || got != n {
+			t.Fatalf("file=%v: the unpatched input reads %d rows, %v", file, got, err)
+		}
+		if bytes.Count(good, size[:]) != 1 {
+			t.Fatalf("file=%v: the uncompressed length is not found once", file)
+		}
+		bad := bytes.Replace(good, size[:], binary.LittleEndian.AppendUint64(nil, 1<<40), 1)
+		got, err := drain(openArrow(t, bad, file, nil))
+		if err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Fatalf("file=%v: a 1 TB uncompressed buffer: %d rows, error %v", file, got, err)
+		}
+		checkReadError(t, "huge buffer", err)
+		name := map[bool]string{false: "test.arrows", true: "test.arrow"}[file]
+		if !strings.HasPrefix(err.Error(), name+":row 1: ") {
+			t.Errorf("file=%v: error does not name the file: %v", file, err)
+		}
+	}
 }
