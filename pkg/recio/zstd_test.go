@@ -50,11 +50,13 @@ func TestPageZstdLevels(t *testing.T) {
 	if !(sizes[7] < sizes[3] && sizes[3] < sizes[1]) {
 		t.Errorf("levels not honoured: sizes %v", sizes)
 	}
-	// ngkit's writer asks for the default level for every column.
-	props := parquetWriterProperties(memory.DefaultAllocator)
-	for _, path := range append([]string{"culture", "turns.list.element.speaker"}, plainColumns...) {
-		if got := props.CompressionLevelFor(path); got != compress.DefaultCompressionLevel {
-			t.Errorf("%s: level %d, want the default (3)", path, got)
+	// ngkit's writer asks for its level for every column.
+	for _, level := range []int{DefaultZstdLevel, 11} {
+		props := parquetWriterProperties(memory.DefaultAllocator, level)
+		for _, path := range append([]string{"culture", "turns.list.element.speaker"}, plainColumns...) {
+			if got := props.CompressionLevelFor(path); got != level {
+				t.Errorf("%s: level %d, want %d", path, got, level)
+			}
 		}
 	}
 }

@@ -82,7 +82,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	fs := p.Flags
 	fs.Lookup("output").Usage = "write the report to `FILE` (atomically); its extension picks the format: .txt .json .md .html"
 	fs.Lookup("format").Usage = "report `FORMAT`: text, json, markdown, html (default: from -o, else text)"
-	for _, name := range []string{"resume", "row-group-mb"} {
+	for _, name := range []string{"resume", "row-group-mb", "zstd-level"} {
 		if fs.Lookup(name) != nil {
 			_ = fs.MarkHidden(name)
 		}
