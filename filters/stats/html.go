@@ -537,7 +537,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <header>
 <h1>ngstats report</h1>
 <p class="muted">{{num .R.Records}} records · {{num .R.Dialogues}} dialogues · {{num .R.Turns}} turns · report format {{.R.Version}}</p>
-<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Eval.Pact}}<a href="#pact">PACT</a>{{end}}{{if .R.Sim}}<a href="#simulation">Simulation</a>{{end}}{{if .Eval.ByPersona}}<a href="#by-persona">By persona</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
+<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Eval.Pact}}<a href="#pact">PACT</a>{{end}}{{if .R.Sim}}<a href="#simulation">Simulation</a>{{end}}{{if .Eval.Models}}<a href="#models">Models</a>{{end}}{{if .Eval.ByPersona}}<a href="#by-persona">By persona</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
 </header>
 {{- if .R.FailOn}}
 

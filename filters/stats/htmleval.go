@@ -7,9 +7,9 @@ import (
 	"slices"
 )
 
-// The HTML report's PACT, simulation and by-persona sections: charts of
-// estimates with their 95% intervals, and the same tables as the text
-// report.
+// The HTML report's PACT, simulation, models and by-persona sections:
+// charts of estimates with their 95% intervals, and the same tables as the
+// text report.
 
 // htmlTable is a table of the text report, for the HTML one.
 type htmlTable struct {
@@ -109,6 +109,10 @@ type evalView struct {
 	Pact      []pactView
 	SimCharts []*ivChart
 	SimTables []htmlTable
+	// Models are the calls per stage, role and endpoint and the labelling
+	// panel's tables (distribution by labeller, agreement, the turns it
+	// disagrees on most), as in the text report.
+	Models    []htmlTable
 	ByPersona []personaView
 }
 
@@ -163,6 +167,7 @@ func newEvalView(r *Report) evalView {
 		}
 		v.SimTables = htmlTables(simTables(s))
 	}
+	v.Models = htmlTables(modelTables(r))
 	v.ByPersona = personaViews(r)
 	return v
 }
@@ -237,6 +242,14 @@ const evalHTML = `
 {{- range .SimCharts}}
 {{template "ivchart" .}}{{end}}
 {{- range .SimTables}}{{template "htable" .}}{{end}}
+</section>
+{{- end}}
+{{- if .Models}}
+
+<section id="models">
+<h2>Models: calls and labelling panels</h2>
+<p class="muted">The LLM calls behind the records, by stage, role and endpoint (from each record's <code>gen</code>); for records labelled by a panel, each labeller's labels, the panel's agreement per task (Fleiss' kappa, Krippendorff's alpha, Cohen's kappa per pair) and the turns it disagrees on most.</p>
+{{- range .Models}}{{template "htable" .}}{{end}}
 </section>
 {{- end}}
 {{- if .ByPersona}}

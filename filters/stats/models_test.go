@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bytes"
+	"html/template"
 	"math"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // coincidences within 10 (3 units of 3 alike give 3 each, VVA gives 1),
 // n_A 7, n_V 5: 1 - 11 * 2 / (144 - 74) = 48/70. The turn disagreed on is
 // r1 turn 1, with 2/3; c failed on r2 (its labels are absent there).
-func TestPanelReport(t *testing.T) {
+// panelTestReport is the report of TestPanelReport's two records.
+func panelTestReport() *Report {
 	ml := func(l, norm string) record.ModelLabels { return record.ModelLabels{Labeller: l, Norm: norm} }
 	turn := func(i int, a, b, c string) record.Turn {
 		bm := []record.ModelLabels{ml("a", a), ml("b", b)}
@@ -36,7 +38,11 @@ func TestPanelReport(t *testing.T) {
 	c := NewCollector()
 	c.Add(r1)
 	c.Add(r2)
-	rep := c.Report()
+	return c.Report()
+}
+
+func TestPanelReport(t *testing.T) {
+	rep := panelTestReport()
 	p := rep.Panel
 	if p == nil || p.Records != 2 || strings.Join(p.Labellers, ",") != "a,b,c" || p.Failed["c"] != 1 {
 		t.Fatalf("panel %+v", p)
@@ -76,5 +82,42 @@ func TestPanelReport(t *testing.T) {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}
+	}
+}
+
+// TestHTMLModelsSection: the HTML report has the calls and panel tables of
+// the text report, every cell of them (escaped), with a link in the nav.
+func TestHTMLModelsSection(t *testing.T) {
+	rep := panelTestReport()
+	h := renderHTML(t, rep)
+	for _, want := range []string{`<a href="#models">Models</a>`, `<section id="models">`,
+		"<h4>LLM calls by stage, role and endpoint (from the records&#39; gen)</h4>",
+		"<h4>Labelling panel agreement (2 records, a, b, c)</h4>", "<h4>Turns the panel disagrees on most</h4>",
+		"<h4>Labelling panel: norm by labeller</h4>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	ts := modelTables(rep)
+	if len(ts) < 4 {
+		t.Fatalf("%d model tables, want the calls, a distribution, the agreement and the disagreements", len(ts))
+	}
+	start := strings.Index(h, `<section id="models">`)
+	if start < 0 {
+		t.Fatal("no models section")
+	}
+	sec := h[start:]
+	sec = sec[:strings.Index(sec, "</section>")]
+	for _, tb := range ts {
+		for _, row := range tb.rows {
+			for _, cell := range row {
+				if !strings.Contains(sec, ">"+template.HTMLEscapeString(cell)+"</td>") {
+					t.Errorf("table %q: cell %q is not in the HTML section", tb.title, cell)
+				}
+			}
+		}
+	}
+	if plain := renderHTML(t, htmlTestReport()); strings.Contains(plain, `id="models"`) || strings.Contains(plain, `href="#models"`) {
+		t.Error("a report without gen or panel shows a models section")
 	}
 }
