@@ -1,9 +1,9 @@
 package label
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -97,32 +97,10 @@ func (s *Stage) cultureName(culture string) string {
 // renderTurns writes the turns one per line with their index, the form
 // the label prompts refer to. Line breaks inside a turn become spaces, so
 // a line is always one turn.
-func renderTurns(turns []record.Turn) string { return render(turns, true) }
+func renderTurns(turns []record.Turn) string { return dialogue.Transcript(turns, true) }
 
 // renderPlain writes the turns without indexes (pairwise judgements).
-func renderPlain(turns []record.Turn) string { return render(turns, false) }
-
-func render(turns []record.Turn, indexed bool) string {
-	var b strings.Builder
-	for i, t := range turns {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if indexed {
-			fmt.Fprintf(&b, "[%d] ", t.Index)
-		}
-		fmt.Fprintf(&b, "%s:", oneLine(t.Speaker))
-		if t.Action != "" {
-			fmt.Fprintf(&b, " (%s)", oneLine(t.Action))
-		}
-		if t.Text != "" {
-			b.WriteString(" " + oneLine(t.Text))
-		}
-	}
-	return b.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func renderPlain(turns []record.Turn) string { return dialogue.Transcript(turns, false) }
 
 // resolveLang turns an --explain-lang or --rots-lang value into a code:
 // "dialogue" is the dialogue's language (English when unknown); "" is def.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -78,7 +79,7 @@ func (s *Stage) judgeFit(ctx context.Context, seed *record.Record, c *normbank.C
 		Culture: c.Display(), Language: langName(lng),
 		Category: strings.ReplaceAll(seed.Category, "_", " "), Norm: seed.Norm, Type: seed.DialogueType,
 		Scenario: strings.TrimSpace(seed.Scenario), Situation: strings.TrimSpace(seed.Situation),
-		Dialogue: renderIndexed(d.Turns), Turns: len(d.Turns),
+		Dialogue: dialogue.Transcript(d.Turns, true), Turns: len(d.Turns),
 	}
 	p, err := s.opt.Pack.Render(PromptStage, FitTask, seed.Culture, data)
 	if err != nil {
@@ -118,23 +119,3 @@ func fitReask(f fitResult, min int) string {
 		"Write the dialogue again so that it plays out exactly this scenario and situation, with the people they name, the norm and the dialogue type, following every rule above. Reply in the same format.",
 		f.score, min, strings.TrimRight(f.why, " ")+map[bool]string{true: "", false: "."}[strings.HasSuffix(f.why, ".")])
 }
-
-// renderIndexed writes turns one per line, "[i] Speaker: (action) text".
-func renderIndexed(turns []record.Turn) string {
-	var b strings.Builder
-	for i, t := range turns {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "[%d] %s:", t.Index, oneLine(t.Speaker))
-		if t.Action != "" {
-			fmt.Fprintf(&b, " (%s)", oneLine(t.Action))
-		}
-		if t.Text != "" {
-			b.WriteString(" " + oneLine(t.Text))
-		}
-	}
-	return b.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

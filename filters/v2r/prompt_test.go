@@ -7,6 +7,7 @@ import (
 
 	"github.com/ngkit/ngkit/internal/golden"
 
+	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -76,7 +77,7 @@ func TestFitPromptGolden(t *testing.T) {
 		p := releasePairs(t, culture, record.TypeV2R)[0]
 		d := &record.Record{Turns: p.d.Turns}
 		data := FitData{Culture: c.Display(), Language: langName(p.seed.Lang), Category: p.seed.Category, Norm: p.seed.Norm,
-			Type: p.seed.DialogueType, Scenario: p.seed.Scenario, Situation: p.seed.Situation, Dialogue: renderIndexed(d.Turns), Turns: len(d.Turns)}
+			Type: p.seed.DialogueType, Scenario: p.seed.Scenario, Situation: p.seed.Situation, Dialogue: dialogue.Transcript(d.Turns, true), Turns: len(d.Turns)}
 		r, err := pack.Render(PromptStage, FitTask, culture, data)
 		if err != nil {
 			t.Fatal(err)
