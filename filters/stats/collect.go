@@ -225,7 +225,7 @@ func (c *Collector) length(l, text string) {
 	chars, tokens := measure(text, &c.buf, func(h uint64) {
 		a.uni.add(h)
 		if !first {
-			a.bi.add(mix(prev*31 ^ h))
+			a.bi.add(record.Mix64(prev*31 ^ h))
 		}
 		prev, first = h, false
 	})

@@ -81,14 +81,3 @@ func (h *hll) estimate() float64 {
 	}
 	return e
 }
-
-// mix is the splitmix64 finalizer: it spreads a combination of two hashes
-// over all 64 bits, as HyperLogLog needs.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}

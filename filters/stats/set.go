@@ -1,5 +1,7 @@
 package stats
 
+import "github.com/ngkit/ngkit/pkg/record"
+
 // u64set is a set of 64-bit hashes with open addressing: several times
 // faster than map[uint64]struct{} for the million n-gram inserts of a
 // release, at 8 bytes a slot and at most 50% load.
@@ -23,7 +25,7 @@ func (s *u64set) add(h uint64) bool {
 		s.grow()
 	}
 	mask := uint64(len(s.slots) - 1)
-	for i := mix(h) & mask; ; i = (i + 1) & mask {
+	for i := record.Mix64(h) & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case h:
 			return false
@@ -43,7 +45,7 @@ func (s *u64set) grow() {
 		if h == 0 {
 			continue
 		}
-		i := mix(h) & mask
+		i := record.Mix64(h) & mask
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}

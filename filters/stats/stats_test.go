@@ -77,7 +77,7 @@ func TestHistLargeValuesWithinOneSixtyFourth(t *testing.T) {
 func TestDistinctExactAndEstimated(t *testing.T) {
 	d := newDistinct()
 	for i := range 1000 {
-		d.add(mix(uint64(i % 250)))
+		d.add(record.Mix64(uint64(i % 250)))
 	}
 	if r, approx := d.ratio(); r != 0.25 || approx {
 		t.Fatalf("ratio %v approx %v, want exact 0.25", r, approx)
@@ -85,14 +85,14 @@ func TestDistinctExactAndEstimated(t *testing.T) {
 	var h hll
 	const n = 200000
 	for i := range n {
-		h.add(mix(uint64(i)))
+		h.add(record.Mix64(uint64(i)))
 	}
 	if e := h.estimate(); math.Abs(e-n)/n > 0.03 {
 		t.Fatalf("HyperLogLog estimate %v for %d distinct", e, n)
 	}
 	var small hll
 	for i := range 100 {
-		small.add(mix(uint64(i)))
+		small.add(record.Mix64(uint64(i)))
 	}
 	if e := small.estimate(); math.Abs(e-100) > 3 {
 		t.Fatalf("small-range estimate %v for 100", e)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // BatchOptions configure the fake Batch API of a Server (the OpenAI
@@ -552,7 +554,7 @@ func (s *Server) finish(b *batchAPI, bt *fakeBatch, status string) {
 func drawn(customID, what string, share float64) bool {
 	h := fnv.New64a()
 	h.Write([]byte(what + "\x00" + customID))
-	return float64(mix(h.Sum64())>>11)/float64(1<<53) < share
+	return float64(record.Mix64(h.Sum64())>>11)/float64(1<<53) < share
 }
 
 func fileObject(f *fakeFile) map[string]any {

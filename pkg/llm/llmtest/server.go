@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Fault is a kind of injected failure.
@@ -325,20 +327,11 @@ func (s *Server) draw(body []byte) Fault {
 	nth := s.seen[key]
 	s.seen[key] = nth + 1
 	s.mu.Unlock()
-	x := mix(key ^ s.opt.Seed ^ mix(uint64(nth)+1))
+	x := record.Mix64(key ^ s.opt.Seed ^ record.Mix64(uint64(nth)+1))
 	if float64(x>>11)/float64(1<<53) >= s.opt.FaultRate {
 		return ""
 	}
-	return s.opt.Faults[mix(x)%uint64(len(s.opt.Faults))]
-}
-
-// mix is splitmix64's finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	return s.opt.Faults[record.Mix64(x)%uint64(len(s.opt.Faults))]
 }
 
 func wait(r *http.Request, d time.Duration) bool {
