@@ -3,10 +3,11 @@ package label
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ngkit/ngkit/pkg/agree"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ngkit/ngkit/pkg/agree"
 
 	"github.com/ngkit/ngkit/pkg/lang"
 )
@@ -195,16 +196,6 @@ func languageProblems(turns []turnLabels, spec turnsSpec) []string {
 	return problems
 }
 
-// langNames name the languages prompts mention.
-var langNames = map[string]string{"en": "English", "ko": "Korean", "zh": "Chinese", "ja": "Japanese",
-	"fr": "French", "es": "Spanish", "de": "German", "zh-Hant": "Chinese (Traditional characters)",
-	"vi": "Vietnamese", "th": "Thai", "id": "Indonesian", "ms": "Malay", "tl": "Filipino", "ta": "Tamil"}
-
 // LangName is the English name of a language code ("ko" -> "Korean"); the
 // code itself when unknown.
-func LangName(code string) string {
-	if n, ok := langNames[lang.Normalize(code)]; ok {
-		return n
-	}
-	return code
-}
+func LangName(code string) string { return lang.Name(lang.Normalize(code)) }

@@ -5,11 +5,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/record"
-	"golang.org/x/text/language"
-	"golang.org/x/text/language/display"
 )
 
 // PromptData is what the templates of pkg/prompt/packs/v2r see.
@@ -76,17 +75,12 @@ func cjk(s string) bool {
 	return unicode.In(r, unicode.Han, unicode.Hangul, unicode.Hiragana, unicode.Katakana)
 }
 
-// langName is the English name of a language tag ("ko" -> "Korean").
+// langName is the English name of a language tag ("ko" -> "Korean"), as
+// lang.Name, with "und" (what pkg/lang returns for text it cannot tell)
+// phrased for ngv2r's messages.
 func langName(tag string) string {
 	if tag == "und" {
 		return "no language I can tell"
 	}
-	t, err := language.Parse(tag)
-	if err != nil {
-		return tag
-	}
-	if n := display.English.Tags().Name(t); n != "" {
-		return n
-	}
-	return tag
+	return lang.Name(tag)
 }
