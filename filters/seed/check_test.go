@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/normbank"
 )
 
@@ -54,14 +53,6 @@ func TestCheckText(t *testing.T) {
 	err := checkSituation(det, ko, "Minsu bows to his manager. He apologises at once. The manager nods.")
 	if err == nil || !strings.Contains(err.Error(), "must be in Korean (ko)") {
 		t.Errorf("message: %v", err)
-	}
-}
-
-func TestLanguageName(t *testing.T) {
-	for tag, want := range map[string]string{"ko": "Korean", "zh": "Chinese", "en": "English", "vi": "Vietnamese", "xx": "xx", "": ""} {
-		if got := lang.Name(tag); got != want {
-			t.Errorf("lang.Name(%q) = %q, want %q", tag, got, want)
-		}
 	}
 }
 
