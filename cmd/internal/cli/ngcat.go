@@ -110,7 +110,9 @@ added. --explode turns writes one flat row per turn, for analytics.
 (one split, train, or those of --split) and DIR/README.md, the dataset card (licence,
 languages, size category, the files of each split, the features, read from the
 Parquet schema) with a description. Each file holds about --shard-mb MB of records
-(uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb.
+(uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb,
+compressed with zstd at --zstd-level (11 for a dataset downloaded many times: about
+12% smaller than the default 3, for about three times the CPU).
 Label distributions and other maps are lists of {key, value}, as in every ngkit
 Parquet file: the datasets library cannot load Parquet maps. --license must be a Hub
 licence id (other needs --license-name and --license-link). With --shard K/N each
