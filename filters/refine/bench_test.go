@@ -39,13 +39,11 @@ func (s *cycleSource) Next() (pipeline.Item, error) {
 }
 func (s *cycleSource) Close() error { return nil }
 
-// BenchmarkOverhead: our own cost per seed with a zero-latency fake server
-// (in this process, so its CPU is counted too): each seed is judged below
-// the bar, rewritten once into a release text of its culture and category,
-// and judged again (3 calls): exemplar retrieval, prompt rendering, the
-// client, schema validation, the language and length audit of the rewrite,
-// the runner and JSONL encoding. Reports seeds/s, calls/s and CPU per seed.
-func BenchmarkOverhead(b *testing.B) {
+// benchSeeds are the fixture's clean seeds but the first of each culture
+// and category, and a fake model that judges each below the bar, rewrites
+// it once into that first seed's release text and judges the rewrite
+// good: three calls a seed.
+func benchSeeds(b *testing.B) ([]*record.Record, *refinetest.Model) {
 	recs := fixture(b)
 	targets := map[string]*record.Record{} // culture/category -> the rewrite
 	var seeds []*record.Record
@@ -75,6 +73,17 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 		return rewriteOf[scenario]
 	}
+	return seeds, model
+}
+
+// BenchmarkOverhead: our own cost per seed with a zero-latency fake server
+// (in this process, so its CPU is counted too): each seed is judged below
+// the bar, rewritten once into a release text of its culture and category,
+// and judged again (3 calls): exemplar retrieval, prompt rendering, the
+// client, schema validation, the language and length audit of the rewrite,
+// the runner and JSONL encoding. Reports seeds/s, calls/s and CPU per seed.
+func BenchmarkOverhead(b *testing.B) {
+	seeds, model := benchSeeds(b)
 	srv := llmtest.New(llmtest.Options{Reply: model.Reply, NoRecord: true})
 	defer srv.Close()
 	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake", Stage: "ngrefine", Concurrency: 16, MaxRetries: 6, MaxReasks: 2})

@@ -8,11 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // BenchmarkTwoEndpoints: ngrefine with the rewriter on a fast endpoint
@@ -27,35 +25,7 @@ import (
 // window in flight over the run, ramp-up and drain included).
 // Run with: go test -run '^$' -bench TwoEndpoints -benchtime 320x ./filters/refine
 func BenchmarkTwoEndpoints(b *testing.B) {
-	recs := fixture(b)
-	targets := map[string]*record.Record{}
-	var seeds []*record.Record
-	for _, r := range recs {
-		if refinetest.FixtureKind(r) != kindClean {
-			continue
-		}
-		k := r.Culture + "/" + r.Category
-		if targets[k] == nil {
-			targets[k] = r
-		} else {
-			seeds = append(seeds, r)
-		}
-	}
-	rewriteOf := map[string]string{}
-	for _, s := range seeds {
-		t := targets[s.Culture+"/"+s.Category]
-		rewriteOf[s.Scenario] = refinetest.Rewritten(t.Scenario, t.Situation)
-	}
-	model := refinetest.New()
-	model.Default = func(req *llmtest.ChatRequest, kind, scenario string) string {
-		switch kind {
-		case refinetest.Judge:
-			return refinetest.Judged(3, 3, 0, "Too vague about who says what.")
-		case refinetest.Rejudge:
-			return refinetest.Judged(5, 5, 5, "Good.")
-		}
-		return rewriteOf[scenario]
-	}
+	seeds, model := benchSeeds(b)
 	fast := llmtest.New(llmtest.Options{Reply: model.Reply, NoRecord: true, Latency: 100 * time.Millisecond})
 	defer fast.Close()
 	slow := llmtest.New(llmtest.Options{Reply: model.Reply, NoRecord: true, Latency: time.Second})
