@@ -161,6 +161,9 @@ type episodeRun struct {
 	data promptData
 	det  *lang.Detector
 	want string // the user's language
+	// userSchema and judgeSchema are the reply schemas, with the
+	// episode's constraint ids (episodeSchemas).
+	userSchema, judgeSchema *llm.Schema
 }
 
 // Process implements pipeline.Stage: one work item (a spec and an
@@ -209,6 +212,9 @@ func (s *Stage) start(in *record.Record) (*episodeRun, error) {
 		return nil, fmt.Errorf("lang %q: %w", in.Lang, err)
 	}
 	r := &episodeRun{out: &out, ep: in.Episode, det: det, want: want}
+	if r.userSchema, r.judgeSchema, err = episodeSchemas(in.Episode.Constraints); err != nil {
+		return nil, err
+	}
 	r.data = newPromptData(&out, c, s.opt.MaxTurns)
 	r.add(SpeakerUser, in.Episode.Opening)
 	return r, nil
@@ -323,7 +329,7 @@ func (s *Stage) user(ctx context.Context, r *episodeRun, turn int) (userReply, r
 		}
 		return v, r.checkUser(&v)
 	}
-	resp, err := s.call(ctx, s.opt.User, llm.Request{ID: r.out.ID, Call: "user." + strconv.Itoa(turn), Schema: "sim_user",
+	resp, err := s.call(ctx, s.opt.User, llm.Request{ID: r.out.ID, Call: "user." + strconv.Itoa(turn), ReplySchema: r.userSchema,
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)}, PromptPack: s.opt.Pack.Version(), Check: check})
 	if err != nil {
 		return userReply{}, record.Gen{}, err
