@@ -156,3 +156,14 @@ func BenchmarkEpisodes(b *testing.B) {
 	b.ReportMetric(float64(used.Microseconds())/float64(turns), "cpu-µs/turn")
 	b.ReportMetric(float64(m.Workers()), "workers")
 }
+
+// The per-episode reply schemas, made and compiled once per episode
+// (BenchmarkEpisodes includes them; this is their share).
+func BenchmarkEpisodeSchemas(b *testing.B) {
+	cons := spec("s1").Episode.Constraints
+	for b.Loop() {
+		if _, _, err := episodeSchemas(cons); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

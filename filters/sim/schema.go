@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strings"
+
 	"github.com/ngkit/ngkit/pkg/episode"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -59,6 +61,40 @@ func episodeSchemas(cons []record.Constraint) (user, judge *llm.Schema, err erro
 		return nil, nil, err
 	}
 	return user, judge, nil
+}
+
+// maxEpisodeSchemas bounds the stage's cache of episode schemas: specs
+// from ngseed share a few id lists (c1..cN), imported ones may each have
+// their own.
+const maxEpisodeSchemas = 256
+
+// replySchemas are an episode's reply schemas.
+type replySchemas struct{ user, judge *llm.Schema }
+
+// schemas are the reply schemas of an episode with constraints cons,
+// made once per list of ids and reveal modes (compiling them costs about
+// a millisecond).
+func (s *Stage) schemas(cons []record.Constraint) (replySchemas, error) {
+	var key strings.Builder
+	for _, c := range cons {
+		key.WriteString(c.ID + "\x00" + c.Reveal + "\x00")
+	}
+	s.mu.Lock()
+	rs, ok := s.replySchemas[key.String()]
+	s.mu.Unlock()
+	if ok {
+		return rs, nil
+	}
+	var err error
+	if rs.user, rs.judge, err = episodeSchemas(cons); err != nil {
+		return replySchemas{}, err
+	}
+	s.mu.Lock()
+	if len(s.replySchemas) < maxEpisodeSchemas {
+		s.replySchemas[key.String()] = rs
+	}
+	s.mu.Unlock()
+	return rs, nil
 }
 
 // property is the schema of a top-level property of a schema document.

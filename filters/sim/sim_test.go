@@ -634,3 +634,30 @@ func TestParseJudge(t *testing.T) {
 		}
 	}
 }
+
+// The stage makes an episode's schemas once per list of ids and reveal
+// modes: the same list shares them, a change of either does not.
+func TestSchemasSharedByIDs(t *testing.T) {
+	s := newStage(t, newFake(t, llmtest.Options{}), Options{}, map[string]string{"a": "good"}, "sim")
+	get := func(cons []record.Constraint) replySchemas {
+		t.Helper()
+		rs, err := s.schemas(cons)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	base := get(spec("s1").Episode.Constraints)
+	if get(spec("s2").Episode.Constraints) != base {
+		t.Error("the same ids and reveal modes made new schemas")
+	}
+	other := spec("s3").Episode.Constraints
+	other[1].Reveal = episode.RevealNever
+	if rs := get(other); rs.user == base.user || rs.judge == base.judge {
+		t.Error("other reveal modes shared the schemas")
+	}
+	other = spec("s4").Episode.Constraints[:2]
+	if rs := get(other); rs.user == base.user || rs.judge == base.judge {
+		t.Error("other ids shared the schemas")
+	}
+}
