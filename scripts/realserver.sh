@@ -12,6 +12,9 @@
 #   - ngseed, ngrefine, ngv2r (JSON and text mode) and nglabel on a few
 #     records with small retry bounds: exit 0 or 1, every input in the
 #     output or the errors file, no hang (--deadline, and a timeout over it);
+#   - ngsim on two Korean episode specs: the simulator's and the judge's
+#     replies, decoded under each episode's schemas (its constraint ids as
+#     enums), never name an id that is not the episode's;
 #   - a prompt over the context: a clear error naming the context size;
 #   - --concurrency auto: 4 slots found;
 #   - a wrong API key: exit 1 after the first records, one line saying so;
@@ -74,7 +77,8 @@ jq -c -s '[.[] | select(.culture == "american")][0:1][], [.[] | select(.culture 
 jq -c -n 'input | {id, culture, category, norm, norm_id}' "$tmp/two.jsonl" > "$tmp/norm.jsonl"
 
 # run NAME INPUT PROGRAM ARGS...: exit 0 or 1 within the deadline, and
-# every input id in the output (as id or parent_id) or the errors file.
+# every input id in the output or the errors file (as id or parent_id:
+# an ngsim episode is named by its own id and its spec's).
 run() {
   local name=$1 in=$2; shift 2
   local code=0
@@ -84,7 +88,7 @@ run() {
   [ "$code" = 0 ] || [ "$code" = 1 ] || fail "$name: exit $code: $(tail -n 3 "$out/$name.stderr")"
   local missing
   missing=$(comm -23 <(jq -r .id "$in" | sort -u) \
-    <(cat <(jq -r '.id, (.parent_id // empty)' "$out/$name.jsonl") <(jq -r .id "$out/$name-errors.jsonl") | sort -u))
+    <(cat <(jq -r '.id, (.parent_id // empty)' "$out/$name.jsonl") <(jq -r '.id, (.record.parent_id // empty)' "$out/$name-errors.jsonl") | sort -u))
   [ -z "$missing" ] || fail "$name: input records in neither the output nor the errors file: $missing"
   if grep -q 'Failed to parse input' "$out/$name-errors.jsonl"; then
     fail "$name: the server could not use a reply schema: $(grep -o 'Failed to parse input[^"]*' "$out/$name-errors.jsonl" | head -n 1)"
@@ -98,6 +102,21 @@ run ngrefine "$tmp/two.jsonl" ngrefine --max-rounds 1
 run ngv2r "$tmp/two.jsonl" ngv2r
 run ngv2r-text "$tmp/two.jsonl" ngv2r --text-mode
 run nglabel "$tmp/two.jsonl" nglabel --tasks norm,intent
+
+# ngsim: the grammar of each episode's schemas allows only its constraint
+# ids, so no reply is refused for an id (before, the model made them up
+# and the episodes failed); language re-asks are expected.
+cat > "$tmp/episodes.jsonl" <<'SPECS'
+{"id":"ko1","culture":"korean","lang":"ko","episode":{"subgroup":"a junior employee at a Seoul company","domain":"work","goal":"Plan a team dinner with the manager.","constraints":[{"id":"c1","text":"The manager must be offered the first pour and the seat farthest from the door.","reveal":"implicit"},{"id":"c2","text":"The user cannot drink alcohol for health reasons but must not refuse rudely.","reveal":"explicit"},{"id":"c3","text":"The user would lose face if the restaurant looked cheap to the manager.","reveal":"never"}],"opening":"안녕하세요, 팀장님과 함께하는 회식 장소를 정하는 것 좀 도와주실 수 있나요?"}}
+{"id":"ko2","culture":"korean","lang":"ko","episode":{"subgroup":"a university student in Busan","domain":"gifts_and_etiquette","goal":"Choose a gift for a professor.","constraints":[{"id":"g1","text":"The gift must be modest so the professor is not burdened.","reveal":"implicit"},{"id":"g2","text":"Give and receive the gift with both hands.","reveal":"explicit"}],"opening":"안녕하세요, 교수님께 드릴 선물을 고르는 걸 도와주세요."}}
+SPECS
+run ngsim "$tmp/episodes.jsonl" ngsim --max-turns 2
+if grep -E -q 'not a constraint (id|of the episode)|never to be revealed|does not match schema sim_' "$out/ngsim-errors.jsonl"; then
+  fail "ngsim: a reply named a wrong constraint id under the episode's schema: $(jq -r .error "$out/ngsim-errors.jsonl" | head -n 3)"
+fi
+bad=$(jq -r --slurpfile specs "$tmp/episodes.jsonl" '. as $r | ($specs[] | select(.id == $r.parent_id) | [.episode.constraints[].id]) as $ids
+  | select(($r.sim.judge != null and ([$r.sim.judge.constraints[].id] != $ids)) or ((($r.sim.revealed // []) - $ids) | length > 0)) | .parent_id' "$out/ngsim.jsonl")
+[ -z "$bad" ] || fail "ngsim: episodes whose revealed or judged ids are not their spec's: $bad"
 
 echo "-- a prompt over the context"
 jq -c -n 'input | .id += "-long" | .situation = ([range(3000)] | map("The guests wait for the host to begin.") | join(" "))' "$tmp/two.jsonl" > "$tmp/long.jsonl"

@@ -27,7 +27,7 @@ func benchReply(req *llmtest.ChatRequest) string {
 	case "sim_user":
 		return `{"message":"ฟังดูดีครับ แต่ผมต้องคิดถึงสิ่งที่พ่อแม่คาดหวังด้วย","goal_met":false,"revealed":["c1"]}`
 	case "sim_judge":
-		return `{"assistance":4,"assistance_rationale":"ok","cultural":4,"cultural_rationale":"ok","language":5,"language_rationale":"ok","constraints":[{"id":"c1","outcome":"inferred_and_respected","rationale":"x"},{"id":"c2","outcome":"not_addressed","rationale":"x"},{"id":"c3","outcome":"violated","rationale":"x"}]}`
+		return `{"assistance":4,"assistance_rationale":"ok","cultural":4,"cultural_rationale":"ok","language":5,"language_rationale":"ok","constraints":{"c1":{"outcome":"inferred_and_respected","rationale":"x"},"c2":{"outcome":"not_addressed","rationale":"x"},"c3":{"outcome":"violated","rationale":"x"}}}`
 	}
 	return "ได้เลยครับ นี่คือแผนง่าย ๆ ที่คุณปรับให้เข้ากับครอบครัวได้"
 }
@@ -155,4 +155,15 @@ func BenchmarkEpisodes(b *testing.B) {
 	turns := b.N * 15 // 8 assistant replies and 7 user turns
 	b.ReportMetric(float64(used.Microseconds())/float64(turns), "cpu-µs/turn")
 	b.ReportMetric(float64(m.Workers()), "workers")
+}
+
+// The per-episode reply schemas, made and compiled once per episode
+// (BenchmarkEpisodes includes them; this is their share).
+func BenchmarkEpisodeSchemas(b *testing.B) {
+	cons := spec("s1").Episode.Constraints
+	for b.Loop() {
+		if _, _, err := episodeSchemas(cons); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

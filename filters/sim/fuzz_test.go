@@ -50,9 +50,9 @@ func FuzzParseUserReply(f *testing.F) {
 // Invariant: no panic; an accepted verdict has scores 1-5 and exactly one
 // known outcome per constraint, in the spec's order.
 func FuzzParseJudge(f *testing.F) {
-	f.Add([]byte(`{"assistance":5,"assistance_rationale":"a","cultural":4,"cultural_rationale":"b","language":5,"language_rationale":"c","constraints":[{"id":"c2","outcome":"violated","rationale":"x"},{"id":"c1","outcome":"not_addressed","rationale":"y"}]}`))
-	f.Add([]byte(`{"assistance":0,"constraints":[]}`))
-	f.Add([]byte(`{"assistance":5,"cultural":5,"language":5,"constraints":[{"id":"c1","outcome":"violated"},{"id":"c1","outcome":"violated"}]}`))
+	f.Add([]byte(`{"assistance":5,"assistance_rationale":"a","cultural":4,"cultural_rationale":"b","language":5,"language_rationale":"c","constraints":{"c2":{"outcome":"violated","rationale":"x"},"c1":{"outcome":"not_addressed","rationale":"y"}}}`))
+	f.Add([]byte(`{"assistance":0,"constraints":{}}`))
+	f.Add([]byte(`{"assistance":5,"cultural":5,"language":5,"constraints":{"c1":{"outcome":"violated"},"c1":{"outcome":"violated"}}}`))
 	cons := []record.Constraint{{ID: "c1"}, {ID: "c2"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		j, err := parseJudge(data, cons)

@@ -18,7 +18,7 @@ func (s *Stage) judge(ctx context.Context, r *episodeRun) error {
 		return err
 	}
 	check := func(resp *llm.Response) (any, error) { return parseJudge(resp.JSON, r.ep.Constraints) }
-	resp, err := s.call(ctx, s.opt.Judge, llm.Request{ID: r.out.ID, Call: "judge", Schema: "sim_judge",
+	resp, err := s.call(ctx, s.opt.Judge, llm.Request{ID: r.out.ID, Call: "judge", ReplySchema: r.schemas.judge,
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)}, PromptPack: s.opt.Pack.Version(), Check: check})
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)

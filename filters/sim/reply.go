@@ -51,19 +51,16 @@ func ParseUserReply(raw []byte) (userReply, error) {
 	return out, nil
 }
 
-// judgeReply is the judge's reply (schema sim_judge).
+// judgeReply is the judge's reply (schema sim_judge); constraints is
+// an object keyed by constraint id, read by judgeOutcomes.
 type judgeReply struct {
-	Assistance          int    `json:"assistance"`
-	AssistanceRationale string `json:"assistance_rationale"`
-	Cultural            int    `json:"cultural"`
-	CulturalRationale   string `json:"cultural_rationale"`
-	Language            int    `json:"language"`
-	LanguageRationale   string `json:"language_rationale"`
-	Constraints         []struct {
-		ID        string `json:"id"`
-		Outcome   string `json:"outcome"`
-		Rationale string `json:"rationale"`
-	} `json:"constraints"`
+	Assistance          int             `json:"assistance"`
+	AssistanceRationale string          `json:"assistance_rationale"`
+	Cultural            int             `json:"cultural"`
+	CulturalRationale   string          `json:"cultural_rationale"`
+	Language            int             `json:"language"`
+	LanguageRationale   string          `json:"language_rationale"`
+	Constraints         json.RawMessage `json:"constraints"`
 }
 
 // Outcomes are the judge's constraint outcomes.
@@ -86,18 +83,22 @@ func parseJudge(raw []byte, cons []record.Constraint) (*record.SimJudge, error) 
 		}
 	}
 	got := map[string]record.ConstraintOutcome{}
-	for _, c := range v.Constraints {
-		id := strings.TrimSpace(c.ID)
+	err := judgeOutcomes(v.Constraints, func(id string, o judgeOutcome) error {
+		id = strings.TrimSpace(id)
 		if !slices.ContainsFunc(cons, func(k record.Constraint) bool { return k.ID == id }) {
-			return nil, fmt.Errorf("constraints: %q is not a constraint of the episode (ids: %s)", id, idList(cons))
+			return fmt.Errorf("constraints: %q is not a constraint of the episode (ids: %s)", id, idList(cons))
 		}
 		if _, dup := got[id]; dup {
-			return nil, fmt.Errorf("constraints: %s is judged twice", id)
+			return fmt.Errorf("constraints: %s is judged twice", id)
 		}
-		if !slices.Contains(Outcomes, c.Outcome) {
-			return nil, fmt.Errorf("constraints: %s: outcome %q: want one of %s", id, c.Outcome, strings.Join(Outcomes, ", "))
+		if !slices.Contains(Outcomes, o.Outcome) {
+			return fmt.Errorf("constraints: %s: outcome %q: want one of %s", id, o.Outcome, strings.Join(Outcomes, ", "))
 		}
-		got[id] = record.ConstraintOutcome{ID: id, Outcome: c.Outcome, Rationale: strings.TrimSpace(c.Rationale)}
+		got[id] = record.ConstraintOutcome{ID: id, Outcome: o.Outcome, Rationale: strings.TrimSpace(o.Rationale)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	j := &record.SimJudge{
 		Assistance: v.Assistance, AssistanceRationale: strings.TrimSpace(v.AssistanceRationale),
@@ -125,4 +126,38 @@ func idList(cons []record.Constraint) string {
 		ids = append(ids, c.ID)
 	}
 	return strings.Join(ids, ", ")
+}
+
+// judgeOutcome is the verdict on one constraint in a judge reply.
+type judgeOutcome struct {
+	Outcome   string `json:"outcome"`
+	Rationale string `json:"rationale"`
+}
+
+// judgeOutcomes calls fn for each id and outcome of the reply's
+// constraints object, in the reply's order and repeats included (a map
+// would keep only the last of a repeated id); absent or null is none.
+func judgeOutcomes(raw json.RawMessage, fn func(id string, o judgeOutcome) error) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("constraints: want an object with an outcome per constraint id")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("constraints: %v", err)
+		}
+		id, _ := t.(string)
+		var o judgeOutcome
+		if err := dec.Decode(&o); err != nil {
+			return fmt.Errorf("constraints: %s: %v", id, err)
+		}
+		if err := fn(id, o); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -81,8 +81,9 @@ type Stage struct {
 	opt        Options
 	assistants map[string]llm.Caller
 
-	mu       sync.Mutex
-	cultures map[string]*cultureEntry
+	mu           sync.Mutex
+	cultures     map[string]*cultureEntry
+	replySchemas map[string]replySchemas // by the constraints' ids and reveal modes
 }
 
 type cultureEntry struct {
@@ -118,7 +119,7 @@ func New(opt Options) (*Stage, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	s := &Stage{opt: opt, assistants: map[string]llm.Caller{}, cultures: map[string]*cultureEntry{}}
+	s := &Stage{opt: opt, assistants: map[string]llm.Caller{}, cultures: map[string]*cultureEntry{}, replySchemas: map[string]replySchemas{}}
 	for _, a := range opt.Assistants {
 		if _, dup := s.assistants[a.Alias]; dup {
 			return nil, fmt.Errorf("--assistants: %s is listed twice", a.Alias)
@@ -161,6 +162,9 @@ type episodeRun struct {
 	data promptData
 	det  *lang.Detector
 	want string // the user's language
+	// schemas are the reply schemas, with the episode's constraint ids
+	// (episodeSchemas).
+	schemas replySchemas
 }
 
 // Process implements pipeline.Stage: one work item (a spec and an
@@ -209,6 +213,9 @@ func (s *Stage) start(in *record.Record) (*episodeRun, error) {
 		return nil, fmt.Errorf("lang %q: %w", in.Lang, err)
 	}
 	r := &episodeRun{out: &out, ep: in.Episode, det: det, want: want}
+	if r.schemas, err = s.schemas(in.Episode.Constraints); err != nil {
+		return nil, err
+	}
 	r.data = newPromptData(&out, c, s.opt.MaxTurns)
 	r.add(SpeakerUser, in.Episode.Opening)
 	return r, nil
@@ -323,7 +330,7 @@ func (s *Stage) user(ctx context.Context, r *episodeRun, turn int) (userReply, r
 		}
 		return v, r.checkUser(&v)
 	}
-	resp, err := s.call(ctx, s.opt.User, llm.Request{ID: r.out.ID, Call: "user." + strconv.Itoa(turn), Schema: "sim_user",
+	resp, err := s.call(ctx, s.opt.User, llm.Request{ID: r.out.ID, Call: "user." + strconv.Itoa(turn), ReplySchema: r.schemas.user,
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)}, PromptPack: s.opt.Pack.Version(), Check: check})
 	if err != nil {
 		return userReply{}, record.Gen{}, err

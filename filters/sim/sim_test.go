@@ -3,10 +3,13 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -430,5 +433,231 @@ func TestResumeWithCache(t *testing.T) {
 	}
 	if hits != 4 {
 		t.Errorf("%d cache hits, want 4", hits)
+	}
+}
+
+// sentSchema is the JSON Schema a recorded request sent as
+// response_format, decoded; nil when it sent none.
+func sentSchema(t *testing.T, rq llmtest.Recorded) map[string]any {
+	t.Helper()
+	rf := rq.Request.ResponseFormat
+	if rf == nil || rf.JSONSchema == nil {
+		return nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(rf.JSONSchema.Schema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// dig is the value at a path of object keys in a decoded JSON document.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+// strs is a decoded JSON array of strings, joined with commas.
+func strs(v any) string {
+	a, _ := v.([]any)
+	var s []string
+	for _, x := range a {
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(s, ",")
+}
+
+// Each episode's simulator and judge requests carry a schema whose
+// constraint ids are the enum of exactly that episode's ids: the
+// simulator's revealed items the ids it may reveal (c3 is never to be),
+// each at most once; the judge's constraints an object with one required
+// property per id and no other. Two episodes with other constraints get
+// other enums; the assistant gets no schema at all.
+func TestSchemaPerEpisode(t *testing.T) {
+	k := spec("k")
+	k.Episode.Constraints = []record.Constraint{
+		{ID: "k7", Text: "Chopsticks must never be left standing upright in the rice bowl.", Reveal: "explicit"},
+		{ID: "k9", Text: "The youngest person at the table pours drinks for the others.", Reveal: "never"},
+	}
+	// n reveals nothing: its revealed list can only be empty.
+	n := spec("n")
+	n.Episode.Constraints = []record.Constraint{
+		{ID: "n1", Text: "Shoes come off before entering the house.", Reveal: "never"},
+		{ID: "n2", Text: "Gifts are not opened in front of the giver.", Reveal: "never"},
+	}
+	f := newFake(t, llmtest.Options{})
+	s := newStage(t, f, Options{}, map[string]string{"a": "good"}, "sim")
+	res := testkit.Run(t, s, items(t, []*record.Record{spec("s1"), k, n}, episode.ModeBenchmark, "a"), 2)
+	if len(res.Out) != 3 || len(res.Errors) > 0 {
+		t.Fatalf("out %d, errors %+v", len(res.Out), res.Errors)
+	}
+	// Which episode a request is for: the constraint texts in its prompt.
+	want := map[string]struct{ revealable, all string }{
+		spec("s1").Episode.Constraints[0].Text: {"c1,c2", "c1,c2,c3"},
+		k.Episode.Constraints[0].Text:          {"k7", "k7,k9"},
+		n.Episode.Constraints[0].Text:          {"", "n1,n2"},
+	}
+	seen := map[string]int{}
+	for _, rq := range f.srv.Requests() {
+		name := rq.Request.SchemaName()
+		doc := sentSchema(t, rq)
+		if name == "" {
+			if doc != nil || rq.Request.Schema() != nil {
+				t.Errorf("the assistant was sent a schema: %s", rq.Body)
+			}
+			continue
+		}
+		var w struct{ revealable, all string }
+		for text, ids := range want {
+			if strings.Contains(string(rq.Body), text) {
+				w = ids
+			}
+		}
+		if w.all == "" || doc == nil {
+			t.Fatalf("%s request for no known episode, or without a schema: %s", name, rq.Body)
+		}
+		switch name {
+		case "sim_user":
+			revealed := dig(doc, "properties", "revealed")
+			enum, most := w.revealable, float64(strings.Count(w.revealable, ",")+1)
+			if enum == "" { // no enum can be empty: the ids, none allowed
+				enum, most = w.all, 0
+			}
+			if got := strs(dig(revealed, "items", "enum")); got != enum {
+				t.Errorf("sim_user for %s: revealed enum %q, want %q", w.all, got, enum)
+			}
+			if dig(revealed, "uniqueItems") != true || dig(revealed, "maxItems") != most {
+				t.Errorf("sim_user for %s: revealed %v", w.all, revealed)
+			}
+		case "sim_judge":
+			cons := dig(doc, "properties", "constraints")
+			props, _ := dig(cons, "properties").(map[string]any)
+			var keys []string
+			for id, p := range props {
+				keys = append(keys, id)
+				if strs(dig(p, "properties", "outcome", "enum")) != strings.Join(Outcomes, ",") {
+					t.Errorf("sim_judge for %s: %s: %v", w.all, id, p)
+				}
+			}
+			slices.Sort(keys)
+			if strings.Join(keys, ",") != w.all || strs(dig(cons, "required")) != w.all || dig(cons, "additionalProperties") != false {
+				t.Errorf("sim_judge for %s: constraints %v", w.all, cons)
+			}
+		default:
+			t.Errorf("schema %s", name)
+		}
+		seen[name+" "+w.all]++
+	}
+	// s1: 3 user turns and the judge; k: 2 user turns (k7 out, then the
+	// goal) and the judge; n: the goal at once, and the judge.
+	if seen["sim_user c1,c2,c3"] != 3 || seen["sim_judge c1,c2,c3"] != 1 || seen["sim_user k7,k9"] != 2 || seen["sim_judge k7,k9"] != 1 ||
+		seen["sim_user n1,n2"] != 1 || seen["sim_judge n1,n2"] != 1 {
+		t.Errorf("requests by schema and episode: %v", seen)
+	}
+}
+
+// A server that ignores schemas can still write an id that is not the
+// episode's: the simulator's and the judge's replies are refused and
+// asked again with the reason, and the episode finishes.
+func TestWrongIDsRefused(t *testing.T) {
+	m, err := fakeng.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var userBad, judgeBad atomic.Bool
+	reply := func(req *llmtest.ChatRequest) string {
+		out := m.Reply(req)
+		var v map[string]any
+		json.Unmarshal([]byte(out), &v)
+		switch req.SchemaName() {
+		case "sim_user":
+			if userBad.CompareAndSwap(false, true) {
+				v["revealed"] = []string{"c1", "made-up"}
+			}
+		case "sim_judge":
+			if judgeBad.CompareAndSwap(false, true) {
+				v["constraints"].(map[string]any)["c9"] = map[string]string{"outcome": "violated", "rationale": "x"}
+			}
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	f := &fake{srv: llmtest.New(llmtest.Options{Reply: reply}), m: m}
+	t.Cleanup(f.srv.Close)
+	s := newStage(t, f, Options{}, map[string]string{"a": "good"}, "sim")
+	res := testkit.Run(t, s, items(t, []*record.Record{spec("s1")}, episode.ModeBenchmark, "a"), 2)
+	if len(res.Out) != 1 || len(res.Errors) > 0 {
+		t.Fatalf("out %d, errors %+v", len(res.Out), res.Errors)
+	}
+	r := res.Out[0]
+	if strings.Join(r.Sim.Revealed, ",") != "c1,c2" || len(r.Sim.Judge.Constraints) != 3 {
+		t.Errorf("sim %+v, judge %+v", r.Sim, r.Sim.Judge)
+	}
+	var reasks []string
+	for _, rq := range f.srv.Requests() {
+		if last := rq.Request.Messages[len(rq.Request.Messages)-1]; len(rq.Request.Messages) > 2 && last.Role == "user" && rq.Request.SchemaName() != "" {
+			reasks = append(reasks, rq.Request.SchemaName()+": "+last.Text())
+		}
+	}
+	if len(reasks) != 2 || !strings.Contains(reasks[0], "/revealed/1") || !strings.Contains(reasks[1], "c9") {
+		t.Errorf("re-asks %q", reasks)
+	}
+}
+
+// The judge's reply: every constraint once, keyed by id, comes back in
+// the spec's order; an unknown id, a repeated one, a missing one, an
+// unknown outcome and the old list form are refused with the reason.
+func TestParseJudge(t *testing.T) {
+	cons := []record.Constraint{{ID: "c1"}, {ID: "c2"}}
+	head := `{"assistance":4,"assistance_rationale":"a","cultural":3,"cultural_rationale":"b","language":5,"language_rationale":"c","constraints":`
+	o := func(outcome string) string { return `{"outcome":"` + outcome + `","rationale":" r "}` }
+	j, err := parseJudge([]byte(head+`{"c2":`+o("violated")+`,"c1":`+o("not_addressed")+`}}`), cons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(j.Constraints); got != "[{c1 not_addressed r} {c2 violated r}]" || j.Assistance != 4 || j.Cultural != 3 || j.Language != 5 {
+		t.Errorf("verdict %s %+v", got, j)
+	}
+	for reply, want := range map[string]string{
+		`{"c1":` + o("violated") + `,"c2":` + o("violated") + `,"c3":` + o("violated") + `}`: `"c3" is not a constraint of the episode (ids: c1, c2)`,
+		`{"c1":` + o("violated") + `,"c1":` + o("violated") + `,"c2":` + o("violated") + `}`: `c1 is judged twice`,
+		`{"c2":` + o("violated") + `}`:                                        `no outcome for c1`,
+		`{"c1":` + o("violated") + `,"c2":` + o("fine") + `}`:                 `c2: outcome "fine"`,
+		`[{"id":"c1","outcome":"violated"},{"id":"c2","outcome":"violated"}]`: `want an object with an outcome per constraint id`,
+		`{"c1":"violated","c2":` + o("violated") + `}`:                        `constraints: c1:`,
+	} {
+		if _, err := parseJudge([]byte(head+reply+`}`), cons); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", reply, err, want)
+		}
+	}
+}
+
+// The stage makes an episode's schemas once per list of ids and reveal
+// modes: the same list shares them, a change of either does not.
+func TestSchemasSharedByIDs(t *testing.T) {
+	s := newStage(t, newFake(t, llmtest.Options{}), Options{}, map[string]string{"a": "good"}, "sim")
+	get := func(cons []record.Constraint) replySchemas {
+		t.Helper()
+		rs, err := s.schemas(cons)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	base := get(spec("s1").Episode.Constraints)
+	if get(spec("s2").Episode.Constraints) != base {
+		t.Error("the same ids and reveal modes made new schemas")
+	}
+	other := spec("s3").Episode.Constraints
+	other[1].Reveal = episode.RevealNever
+	if rs := get(other); rs.user == base.user || rs.judge == base.judge {
+		t.Error("other reveal modes shared the schemas")
+	}
+	other = spec("s4").Episode.Constraints[:2]
+	if rs := get(other); rs.user == base.user || rs.judge == base.judge {
+		t.Error("other ids shared the schemas")
 	}
 }

@@ -254,15 +254,14 @@ func simJudge(req *llmtest.ChatRequest) string {
 	}
 	all := strings.Join(asst, "\n")
 	type outcome struct {
-		ID        string `json:"id"`
 		Outcome   string `json:"outcome"`
 		Rationale string `json:"rationale"`
 	}
-	var outs []outcome
+	outs := map[string]outcome{}
 	violated := 0
 	for _, m := range reJudgeCons.FindAllStringSubmatch(text, -1) {
 		id := m[1]
-		o := outcome{ID: id}
+		var o outcome
 		switch {
 		case strings.Contains(all, "‹"+id+" violated›"):
 			o.Outcome, o.Rationale = "violated", "the assistant went against it"
@@ -274,7 +273,7 @@ func simJudge(req *llmtest.ChatRequest) string {
 		default:
 			o.Outcome, o.Rationale = "not_addressed", "the help never touched it"
 		}
-		outs = append(outs, o)
+		outs[id] = o
 	}
 	language := 5
 	for _, a := range asst {

@@ -250,7 +250,12 @@ func autoConcurrency(cfg Config) (int, *serverProps) {
 func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	var sch *schema
-	if req.Schema != "" {
+	switch {
+	case req.ReplySchema != nil:
+		if sch = req.ReplySchema.s; req.Schema != "" && req.Schema != sch.name {
+			return nil, fmt.Errorf("call %s: schema %s, but the reply schema is made from %s", req.Call, req.Schema, sch.name)
+		}
+	case req.Schema != "":
 		var err error
 		if sch, err = loadSchema(req.Schema); err != nil {
 			return nil, err

@@ -39,6 +39,16 @@ func loadSchema(name string) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	s, err := compileSchema(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Store(name, s)
+	return s, nil
+}
+
+// compileSchema compiles a schema document named name.
+func compileSchema(name string, raw []byte) (*schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
@@ -60,10 +70,43 @@ func loadSchema(name string) (*schema, error) {
 	text, _ := json.Marshal(m)
 	grammarSafe(m)
 	sum := sha256.Sum256(raw)
-	s := &schema{name: name, doc: m, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}
-	schemaCache.Store(name, s)
-	return s, nil
+	return &schema{name: name, doc: m, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}, nil
 }
+
+// Schema is a reply schema made for some requests from one of
+// schemas/llm (DeriveSchema), such as one whose ids are the enum of one
+// record's ids: a grammar engine then cannot write other ids. It is sent,
+// validated, shown in the prompt and part of the cache key as a file's
+// schema is.
+type Schema struct{ s *schema }
+
+// DeriveSchema makes a reply schema from schemas/llm/<name>.schema.json:
+// edit changes a copy of its document (decoded JSON: map[string]any,
+// []any, string, float64, bool); the name stays, so servers, fakes and
+// gen see the same name. The result is compiled once: make it once for
+// all the requests it serves.
+func DeriveSchema(name string, edit func(doc map[string]any)) (*Schema, error) {
+	raw, err := schemas.LLM(name)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	edit(doc)
+	if raw, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s, err := compileSchema(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{s: s}, nil
+}
+
+// Name is the name of the schema file the schema was made from.
+func (s *Schema) Name() string { return s.s.name }
 
 // grammarRepeatLimit is llama.cpp's grammar repetition limit
 // (MAX_REPETITION_THRESHOLD, llama-grammar.cpp): json-schema-to-grammar

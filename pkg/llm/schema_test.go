@@ -1,11 +1,13 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"io/fs"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/schemas"
 )
 
@@ -71,5 +73,51 @@ func TestSchemasAsSentCompileInGrammars(t *testing.T) {
 	}
 	if !strings.Contains(sch.text, `"maxLength":3000`) {
 		t.Errorf("the prompt's schema lost the bound: %s", sch.text)
+	}
+}
+
+// A derived schema is what the request sends (response_format, under the
+// file's name), what the reply is validated against, and part of the cache
+// key: two derivations of one file are two keys, the same one hits.
+func TestDerivedSchema(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Reply: func(req *llmtest.ChatRequest) string {
+		return `{"text":"hello","lang":"en"}`
+	}})
+	defer srv.Close()
+	only := func(langs ...any) *Schema {
+		s, err := DeriveSchema("echo", func(doc map[string]any) {
+			doc["properties"].(map[string]any)["lang"] = map[string]any{"type": "string", "enum": langs}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	en, ko := only("en"), only("ko")
+	if en.Name() != "echo" {
+		t.Errorf("name %q", en.Name())
+	}
+	c := testClient(t, Config{BaseURL: srv.URL, CacheDir: t.TempDir(), MaxRetries: 0, MaxReasks: 0})
+	req := Request{ID: "r", Call: "c", Messages: []Message{User("x")}, ReplySchema: en}
+	if _, err := c.Call(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rf := srv.Requests()[0].Request.ResponseFormat
+	if rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "echo" || !strings.Contains(string(rf.JSONSchema.Schema), `"enum":["en"]`) {
+		t.Fatalf("response_format %+v", rf)
+	}
+	if resp, err := c.Call(context.Background(), req); err != nil || !resp.Gen.CacheHit {
+		t.Errorf("same derived schema: %v, hit %v", err, resp != nil && resp.Gen.CacheHit)
+	}
+	req.ReplySchema = ko
+	if _, err := c.Call(context.Background(), req); err == nil || !strings.Contains(err.Error(), "/lang") {
+		t.Errorf("a reply outside the derived enum (the cached one must not be used): %v", err)
+	}
+	if n := srv.Count(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	req.Schema = "label_quality"
+	if _, err := c.Call(context.Background(), req); err == nil {
+		t.Error("a schema name other than the derived schema's was taken")
 	}
 }

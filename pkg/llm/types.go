@@ -86,6 +86,10 @@ type Request struct {
 	// otherwise; an invalid reply is re-asked with the error). Empty: a
 	// free-text reply.
 	Schema string
+	// ReplySchema, when set, is the reply schema in place of Schema's file:
+	// one made for this request from a file (DeriveSchema), used the same
+	// way. Schema is then empty or the same name.
+	ReplySchema *Schema
 	// Sampling overrides the flags' sampling parameters where set.
 	Sampling *Sampling
 	// PromptPack is the version of the prompts used, kept in gen.
