@@ -35,7 +35,9 @@ func (p *parser) addWeak(sp spk, line, raw string, blank, narr bool) {
 //   - "[Sarah] ..." and "Sarah — ...": when at least two lines of the text
 //     have that form, with two names or more, and either a name recurs or
 //     the text has no other turns (or the context names the speaker); never
-//     right after a speaker alone on a line (that is the speaker's text).
+//     right after a speaker alone on a line (that is the speaker's text);
+//     a lower-case name as for "Family member: ..." (unless it recurs or
+//     the context names it, it holds no word of prose).
 //
 // The others are filed as they would be without weak forms (continuation,
 // narration, unplaced).
@@ -115,6 +117,15 @@ func (p *parser) resolveWeak() {
 			// "[Sarah] ..." and "Sarah — ...": a form the text keeps to
 			f := forms[sp.weak]
 			ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0) || p.named(sp.name) && f.lines >= 2
+			// Render writes the turn "Name: text", where a name that only
+			// looseName allows is a loose turn, kept when its name recurs,
+			// the context names it or it holds no word of prose: ask the
+			// same here, so that the dialogue reads back from its
+			// rendering ("a I—0\na0 I—0" is not a dialogue of "a I" and
+			// "a0 I", as "a I: 0\na0 I: 0" is not).
+			if ok && count(sp.name) < 2 && !p.named(sp.name) && hasProseWord(sp.name) && !validName(sp.name, false) {
+				ok = false
+			}
 		}
 		keep[k] = ok
 		if !ok {
