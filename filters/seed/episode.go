@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ngkit/ngkit/pkg/episode"
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -86,6 +87,9 @@ type EpisodeStage struct {
 	opt    EpisodeOptions
 
 	cultures cultureCache
+
+	mu      sync.Mutex
+	schemas map[string]*llm.Schema // by the offered norms' ids (normSchema)
 }
 
 // NewEpisodes makes the episode stage.
@@ -99,7 +103,47 @@ func NewEpisodes(caller llm.Caller, opt EpisodeOptions) (*EpisodeStage, error) {
 	if opt.Profile == nil {
 		opt.Profile = normbank.Profile
 	}
-	return &EpisodeStage{caller: caller, opt: opt}, nil
+	return &EpisodeStage{caller: caller, opt: opt, schemas: map[string]*llm.Schema{}}, nil
+}
+
+// maxNormSchemas bounds the stage's cache of reply schemas: a culture's
+// offered lists are at most as many as its norms.
+const maxNormSchemas = 256
+
+// normSchema is the seed_episode reply schema with the offered norms' ids
+// (and "", for a constraint that rests on none) as the enum of norm_id: a
+// server that decodes under the schema (llama.cpp's grammar, vLLM's guided
+// decoding) can then write no other id. With the file alone a small model
+// under a grammar made ids up until the slot failed. parseEpisode still
+// checks, for servers that ignore schemas. Made once per offered list.
+func (s *EpisodeStage) normSchema(norms []normbank.Norm) (*llm.Schema, error) {
+	ids := []any{""}
+	var key strings.Builder
+	for _, n := range norms {
+		ids = append(ids, n.ID)
+		key.WriteString(n.ID + "\x00")
+	}
+	s.mu.Lock()
+	sc, ok := s.schemas[key.String()]
+	s.mu.Unlock()
+	if ok {
+		return sc, nil
+	}
+	sc, err := llm.DeriveSchema("seed_episode", func(doc map[string]any) {
+		items := doc["properties"].(map[string]any)["constraints"].(map[string]any)["items"].(map[string]any)
+		id := items["properties"].(map[string]any)["norm_id"].(map[string]any)
+		delete(id, "maxLength")
+		id["enum"] = ids
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.schemas) < maxNormSchemas {
+		s.schemas[key.String()] = sc
+	}
+	s.mu.Unlock()
+	return sc, nil
 }
 
 // Name implements pipeline.Stage.
@@ -161,7 +205,11 @@ func (s *EpisodeStage) spec(ctx context.Context, slot *record.Record, cu *cultur
 	check := func(r *llm.Response) (any, error) {
 		return parseEpisode(r.JSON, slot.Episode, norms, cu.det, want)
 	}
-	resp, err := s.caller.Call(ctx, llm.Request{ID: rec.ID, Call: "episode", Schema: "seed_episode", PromptPack: s.opt.Pack.Version(),
+	schema, err := s.normSchema(norms)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.caller.Call(ctx, llm.Request{ID: rec.ID, Call: "episode", Schema: "seed_episode", ReplySchema: schema, PromptPack: s.opt.Pack.Version(),
 		Messages: []llm.Message{llm.System(pr.System), llm.User(pr.User)}, Check: check})
 	if err != nil {
 		return nil, err
