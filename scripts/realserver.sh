@@ -12,6 +12,7 @@
 #   - ngseed, ngrefine, ngv2r (JSON and text mode) and nglabel on a few
 #     records with small retry bounds: exit 0 or 1, every input in the
 #     output or the errors file, no hang (--deadline, and a timeout over it);
+#   - ngseed --types episode: no spec refused for a made-up norm_id;
 #   - ngsim on two Korean episode specs: the simulator's and the judge's
 #     replies, decoded under each episode's schemas (its constraint ids as
 #     enums), never name an id that is not the episode's;
@@ -117,6 +118,19 @@ fi
 bad=$(jq -r --slurpfile specs "$tmp/episodes.jsonl" '. as $r | ($specs[] | select(.id == $r.parent_id) | [.episode.constraints[].id]) as $ids
   | select(($r.sim.judge != null and ([$r.sim.judge.constraints[].id] != $ids)) or ((($r.sim.revealed // []) - $ids) | length > 0)) | .parent_id' "$out/ngsim.jsonl")
 [ -z "$bad" ] || fail "ngsim: episodes whose revealed or judged ids are not their spec's: $bad"
+
+# ngseed --types episode: norm_id is an enum of the norms offered to the
+# slot, so no spec is refused for a made-up norm id (before, each was).
+code=0
+timeout 600 ngseed --types episode --culture korean --domains work --per-domain 2 "${common[@]}" \
+  -o "$out/episode-seed.jsonl" --errors "$out/episode-seed-errors.jsonl" 2> "$out/episode-seed.stderr" || code=$?
+[ "$code" = 0 ] || [ "$code" = 1 ] || fail "ngseed --types episode: exit $code: $(tail -n 3 "$out/episode-seed.stderr")"
+if grep -q 'is not one of the norms listed' "$out/episode-seed-errors.jsonl"; then
+  fail "ngseed --types episode: a made-up norm_id under the slot's schema: $(jq -r .error "$out/episode-seed-errors.jsonl" | head -n 1)"
+fi
+n=$(( $(wc -l < "$out/episode-seed.jsonl") + $(wc -l < "$out/episode-seed-errors.jsonl") ))
+[ "$n" = 2 ] || fail "ngseed --types episode: $n specs written or failed, want 2"
+echo "realserver: ngseed --types episode: exit $code, $(wc -l < "$out/episode-seed.jsonl") written, $(wc -l < "$out/episode-seed-errors.jsonl") in the errors file"
 
 echo "-- a prompt over the context"
 jq -c -n 'input | .id += "-long" | .situation = ([range(3000)] | map("The guests wait for the host to begin.") | join(" "))' "$tmp/two.jsonl" > "$tmp/long.jsonl"
