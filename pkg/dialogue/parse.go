@@ -320,17 +320,26 @@ func (p *parser) stripReasoning(text string) string {
 			return trim(text)
 		}
 	}
+	// Up to the last closing tag is reasoning, and so is an opening tag
+	// with no closing one after it, and all that follows it (a reply that
+	// thinks again and is cut off): both, so that the text left holds no
+	// tag for a second pass to strip (the dialogue then reads back from
+	// its rendering).
 	for _, tag := range reasoningTags {
+		found := false
 		if cl := "</" + tag + ">"; strings.Contains(text, cl) {
 			i := strings.LastIndex(text, cl)
 			p.bits |= dReasoning
 			p.removed(text[:i+len(cl)])
-			return trim(text[i+len(cl):])
+			text, found = trim(text[i+len(cl):]), true
 		}
 		if i := strings.Index(text, "<"+tag+">"); i >= 0 {
 			p.bits |= dReasoning
 			p.removed(text[i:])
-			return trim(text[:i])
+			text, found = trim(text[:i]), true
+		}
+		if found {
+			return text
 		}
 	}
 	if strings.HasPrefix(text, "analysis") && len(text) > len("analysis") {
