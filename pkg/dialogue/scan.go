@@ -420,9 +420,15 @@ func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
 		return s
 	}
 	orig := s
-	for _, m := range endMarkers {
-		if strings.Contains(s, m) {
-			s = strings.ReplaceAll(s, m, " ")
+	// until none is left: what is around a marker removed can make one
+	// ("[ END[ END ]]"); each pass shortens s, so this ends
+	for again := true; again; {
+		again = false
+		for _, m := range endMarkers {
+			if strings.Contains(s, m) {
+				s = strings.ReplaceAll(s, m, " ")
+				again = true
+			}
 		}
 	}
 	if trim(s) == "[END" {
