@@ -597,6 +597,7 @@ func (a *assembler) flush() {
 	default:
 		act = strings.Join(a.acts, "; ")
 	}
+	text, act = a.dropMarkersLeft(text), a.dropMarkersLeft(act)
 	idx := len(a.turns)
 	a.turns = append(a.turns, record.Turn{Index: idx, Speaker: it.sp.name, Action: act, Text: text})
 	a.turnIt = append(a.turnIt, curItem)
@@ -605,6 +606,53 @@ func (a *assembler) flush() {
 		a.narr[k].at = idx + 1
 	}
 	a.cur = -1
+}
+
+// dropMarkersLeft removes from a turn's text or direction the end markers
+// that cleaning left, as EndMarkerIn (the audit's test) finds them: nested
+// brackets and markers made by removing others ("((完))", "[ END[ END ]]")
+// take many shapes, and this keeps the parser and the audit agreeing on
+// every one. Every form needs a bracket and an end word, so most turns
+// cost a few scans (mayHoldMarker).
+func (a *assembler) dropMarkersLeft(s string) string {
+	for range 8 {
+		if !mayHoldMarker(s) {
+			return s
+		}
+		m := EndMarkerIn(s)
+		i := strings.Index(s, m)
+		if m == "" || i < 0 {
+			return s
+		}
+		a.p.bits |= dEndMarker
+		a.p.removed(m)
+		pre, post := strings.TrimRight(s[:i], " \t"), strings.TrimLeft(s[i+len(m):], " \t")
+		switch {
+		case strings.HasSuffix(pre, "\n") && strings.HasPrefix(post, "\n"):
+			s = pre + post[1:]
+		case pre == "" || post == "" || strings.HasSuffix(pre, "\n") || strings.HasPrefix(post, "\n"):
+			s = pre + post
+		default:
+			s = pre + " " + post
+		}
+		s = trim(s)
+	}
+	return s
+}
+
+// mayHoldMarker reports whether s has what every end marker has: a
+// bracket and an end word (a cheap test before EndMarkerIn).
+func mayHoldMarker(s string) bool {
+	// the ASCII set first: IndexAny with non-ASCII runes goes rune by rune
+	if strings.IndexAny(s, "[(<") < 0 && !strings.Contains(s, "（") && !strings.Contains(s, "【") {
+		return false
+	}
+	for _, w := range [...]string{"END", "End", "end", "끝", "结束", "完"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // baseName is a speaker name without its role bracket, for comparing
