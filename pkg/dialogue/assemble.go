@@ -644,7 +644,7 @@ func (a *assembler) dropMarkersLeft(s string) string {
 // bracket and an end word (a cheap test before EndMarkerIn).
 func mayHoldMarker(s string) bool {
 	// the ASCII set first: IndexAny with non-ASCII runes goes rune by rune
-	if strings.IndexAny(s, "[(<") < 0 && !strings.Contains(s, "（") && !strings.Contains(s, "【") {
+	if !strings.ContainsAny(s, "[(<") && !strings.Contains(s, "（") && !strings.Contains(s, "【") {
 		return false
 	}
 	for _, w := range [...]string{"END", "End", "end", "끝", "结束", "完"} {
