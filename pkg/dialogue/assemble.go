@@ -677,13 +677,6 @@ func (a *assembler) clean(s string, trail bool) string {
 		a.p.removed(t)
 		return ""
 	}
-	if inner, ok := wholeBracket(t); ok && endWord(inner) {
-		// only an end word in brackets, as a line of its own is one
-		// ("A: 【 完】", "A: [ end ]"; EndMarkerIn, which the audit asks)
-		a.p.bits |= dEndMarker
-		a.p.removed(t)
-		return ""
-	}
 	return t
 }
 
