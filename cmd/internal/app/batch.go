@@ -83,6 +83,9 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		}
 		return UsageError(p.Name, err)
 	}
+	if err := p.IO.checkRunFlags(); err != nil {
+		return fail(err)
+	}
 	dir, err := p.stateDir()
 	if err != nil {
 		return fail(err)
@@ -110,19 +113,12 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		fmt.Fprintf(env.Stderr, "%s: cancelled %s (%s); their state stays in %s (remove it to start afresh)\n", p.Name, plural(len(ids), "batch"), strings.Join(ids, ", "), dir)
 		return nil
 	}
-	src := spec.Source
-	if src == nil {
-		src = pipeline.NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
-	}
-	items, err := spool(src)
+	items, err := spool(spec.source(env))
 	if err != nil {
 		return InputError(p.Name, err)
 	}
 	var done map[string]struct{}
 	if p.IO.Resume {
-		if p.IO.Output == "" || p.IO.Output == "-" {
-			return UsageError(p.Name, errors.New("--resume needs -o FILE: the ids to skip are read from it"))
-		}
 		if done, err = pipeline.ResumeFrom(p.IO.Output, discard{}); err != nil {
 			return UsageError(p.Name, err)
 		}

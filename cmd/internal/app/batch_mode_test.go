@@ -334,3 +334,30 @@ func TestBudget(t *testing.T) {
 	}
 	noneTwice(t, srv)
 }
+
+// Flags that cannot make a run are refused before --batch submits
+// anything: no batch is paid for a run that would fail at the end.
+func TestBatchRefusesBadFlagsFirst(t *testing.T) {
+	srv := faultyKo()
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeRecords(t, dir, 4)
+	out := filepath.Join(dir, "out.jsonl")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--zstd-level", "99", "-o", out}, "--zstd-level 99: want 1 to 22"},
+		{[]string{"-o", out, "--errors", out}, "-o and --errors name the same file"},
+		{[]string{"--resume", "--batch-state", filepath.Join(dir, "st")}, "--resume needs -o FILE"},
+	} {
+		args := append([]string{"--no-cache", "--batch", "--batch-poll", "5ms"}, c.args...)
+		code, _, stderr := run(t, map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}, append(args, in)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if st := srv.BatchStats(); st.Batches != 0 || srv.Count() != 0 {
+		t.Errorf("batches submitted before the flags were refused: %+v, %d requests", st, srv.Count())
+	}
+}

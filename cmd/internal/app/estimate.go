@@ -8,7 +8,6 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
-	"github.com/ngkit/ngkit/pkg/recio"
 )
 
 // callProfile is what a program's calls look like beyond their first
@@ -49,11 +48,7 @@ const estimateSample = 50
 // (a pass that sends nothing), and with the program's measured profile
 // and the price table give the expected calls, tokens and cost.
 func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client) error {
-	src := spec.Source
-	if src == nil {
-		src = pipeline.NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
-	}
-	items, err := spool(src)
+	items, err := spool(spec.source(env))
 	if err != nil {
 		return InputError(p.Name, err)
 	}

@@ -151,14 +151,22 @@ func (f *IOFlags) Register(fs *pflag.FlagSet) {
 }
 
 // WriteOptions are the writer settings from the flags (checked by
-// checkWriteFlags before a run).
+// checkRunFlags before a run).
 func (f *IOFlags) WriteOptions() recio.WriteOptions {
 	return recio.WriteOptions{RowGroupBytes: int64(f.RowGroupMB) << 20, ZstdLevel: f.ZstdLevel}
 }
 
-// checkWriteFlags refuses writer settings out of range, rather than
-// writing with others than the user asked for.
-func (f *IOFlags) checkWriteFlags() error {
+// checkRunFlags refuses flags that cannot make a run, before any work (or
+// any batch paid for): writer settings out of range, rather than writing
+// with others than the user asked for, -o and --errors on one file, and
+// --resume without -o.
+func (f *IOFlags) checkRunFlags() error {
+	if f.Output != "" && f.Errors != "" && f.Output == f.Errors {
+		return errors.New("-o and --errors name the same file")
+	}
+	if f.Resume && (f.Output == "" || f.Output == "-") {
+		return errors.New("--resume needs -o FILE: the ids to skip are read from it")
+	}
 	if f.RowGroupMB < 1 || int64(f.RowGroupMB)<<20 > recio.MaxRowGroupBytes {
 		return fmt.Errorf("--row-group-mb %d: want 1 to %d", f.RowGroupMB, recio.MaxRowGroupBytes>>20)
 	}
@@ -197,6 +205,14 @@ type RunSpec struct {
 	Budget *llm.Budget
 }
 
+// source is the spec's Source, else the input files it names.
+func (spec RunSpec) source(env Env) pipeline.Source {
+	if spec.Source != nil {
+		return spec.Source
+	}
+	return pipeline.NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
+}
+
 // Execute runs a program's stage with the I/O flags: sources, sink, errors
 // file, shard, progress, signals and the summary. Its error says how the
 // run ended when not every record made it (an *ExitError: unreadable
@@ -217,14 +233,8 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := f.checkWriteFlags(); err != nil {
+	if err := f.checkRunFlags(); err != nil {
 		return fail(err)
-	}
-	if f.Output != "" && f.Errors != "" && f.Output == f.Errors {
-		return fail(errors.New("-o and --errors name the same file"))
-	}
-	if f.Resume && (f.Output == "" || f.Output == "-") {
-		return fail(errors.New("--resume needs -o FILE: the ids to skip are read from it"))
 	}
 	var sink pipeline.Sink
 	if spec.Sink != nil {
@@ -252,10 +262,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 			return fail(err)
 		}
 	}
-	src := spec.Source
-	if src == nil {
-		src = pipeline.NewFileSource(spec.Inputs, recio.OpenOptions{Stdin: env.Stdin})
-	}
+	src := spec.source(env)
 	bar := pipeline.NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
 	if fsrc, ok := src.(*pipeline.FileSource); ok && bar.Draws() {
 		if total, inBytes := pipeline.InputTotal(spec.Inputs); inBytes {
