@@ -177,24 +177,14 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && path == "/files":
 		s.uploadFile(b, w, r)
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "files":
-		b.mu.Lock()
-		f := b.files[parts[1]]
-		b.mu.Unlock()
-		if f == nil {
-			writeError(w, http.StatusNotFound, "No such File object: "+parts[1], nil)
-			return
+		if f := b.file(w, parts[1]); f != nil {
+			writeJSON(w, fileObject(f))
 		}
-		writeJSON(w, fileObject(f))
 	case r.Method == http.MethodGet && len(parts) == 3 && parts[0] == "files" && parts[2] == "content":
-		b.mu.Lock()
-		f := b.files[parts[1]]
-		b.mu.Unlock()
-		if f == nil {
-			writeError(w, http.StatusNotFound, "No such File object: "+parts[1], nil)
-			return
+		if f := b.file(w, parts[1]); f != nil {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(f.data)
 		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(f.data)
 	case r.Method == http.MethodPost && path == "/batches":
 		s.createBatch(b, w, r)
 	case r.Method == http.MethodGet && path == "/batches":
@@ -592,4 +582,15 @@ func nilIfEmpty(s string) any {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
+}
+
+// file is the uploaded file id, or nil after a 404 written to w.
+func (b *batchAPI) file(w http.ResponseWriter, id string) *fakeFile {
+	b.mu.Lock()
+	f := b.files[id]
+	b.mu.Unlock()
+	if f == nil {
+		writeError(w, http.StatusNotFound, "No such File object: "+id, nil)
+	}
+	return f
 }
