@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/seed"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -24,14 +25,9 @@ func TestEpisodeNormIDEnum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := seed.EpisodeSlots("korean", []string{"work", "health", "food_and_dining"}, 2, nil)
 	var specs []*record.Record
-	for {
-		it, err := src.Next()
-		if err != nil {
-			break
-		}
-		out, err := st.Process(context.Background(), it.Rec)
+	for _, slot := range testkit.Records(t, seed.EpisodeSlots("korean", []string{"work", "health", "food_and_dining"}, 2, nil)) {
+		out, err := st.Process(context.Background(), slot)
 		if err != nil {
 			t.Fatal(err)
 		}

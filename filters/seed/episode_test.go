@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -80,14 +81,7 @@ func TestEpisodeStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := EpisodeSlots("thai", []string{"work", "health"}, 2, []string{"monk"})
-	var slots []*record.Record
-	for {
-		it, err := src.Next()
-		if err != nil {
-			break
-		}
-		slots = append(slots, it.Rec)
-	}
+	slots := testkit.Records(t, src)
 	if len(slots) != 4 {
 		t.Fatalf("%d slots, want 4", len(slots))
 	}

@@ -2,7 +2,6 @@ package seed
 
 import (
 	"encoding/json"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -55,18 +54,7 @@ func newCulture(t *testing.T, from, name string) func(string) (*normbank.Culture
 }
 
 func categoryRecords(t *testing.T, culture string, categories []string) []*record.Record {
-	src := CategorySource(culture, categories)
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, it.Rec)
-	}
+	return testkit.Records(t, CategorySource(culture, categories))
 }
 
 // ngseed --make-norms on the fake: 10 norms for each of the 12 categories,

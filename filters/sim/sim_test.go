@@ -76,21 +76,7 @@ func (r roleCaller) Call(ctx context.Context, req llm.Request) (*llm.Response, e
 // items are the work items of specs for the assistants, as ngsim makes them.
 func items(t *testing.T, specs []*record.Record, mode string, aliases ...string) []*record.Record {
 	t.Helper()
-	src := Expand(pipeline.SliceSource(specs), aliases, mode)
-	var out []*record.Record
-	for {
-		it, err := src.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Err != nil {
-			t.Fatalf("%s: %v", it.Rec.ID, it.Err)
-		}
-		out = append(out, it.Rec)
-	}
+	return testkit.Records(t, Expand(pipeline.SliceSource(specs), aliases, mode))
 }
 
 func newStage(t *testing.T, f *fake, opt Options, assistants map[string]string, userModel string) *Stage {

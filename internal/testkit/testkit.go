@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,27 @@ func Run(t testing.TB, stage pipeline.Stage, recs []*record.Record, workers int)
 		t.Fatal(err)
 	}
 	return Result{Out: sink.Records(), Errors: ReadErrors(t, path), Stats: st}
+}
+
+// Records drains src: its records in order; a read error or an item
+// that carries one fails the test.
+func Records(t testing.TB, src pipeline.Source) []*record.Record {
+	t.Helper()
+	defer src.Close()
+	var out []*record.Record
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Err != nil {
+			t.Fatalf("%s: %v", it.Rec.ID, it.Err)
+		}
+		out = append(out, it.Rec)
+	}
 }
 
 // ReadErrors reads an errors file (none when it does not exist); every
