@@ -312,8 +312,12 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 // with the same key.
 func mapFromListDecoder(t reflect.Type, lt arrow.ListLikeType) (decoderFactory, error) {
 	st, ok := lt.Elem().(*arrow.StructType)
-	ki, kok := st.FieldIdx("key")
-	vi, vok := st.FieldIdx("value")
+	var ki, vi int
+	kok, vok := false, false
+	if ok { // a list of anything but structs (a corrupt file's) has no fields
+		ki, kok = st.FieldIdx("key")
+		vi, vok = st.FieldIdx("value")
+	}
 	if !ok || !kok || !vok || st.NumFields() != 2 {
 		return nil, fmt.Errorf("cannot read Arrow type %s into Go type %v (want a map, or a list of {key, value})", typeString(lt), t)
 	}
