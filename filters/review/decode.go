@@ -21,10 +21,15 @@ type lsExportTask struct {
 	} `json:"annotations"`
 }
 
-// paragraphIndex reads a region's start or end: a number, or a number in
-// a string, as Label Studio writes them.
+// paragraphIndex reads a region's start or end: a string ("2", as the
+// editor writes them) or a number (as older exports and hand-made files
+// have them).
 func paragraphIndex(raw json.RawMessage) (int, error) {
-	s := strings.Trim(string(raw), `"`)
+	s := string(raw)
+	var q string
+	if json.Unmarshal(raw, &q) == nil {
+		s = q
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("paragraph index %s is not a paragraph number", raw)

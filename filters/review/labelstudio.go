@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/record"
@@ -59,7 +60,7 @@ type LabelStudioResult struct {
 // (start and end paragraph, offsets in UTF-16 units, labels), Choices or
 // a TextArea.
 type LabelStudioValue struct {
-	Start           json.RawMessage `json:"start,omitempty"` // a number, or a string in some exports
+	Start           json.RawMessage `json:"start,omitempty"` // the paragraph index as a string ("2"); read as a number too
 	End             json.RawMessage `json:"end,omitempty"`
 	StartOffset     *int            `json:"startOffset,omitempty"`
 	EndOffset       *int            `json:"endOffset,omitempty"`
@@ -88,7 +89,9 @@ func LabelStudio(tasks []string) func(*record.Record) []LabelStudioTask {
 				if l == "" {
 					continue
 				}
-				idx := json.RawMessage(fmt.Sprint(i))
+				// A string: the editor's ParagraphsRegion types start and end
+				// as strings and takes no numeric region as a paragraph one.
+				idx := json.RawMessage(strconv.Quote(strconv.Itoa(i)))
 				zero, end := 0, utf16Len(text)
 				txt, _ := json.Marshal(text)
 				results = append(results, LabelStudioResult{

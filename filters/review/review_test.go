@@ -39,7 +39,9 @@ func asJSON(t *testing.T, v any) map[string]any {
 	return m
 }
 
-// The task has the keys of Label Studio's import format: data with the
+// The task has the keys of Label Studio's import format (start and end as
+// strings: the editor's ParagraphsRegion types them so and places no
+// numeric region on a paragraph): data with the
 // Paragraphs list of {author, text}, predictions with model_version and
 // result items {id, from_name, to_name, type, value{start, end,
 // startOffset, endOffset, paragraphlabels}}, offsets in UTF-16 units.
@@ -70,7 +72,7 @@ func TestLabelStudioTask(t *testing.T) {
 	last := res[4].(map[string]any)
 	v := last["value"].(map[string]any)
 	if last["from_name"] != "norm" || last["to_name"] != "dialogue" || last["type"] != "paragraphlabels" ||
-		v["start"] != 2.0 || v["end"] != 2.0 || v["startOffset"] != 0.0 || v["endOffset"] != 14.0 || // 12 runes + 🙂 (2 UTF-16 units)
+		v["start"] != "2" || v["end"] != "2" || v["startOffset"] != 0.0 || v["endOffset"] != 14.0 || // 12 runes + 🙂 (2 UTF-16 units)
 		v["paragraphlabels"].([]any)[0] != "adhered" {
 		t.Errorf("last result %v", last)
 	}
@@ -261,5 +263,20 @@ func TestReviewErrors(t *testing.T) {
 	}
 	if task, i, ok := ParseArgillaQuestion("intent_12"); !ok || task != "intent" || i != 12 {
 		t.Error("intent_12")
+	}
+}
+
+// A region's start and end read as strings and as numbers; anything else
+// is not a paragraph.
+func TestParagraphIndex(t *testing.T) {
+	for in, want := range map[string]int{`"2"`: 2, `2`: 2, `"0"`: 0, `0`: 0, `"17"`: 17} {
+		if n, err := paragraphIndex(json.RawMessage(in)); err != nil || n != want {
+			t.Errorf("%s: %d %v, want %d", in, n, err, want)
+		}
+	}
+	for _, in := range []string{`"a"`, `-1`, `"-1"`, `1.5`, `"1.5"`, `""`, `null`, `"\"2"`, `[2]`} {
+		if n, err := paragraphIndex(json.RawMessage(in)); err == nil {
+			t.Errorf("%s read as %d", in, n)
+		}
 	}
 }
