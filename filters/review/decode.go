@@ -7,24 +7,35 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // lsExportTask is a task of a Label Studio JSON export
-// (labelstud.io/guide/export: the data as imported, the annotations).
+// (labelstud.io/guide/export: the data as imported, the annotations;
+// drafts are under "drafts", which is not read: they do not count).
 type lsExportTask struct {
 	Data        json.RawMessage `json:"data"`
-	Annotations []struct {
-		WasCancelled bool                `json:"was_cancelled"`
-		Result       []LabelStudioResult `json:"result"`
-	} `json:"annotations"`
+	Annotations []lsAnnotation  `json:"annotations"`
+}
+
+// lsAnnotation is one annotator's submitted (or skipped) annotation.
+type lsAnnotation struct {
+	WasCancelled bool                `json:"was_cancelled"`
+	CompletedBy  json.RawMessage     `json:"completed_by"` // a user id, or an object with an id
+	CreatedAt    string              `json:"created_at"`
+	UpdatedAt    string              `json:"updated_at"`
+	Result       []LabelStudioResult `json:"result"`
 }
 
 // paragraphIndex reads a region's start or end: a string ("2", as the
 // editor writes them) or a number (as older exports and hand-made files
 // have them).
 func paragraphIndex(raw json.RawMessage) (int, error) {
+	if len(raw) == 0 {
+		return 0, errors.New("no paragraph index (start, end)")
+	}
 	s := string(raw)
 	var q string
 	if json.Unmarshal(raw, &q) == nil {
@@ -37,12 +48,82 @@ func paragraphIndex(raw json.RawMessage) (int, error) {
 	return n, nil
 }
 
+// turnTask is a label's place: a turn and a task.
+type turnTask struct {
+	turn int
+	task string
+}
+
+// annotator names who made an annotation: completed_by (a number, a
+// string, or an object with "id" or "email"); "" when there is none.
+func (a *lsAnnotation) annotator() string {
+	var v any
+	if json.Unmarshal(a.CompletedBy, &v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case float64, string:
+		return fmt.Sprint(v)
+	case map[string]any:
+		for _, k := range []string{"id", "email"} {
+			if x, ok := v[k]; ok && x != nil {
+				return fmt.Sprint(x)
+			}
+		}
+	}
+	return ""
+}
+
+// when is an annotation's last change (updated_at, else created_at);
+// zero when it has neither or they do not parse.
+func (a *lsAnnotation) when() time.Time {
+	for _, s := range []string{a.UpdatedAt, a.CreatedAt} {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// latestPerAnnotator keeps one annotation per annotator, the newest by
+// updated_at (a later one in the list on equal or missing times), in the
+// order of each annotator's first annotation: Label Studio counts
+// distinct annotators, and a user who annotated again changed their mind.
+// Annotations without an annotator each count.
+func latestPerAnnotator(as []lsAnnotation) []*lsAnnotation {
+	var out []*lsAnnotation
+	at := map[string]int{}
+	for i := range as {
+		a := &as[i]
+		who := a.annotator()
+		j, seen := at[who]
+		switch {
+		case who == "" || !seen:
+			at[who] = len(out)
+			out = append(out, a)
+		case !a.when().Before(out[j].when()):
+			out[j] = a
+		}
+	}
+	return out
+}
+
+// byReviewer says whether a region is the reviewer's own: drawn by hand
+// (origin manual) or a prediction they changed (prediction-changed).
+func byReviewer(r *LabelStudioResult) bool {
+	return r.Origin == "manual" || r.Origin == "prediction-changed"
+}
+
 // DecodeLabelStudio turns one task of a Label Studio export into the
 // record it was made of (data.ngkit_record, from ngcat --to labelstudio;
 // else a record rebuilt from data.dialogue and the context), with each
 // reviewer's ParagraphLabels regions as the turns' labels_human (the
 // majority over reviewers), and the verdict and comments as its review.
-// Cancelled (skipped) annotations do not count.
+// Each annotator counts once, with their newest annotation; a skipped
+// (cancelled) one does not count. Within one annotation the reviewer's own
+// region on a turn wins over a predicted one left beside it, and of two
+// alike the later one wins. On an error the record, when it could be
+// read, comes back too (for the errors file).
 func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	var t lsExportTask
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -74,13 +155,20 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	verdict := &votes{}
 	var comments []string
 	reviewers := 0
-	for _, a := range t.Annotations {
+	for _, a := range latestPerAnnotator(t.Annotations) {
 		if a.WasCancelled {
 			continue
 		}
 		reviewers++
-		mine := map[[2]string]bool{} // one vote per reviewer, turn and task
-		for _, r := range a.Result {
+		type pick struct {
+			label    string
+			reviewer bool
+		}
+		mine := map[turnTask]pick{} // this reviewer's label per turn and task
+		var order []turnTask        // in the order first labelled
+		var said string
+		for ri := range a.Result {
+			r := &a.Result[ri]
 			switch r.Type {
 			case "paragraphlabels":
 				if record.LabelSet(r.FromName) == nil || len(r.Value.ParagraphLabels) == 0 {
@@ -88,35 +176,33 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 				}
 				start, err := paragraphIndex(r.Value.Start)
 				if err != nil {
-					return nil, err
+					return rec, fmt.Errorf("region %q: %w", r.ID, err)
 				}
 				end, err := paragraphIndex(r.Value.End)
 				if err != nil {
-					return nil, err
+					return rec, fmt.Errorf("region %q: %w", r.ID, err)
 				}
+				if end < start || end >= len(rec.Turns) {
+					return rec, fmt.Errorf("a region over turns %d-%d, but the dialogue has %d turns", start, end, len(rec.Turns))
+				}
+				p := pick{r.Value.ParagraphLabels[0], byReviewer(r)}
 				for i := start; i <= end; i++ {
-					k := [2]string{strconv.Itoa(i), r.FromName}
-					if mine[k] {
-						continue
+					k := turnTask{i, r.FromName}
+					old, ok := mine[k]
+					if !ok {
+						order = append(order, k)
 					}
-					mine[k] = true
-					if labels[i] == nil {
-						labels[i] = map[string]*votes{}
+					if !ok || p.reviewer || !old.reviewer {
+						mine[k] = p
 					}
-					v := labels[i][r.FromName]
-					if v == nil {
-						v = &votes{}
-						labels[i][r.FromName] = v
-					}
-					v.add(r.Value.ParagraphLabels[0])
 				}
 			case "choices":
 				if r.FromName == "verdict" && len(r.Value.Choices) > 0 {
 					c := r.Value.Choices[0]
 					if c != record.VerdictAccept && c != record.VerdictReject {
-						return nil, fmt.Errorf("verdict %q: want accept or reject", c)
+						return rec, fmt.Errorf("verdict %q: want accept or reject", c)
 					}
-					verdict.add(c)
+					said = c
 				}
 			case "textarea":
 				var texts []string
@@ -129,9 +215,23 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 				}
 			}
 		}
+		for _, k := range order {
+			if labels[k.turn] == nil {
+				labels[k.turn] = map[string]*votes{}
+			}
+			v := labels[k.turn][k.task]
+			if v == nil {
+				v = &votes{}
+				labels[k.turn][k.task] = v
+			}
+			v.add(mine[k].label)
+		}
+		if said != "" {
+			verdict.add(said)
+		}
 	}
 	if err := apply(rec, ToolLabelStudio, labels, verdict, comments, reviewers); err != nil {
-		return nil, fmt.Errorf("record %s: %w", rec.ID, err)
+		return rec, fmt.Errorf("record %s: %w", rec.ID, err)
 	}
 	return rec, nil
 }
@@ -144,7 +244,9 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 // labels_human (the majority over reviewers), and the verdict and comment
 // questions as its review. The rest of the original record stays in the
 // corpus: join on id to get it back.
-func DecodeArgilla(raw []byte) (*record.Record, error) {
+func DecodeArgilla(raw []byte) (*record.Record, error) { return decodeArgilla(raw, &Tally{}) }
+
+func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 	var a ArgillaRecord
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ type LabelStudioResult struct {
 	ToName   string           `json:"to_name"`
 	Type     string           `json:"type"`
 	Value    LabelStudioValue `json:"value"`
+	// Origin, in exports: prediction, prediction-changed or manual.
+	Origin string `json:"origin,omitempty"`
 }
 
 // LabelStudioValue holds what a result says: a ParagraphLabels region

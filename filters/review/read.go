@@ -17,34 +17,68 @@ import (
 
 // Source reads a review tool's export — one JSON array, as both tools
 // export, or JSON values one per line — and yields one record per task or
-// record of the export, decoded on the workers.
+// record of the export. An element that is JSON but not a task or record
+// it can read fails alone (to the errors file, with what could be read of
+// it), as other importers' bad rows do; broken JSON ends the run.
 type Source struct {
 	names   []string
 	stdin   io.Reader
-	decode  func(raw []byte) (*record.Record, error)
+	decode  func(raw []byte, t *Tally) (*record.Record, error)
 	dec     *json.Decoder
 	f       io.Closer
 	display string
 	index   int
 	inArray bool
+	tally   Tally
+}
+
+// Tally counts what a review import left out, for its summary line.
+type Tally struct {
+	Answers   int // Argilla answers read
+	Draft     int // responses (one user's answers to a record) left out as drafts
+	Discarded int // ... as discarded
+	NoStatus  int // ... without a status in an export that has statuses
+	// Nested names the first file read in Argilla's nested form, which
+	// has no status (every answer counted); NestedN is how many records.
+	Nested  string
+	NestedN int
+	nested  bool // the record just read was nested
 }
 
 // NewLabelStudio reads Label Studio JSON exports (files, or stdin for none
 // or "-").
 func NewLabelStudio(names []string, stdin io.Reader) *Source {
-	return newSource(names, stdin, DecodeLabelStudio)
+	return newSource(names, stdin, func(raw []byte, _ *Tally) (*record.Record, error) { return DecodeLabelStudio(raw) })
 }
 
 // NewArgilla reads Argilla 2 record exports.
 func NewArgilla(names []string, stdin io.Reader) *Source {
-	return newSource(names, stdin, DecodeArgilla)
+	return newSource(names, stdin, decodeArgilla)
 }
 
-func newSource(names []string, stdin io.Reader, decode func([]byte) (*record.Record, error)) *Source {
+func newSource(names []string, stdin io.Reader, decode func([]byte, *Tally) (*record.Record, error)) *Source {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
 	return &Source{names: names, stdin: stdin, decode: decode}
+}
+
+// Notes are the lines the import's summary adds (what was left out and
+// why), none when nothing was.
+func (s *Source) Notes() []string {
+	t := s.tally
+	var out []string
+	if t.Nested != "" {
+		out = append(out, fmt.Sprintf("argilla: %s is the nested export (to_list(flatten=False), to_json): it has no response status, so drafts and discarded answers cannot be told apart and all %d records' answers were counted; export with to_list(flatten=True) or to_datasets() to count submitted answers only", t.Nested, t.NestedN))
+	}
+	if n := t.Draft + t.Discarded + t.NoStatus; n > 0 {
+		why := fmt.Sprintf("%d draft, %d discarded", t.Draft, t.Discarded)
+		if t.NoStatus > 0 {
+			why += fmt.Sprintf(", %d without a status", t.NoStatus)
+		}
+		out = append(out, fmt.Sprintf("argilla: %d responses left out (%s): only submitted answers count", n, why))
+	}
+	return out
 }
 
 // Next implements pipeline.Source.
@@ -62,18 +96,28 @@ func (s *Source) Next() (pipeline.Item, error) {
 		if s.dec.More() {
 			var raw json.RawMessage
 			if err := s.dec.Decode(&raw); err != nil {
-				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index, err)
+				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, err)
 			}
-			idx, name := s.index, s.display
 			s.index++
-			decode := s.decode
-			return pipeline.Item{Raw: raw, Name: name, Line: int64(idx + 1), Decode: func(b []byte) (*record.Record, error) {
-				r, err := decode(b)
-				if err != nil {
-					return nil, fmt.Errorf("%s: element %d: %w", name, idx, err)
+			it := pipeline.Item{Name: s.display, Line: int64(s.index)}
+			s.tally.nested = false
+			rec, err := s.decode(raw, &s.tally)
+			if rec == nil { // nothing could be read: say where it was
+				rec = &record.Record{}
+				rec.SetExtra("source_file", s.display)
+				rec.SetExtra("source_index", s.index-1)
+			}
+			if rec.ID == "" {
+				rec.ID = record.ContentID(rec)
+			}
+			if s.tally.nested {
+				s.tally.NestedN++
+				if s.tally.Nested == "" {
+					s.tally.Nested = s.display
 				}
-				return r, nil
-			}}, nil
+			}
+			it.Rec, it.Err = rec, err
+			return it, nil
 		}
 		if s.inArray {
 			if _, err := s.dec.Token(); err != nil { // the closing bracket

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -244,15 +245,18 @@ func TestFromArgillaExport(t *testing.T) {
 
 func TestReviewErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":"4","end":"4","paragraphlabels":["adhered"]}}]}]}]`, "turn 4"},
+		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":"4","end":"4","paragraphlabels":["adhered"]}}]}]}]`, "turns 4-4, but the dialogue has 1 turns"},
+		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":0,"end":"x","paragraphlabels":["adhered"]}}]}]}]`, `paragraph index "x"`},
 		{`[{"data": {"dialogue": [{"author":"A","text":"x"}]}, "annotations": [{"result": [{"from_name":"norm","to_name":"dialogue","type":"paragraphlabels","value":{"start":"0","end":"0","paragraphlabels":["fine"]}}]}]}]`, `"fine" is not one of`},
 		{`[{"data": {"other": 1}}]`, "not a task of ngcat --to labelstudio"},
-		{`[{"data": 1`, "element 0"},
+		{`[{"data": 1`, "element 1"},
 	} {
 		s := NewLabelStudio(nil, strings.NewReader(c.in))
 		it, err := s.Next()
 		if err == nil {
-			_, err = it.Decode(it.Raw)
+			if err = it.Err; it.Rec == nil {
+				t.Errorf("%s: no record for the errors file", c.in)
+			}
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
@@ -278,5 +282,63 @@ func TestParagraphIndex(t *testing.T) {
 		if n, err := paragraphIndex(json.RawMessage(in)); err == nil {
 			t.Errorf("%s read as %d", in, n)
 		}
+	}
+}
+
+// lsTask is a Label Studio export of one task of three turns with the
+// given annotations.
+func lsTask(annotations string) string {
+	return `[{"id": 1, "data": {"ngkit_id": "d", "dialogue": [{"author": "A", "text": "one"}, {"author": "B", "text": "two"}, {"author": "A", "text": "three"}]},
+	"annotations": [` + annotations + `]}]`
+}
+
+// lsRegion is a norm region over turn i.
+func lsRegion(i int, label, origin string) string {
+	return fmt.Sprintf(`{"id": "r%d%s", "from_name": "norm", "to_name": "dialogue", "type": "paragraphlabels", "origin": %q, "value": {"start": "%d", "end": "%d", "startOffset": 0, "endOffset": 3, "paragraphlabels": [%q]}}`, i, label, origin, i, i, label)
+}
+
+// A reviewer who draws a region over a turn instead of relabelling the
+// predicted one, which stays in the annotation: their region wins, before
+// or after it in result order; of two of their own, the later one.
+func TestLabelStudioReviewerRegionWins(t *testing.T) {
+	res := strings.Join([]string{
+		lsRegion(0, "adhered", "prediction"), lsRegion(0, "violated", "manual"), // drawn after the prediction
+		lsRegion(1, "violated", "prediction-changed"), lsRegion(1, "adhered", "prediction"), // changed, before an untouched one
+		lsRegion(2, "adhered", "manual"), lsRegion(2, "not_relevant", "manual"), // two of their own
+	}, ",")
+	recs := readAll(t, NewLabelStudio(nil, strings.NewReader(lsTask(`{"completed_by": 1, "result": [`+res+`]}`))))
+	if got := humanNorms(recs[0]); !slices.Equal(got, []string{"violated", "violated", "not_relevant"}) {
+		t.Errorf("human norms %v, want the reviewer's", got)
+	}
+	// Without origins (older exports) the later region wins.
+	res = lsRegion(0, "adhered", "") + "," + lsRegion(0, "violated", "")
+	recs = readAll(t, NewLabelStudio(nil, strings.NewReader(lsTask(`{"completed_by": 1, "result": [`+res+`]}`))))
+	if got := humanNorms(recs[0]); got[0] != "violated" {
+		t.Errorf("human norms %v", got)
+	}
+}
+
+// One vote per annotator (completed_by, a number or an object), their
+// newest annotation by updated_at whatever the list order; a user whose
+// newest annotation is skipped does not count.
+func TestLabelStudioOneVotePerAnnotator(t *testing.T) {
+	verdict := func(v string) string {
+		return `{"from_name": "verdict", "to_name": "dialogue", "type": "choices", "value": {"choices": ["` + v + `"]}}`
+	}
+	ann := func(who, updated, region, v string, cancelled bool) string {
+		return fmt.Sprintf(`{"completed_by": %s, "updated_at": %q, "was_cancelled": %v, "result": [%s, %s]}`, who, updated, cancelled, region, verdict(v))
+	}
+	in := lsTask(strings.Join([]string{
+		ann("1", "2026-11-30T10:00:00.5Z", lsRegion(0, "adhered", "manual"), "accept", false),                        // user 1, newest
+		ann("2", "2026-11-30T09:00:00Z", lsRegion(0, "violated", "manual"), "reject", false),                         // user 2
+		ann("1", "2026-11-30T10:00:00Z", lsRegion(0, "violated", "manual"), "reject", false),                         // user 1, older
+		ann(`{"id": 3, "email": "c@x"}`, "2026-11-30T08:00:00Z", lsRegion(0, "violated", "manual"), "reject", false), // user 3, older
+		ann(`{"id": 3, "email": "c@x"}`, "2026-11-30T11:00:00Z", lsRegion(0, "violated", "manual"), "reject", true),  // user 3 skipped it at last
+		ann("4", "2026-11-30T09:30:00Z", lsRegion(0, "adhered", "manual"), "accept", false),                          // user 4
+	}, ","))
+	r := readAll(t, NewLabelStudio(nil, strings.NewReader(in)))[0]
+	// Users 1, 2 and 4 count: adhered 2 to 1, accept 2 to 1.
+	if r.Review == nil || r.Review.Reviewers != 3 || r.Review.Verdict != "accept" || r.Turns[0].LabelsHuman.Norm != "adhered" {
+		t.Errorf("review %+v, turn 0 %+v", r.Review, r.Turns[0].LabelsHuman)
 	}
 }
