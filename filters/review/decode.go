@@ -236,30 +236,53 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	return rec, nil
 }
 
-// DecodeArgilla turns one record of an Argilla 2 export
-// (rg.Record.to_dict(): fields, metadata, suggestions, responses) made by
-// ngcat --to argilla back into a dialogue record: id, context and turns
-// from the fields and metadata, the model's labels from the suggestions,
-// the reviewers' answers to the per-turn questions (norm_3, ...) as
+// DecodeArgilla turns one record of an Argilla 2 export made from ngcat
+// --to argilla back into a dialogue record: id, context and turns from the
+// fields and metadata, the model's labels from the suggestions, the
+// reviewers' submitted answers to the per-turn questions (norm_3, ...) as
 // labels_human (the majority over reviewers), and the verdict and comment
-// questions as its review. The rest of the original record stays in the
-// corpus: join on id to get it back.
+// questions as its review. It reads the flat form (to_list(flatten=True),
+// to_datasets(): "norm_3.responses", ".responses.users",
+// ".responses.status"), where drafts and discarded answers are left out,
+// and the nested form (to_list(flatten=False), to_json: rg.Record.to_dict()),
+// which has no status, so that every answer counts. The rest of the
+// original record stays in the corpus: join on id to get it back.
 func DecodeArgilla(raw []byte) (*record.Record, error) { return decodeArgilla(raw, &Tally{}) }
 
 func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
 	var a ArgillaRecord
-	if err := json.Unmarshal(raw, &a); err != nil {
+	if f, ok := top["fields"]; ok && len(f) > 0 && f[0] == '{' {
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, err
+		}
+	} else if err := a.unflatten(top); err != nil {
 		return nil, err
 	}
 	if a.ID == "" || len(a.Fields.Dialogue) == 0 {
-		return nil, errors.New("an Argilla record of ngcat --to argilla has an id and fields.dialogue")
+		return nil, errors.New("an Argilla record of ngcat --to argilla has an id and a dialogue field")
 	}
 	meta := func(k string) string { s, _ := a.Metadata[k].(string); return s }
 	rec := &record.Record{ID: a.ID, Culture: meta("culture"), DialogueType: meta("dialogue_type"), Category: meta("category"),
 		NormID: meta("norm_id"), Norm: a.Fields.Norm, Scenario: a.Fields.Scenario, Situation: a.Fields.Situation}
+	speakers := metaStrings(a.Metadata["speakers"])
 	for i, m := range a.Fields.Dialogue {
-		action, text := splitAction(m.Content)
-		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: m.Role, Action: action, Text: text})
+		speaker, content := m.Role, m.Content
+		if k := roleIndex(m.Role); speakers != nil && k >= 0 && k < len(speakers) {
+			// ngcat's roles: A, B, ... for the speakers in the metadata, the
+			// content "Name: text".
+			speaker = speakers[k]
+			rest, ok := strings.CutPrefix(content, speaker+":")
+			if !ok {
+				return rec, fmt.Errorf("turn %d: the message does not start with its speaker %q", i, speaker)
+			}
+			content = strings.TrimPrefix(rest, " ")
+		}
+		action, text := splitAction(content)
+		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: speaker, Action: action, Text: text})
 	}
 	for q, s := range a.Suggestions {
 		task, i, ok := ParseArgillaQuestion(q)
@@ -277,19 +300,32 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 	verdict := &votes{}
 	var comments []string
 	users := map[string]bool{}
+	left := map[[2]string]bool{} // users' responses left out, by user and status
 	qs := make([]string, 0, len(a.Responses))
 	for q := range a.Responses {
 		qs = append(qs, q)
 	}
 	slices.Sort(qs) // the same comments order on every run
+	statuses := false
 	for _, q := range qs {
 		for _, r := range a.Responses[q] {
+			tally.Answers++
+			if r.Status != nil {
+				statuses = true
+				if *r.Status != "submitted" {
+					left[[2]string{r.UserID, *r.Status}] = true
+					continue
+				}
+			} else if a.flat {
+				left[[2]string{r.UserID, ""}] = true
+				continue
+			}
 			users[r.UserID] = true
 			v, _ := r.Value.(string)
 			switch {
 			case q == "verdict":
 				if v != record.VerdictAccept && v != record.VerdictReject {
-					return nil, fmt.Errorf("record %s: verdict %q: want accept or reject", a.ID, v)
+					return rec, fmt.Errorf("record %s: verdict %q: want accept or reject", a.ID, v)
 				}
 				verdict.add(v)
 			case q == "comment":
@@ -311,8 +347,34 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 			}
 		}
 	}
+	for k := range left {
+		switch k[1] {
+		case "draft":
+			tally.Draft++
+		case "discarded":
+			tally.Discarded++
+		default:
+			tally.NoStatus++
+		}
+	}
+	tally.nested = !a.flat && !statuses && len(qs) > 0
 	if err := apply(rec, ToolArgilla, labels, verdict, comments, len(users)); err != nil {
-		return nil, fmt.Errorf("record %s: %w", a.ID, err)
+		return rec, fmt.Errorf("record %s: %w", a.ID, err)
 	}
 	return rec, nil
+}
+
+// metaStrings reads a metadata value that is a list of strings.
+func metaStrings(v any) []string {
+	l, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, x := range l {
+		if out[i], ok = x.(string); !ok {
+			return nil
+		}
+	}
+	return out
 }

@@ -13,13 +13,14 @@ import (
 // the closed sets, on turns that exist, and whose verdict is accept,
 // reject or none; never a panic.
 func FuzzDecodeReview(f *testing.F) {
-	for _, p := range []string{"../../testdata/review/labelstudio_export.json", "../../testdata/review/argilla_export.json"} {
+	for _, p := range []string{"../../testdata/review/labelstudio_export.json", "../../testdata/review/argilla_export.json", "../../testdata/review/argilla_nested.json"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"data":{"dialogue":[{"author":"A","text":"(x) y"}]},"annotations":[{"result":[{"from_name":"norm","type":"paragraphlabels","value":{"start":"0","end":"9","paragraphlabels":["adhered"]}}]}]}`))
 	f.Add([]byte(`{"id":"a","fields":{"dialogue":[{"role":"A","content":"hi"}]},"responses":{"norm_0":[{"value":"violated","user_id":"u"}]}}`))
+	f.Add([]byte(`{"id":"a","dialogue":[{"role":"A","content":"X: hi"}],"speakers":["X"],"norm_0.responses":["violated","adhered"],"norm_0.responses.users":["u","v"],"norm_0.responses.status":["submitted","draft"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, decode := range []func([]byte) (*record.Record, error){DecodeLabelStudio, DecodeArgilla} {
 			r, err := decode(b)

@@ -205,8 +205,14 @@ func TestArgillaRecord(t *testing.T) {
 	}
 	f := m["fields"].(map[string]any)
 	msg := f["dialogue"].([]any)[0].(map[string]any)
-	if msg["role"] != "민수" || msg["content"] != "(고개를 숙이며) 부장님, 보고서가 늦어서 죄송합니다." || f["norm"] == "" {
+	if msg["role"] != "A" || msg["content"] != "민수: (고개를 숙이며) 부장님, 보고서가 늦어서 죄송합니다." || f["norm"] == "" {
 		t.Errorf("fields %v", f)
+	}
+	if r := f["dialogue"].([]any)[1].(map[string]any)["role"]; r != "B" {
+		t.Errorf("second speaker's role %v", r)
+	}
+	if sp := m["metadata"].(map[string]any)["speakers"]; fmt.Sprint(sp) != "[민수 부장]" {
+		t.Errorf("speakers %v", sp)
 	}
 	s := m["suggestions"].(map[string]any)
 	if len(s) != 5 || s["norm_1"].(map[string]any)["value"] != "not_relevant" || s["norm_1"].(map[string]any)["score"] != 0.67 ||
@@ -340,5 +346,98 @@ func TestLabelStudioOneVotePerAnnotator(t *testing.T) {
 	// Users 1, 2 and 4 count: adhered 2 to 1, accept 2 to 1.
 	if r.Review == nil || r.Review.Reviewers != 3 || r.Review.Verdict != "accept" || r.Turns[0].LabelsHuman.Norm != "adhered" {
 		t.Errorf("review %+v, turn 0 %+v", r.Review, r.Turns[0].LabelsHuman)
+	}
+}
+
+// Roles are A..Z, AA, AB, ...: 1 to 20 characters without spaces, as
+// Argilla's ChatField takes, and read back as the same speaker.
+func TestArgillaRoles(t *testing.T) {
+	for k, want := range map[int]string{0: "A", 1: "B", 25: "Z", 26: "AA", 27: "AB", 51: "AZ", 52: "BA", 701: "ZZ", 702: "AAA"} {
+		if got := Role(k); got != want {
+			t.Errorf("Role(%d) = %s, want %s", k, got, want)
+		}
+	}
+	for k := range 20000 {
+		if r := Role(k); roleIndex(r) != k || len(r) > 20 || strings.ContainsAny(r, " \t\n") {
+			t.Fatalf("Role(%d) = %q reads back as %d", k, r, roleIndex(r))
+		}
+	}
+	for _, r := range []string{"", "a", "A1", "민수", "User"} {
+		if roleIndex(r) >= 0 {
+			t.Errorf("%q read as a role", r)
+		}
+	}
+}
+
+// readArgilla reads an export and returns the records and the summary lines.
+func readArgilla(t *testing.T, path string) ([]*record.Record, []string) {
+	t.Helper()
+	s := NewArgilla([]string{path}, nil)
+	return readAll(t, s), s.Notes()
+}
+
+// The Argilla SDK's export forms of one review (testdata/review, see its
+// README): five records, u1 and u2 answering; a2's u2 discarded, a3 has
+// only u1's draft, a4 has u2's draft beside u1's submitted answers, a5 no
+// answer. The flat forms (to_list(flatten=True) written with default=str,
+// to_datasets().to_json()) count submitted answers only and say what was
+// left out; the nested form has no status, counts all and says so.
+func TestFromArgillaForms(t *testing.T) {
+	type want struct {
+		verdict   string
+		reviewers int
+		norms     []string
+	}
+	submitted := []want{
+		{"reject", 2, []string{"adhered", "violated"}},
+		{"accept", 1, []string{"adhered", "not_relevant"}},
+		{"", 0, []string{"", ""}},
+		{"reject", 1, []string{"violated", "not_relevant"}},
+		{"", 0, []string{"", ""}},
+	}
+	all := []want{
+		{"reject", 2, []string{"adhered", "violated"}},
+		{"reject", 2, []string{"adhered", "not_relevant"}}, // 1-1: a tie rejects
+		{"reject", 1, []string{"violated", ""}},
+		{"reject", 2, []string{"violated", "not_relevant"}}, // violated given first
+		{"", 0, []string{"", ""}},
+	}
+	check := func(name string, recs []*record.Record, w []want) {
+		t.Helper()
+		if len(recs) != 5 {
+			t.Fatalf("%s: %d records", name, len(recs))
+		}
+		for i, r := range recs {
+			got := want{norms: humanNorms(r)}
+			if r.Review != nil {
+				got.verdict, got.reviewers = r.Review.Verdict, r.Review.Reviewers
+			}
+			if fmt.Sprint(got) != fmt.Sprint(w[i]) {
+				t.Errorf("%s: %s: %v, want %v", name, r.ID, got, w[i])
+			}
+			if r.Turns[0].Labels.Norm != "adhered" || r.Turns[1].Labels.Norm != "not_relevant" || r.Culture != "american" {
+				t.Errorf("%s: %s: model labels or context lost: %+v", name, r.ID, r)
+			}
+		}
+		if r := recs[0]; r.Turns[1].Speaker != "Ben Carter (host)" || r.Turns[0].Action != "smiles" || r.Turns[0].Text != "Thanks so much for having me!" ||
+			!slices.Equal(r.Review.Comments, []string{"Ben sounds curt."}) {
+			t.Errorf("%s: a1 %+v %+v", name, r.Turns, r.Review)
+		}
+		if r := recs[4]; r.Turns[0].Speaker != "민수" || r.Turns[0].Text != "초대해 주셔서 감사합니다 🙂" || r.Turns[1].Speaker != "부장" || r.Turns[1].Text != "" {
+			t.Errorf("%s: a5 turns %+v", name, r.Turns)
+		}
+	}
+	const left = "argilla: 3 responses left out (2 draft, 1 discarded): only submitted answers count"
+	for _, f := range []string{"argilla_flat.json", "argilla_datasets.jsonl"} {
+		recs, notes := readArgilla(t, "../../testdata/review/"+f)
+		check(f, recs, submitted)
+		if !slices.Equal(notes, []string{left}) {
+			t.Errorf("%s: notes %q", f, notes)
+		}
+	}
+	recs, notes := readArgilla(t, "../../testdata/review/argilla_nested.json")
+	check("argilla_nested.json", recs, all)
+	if len(notes) != 1 || !strings.Contains(notes[0], "argilla_nested.json is the nested export") || !strings.Contains(notes[0], "to_list(flatten=True) or to_datasets()") {
+		t.Errorf("nested: notes %q", notes)
 	}
 }

@@ -276,10 +276,22 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 		spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
 	case "episodes":
 		spec.Source = imports.NewEpisodes(args, imports.EpisodesOptions{Fields: fields, Stdin: env.Stdin})
-	case review.ToolLabelStudio:
-		spec.Source = review.NewLabelStudio(args, env.Stdin)
-	case review.ToolArgilla:
-		spec.Source = review.NewArgilla(args, env.Stdin)
+	case review.ToolLabelStudio, review.ToolArgilla:
+		src := review.NewLabelStudio(args, env.Stdin)
+		if *from == review.ToolArgilla {
+			src = review.NewArgilla(args, env.Stdin)
+		}
+		spec.Source = src
+		// What the import left out (Argilla drafts, ...), before the last line.
+		spec.Finish = func() error {
+			if iof.Quiet {
+				return nil
+			}
+			for _, n := range src.Notes() {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, n)
+			}
+			return nil
+		}
 	default:
 		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla", *from)
 	}

@@ -162,3 +162,107 @@ func TestNgstatsBrowser(t *testing.T) {
 		}
 	}
 }
+
+// kappaOf is Cohen's kappa and the accuracy of (model, human) label pairs,
+// computed here from the pairs, apart from ngstats.
+func kappaOf(pairs [][2]string) (acc, kappa float64) {
+	n := float64(len(pairs))
+	rows, cols := map[string]float64{}, map[string]float64{}
+	agree := 0.0
+	for _, p := range pairs {
+		rows[p[0]]++
+		cols[p[1]]++
+		if p[0] == p[1] {
+			agree++
+		}
+	}
+	pe := 0.0
+	for l, r := range rows {
+		pe += r / n * cols[l] / n
+	}
+	return agree / n, (agree/n - pe) / (1 - pe)
+}
+
+// reviewFigures runs ngstats on reviewed records and returns the norm
+// agreement and the verdicts over all of them.
+func reviewFigures(t *testing.T, reviewed string) (stats.HumanAgreement, stats.Verdicts) {
+	t.Helper()
+	code, rep, stderr := run(t, Ngstats, reviewed, "--json")
+	if code != 0 {
+		t.Fatalf("ngstats: %s", stderr)
+	}
+	var r stats.Report
+	if err := json.Unmarshal([]byte(rep), &r); err != nil || r.Review == nil {
+		t.Fatalf("no review in the report: %v", err)
+	}
+	for _, a := range r.Review.Agreement {
+		if a.Task == "norm" && a.Group == "all" {
+			return a, r.Review.Verdicts[0]
+		}
+	}
+	t.Fatal("no norm agreement")
+	return stats.HumanAgreement{}, stats.Verdicts{}
+}
+
+// Argilla's flat export (to_list(flatten=True)): only submitted answers
+// count. The expected figures are computed here from the export itself:
+// per record and question the majority of the submitted answers (a tie to
+// the first), per record the majority verdict (a tie rejects).
+func TestNgcatArgillaSubmittedOnly(t *testing.T) {
+	raw, err := os.ReadFile("../../../testdata/review/argilla_flat.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]string
+	reviewed, rejected := 0, 0
+	for _, row := range rows {
+		submitted := func(q string) []string {
+			var out []string
+			vals, _ := row[q+".responses"].([]any)
+			st, _ := row[q+".responses.status"].([]any)
+			for i, v := range vals {
+				if st[i] == "submitted" {
+					out = append(out, v.(string))
+				}
+			}
+			return out
+		}
+		for i := 0; i < 2; i++ {
+			q := fmt.Sprintf("norm_%d", i)
+			votes := submitted(q)
+			if len(votes) == 0 {
+				continue
+			}
+			best, n := "", 0
+			for _, v := range votes {
+				if c := strings.Count(strings.Join(votes, ","), v); c > n {
+					best, n = v, c
+				}
+			}
+			pairs = append(pairs, [2]string{row[q+".suggestion"].(string), best})
+		}
+		if v := submitted("verdict"); len(v) > 0 {
+			reviewed++
+			if strings.Count(strings.Join(v, ","), "accept")*2 <= len(v) {
+				rejected++
+			}
+		}
+	}
+	acc, kappa := kappaOf(pairs)
+	code, out, stderr := run(t, Ngcat, "", "--from", "argilla", "../../../testdata/review/argilla_flat.json")
+	if code != 0 || stderr != "ngcat: argilla: 3 responses left out (2 draft, 1 discarded): only submitted answers count\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	a, v := reviewFigures(t, out)
+	if a.Turns != int64(len(pairs)) || math.Abs(a.Accuracy-acc) > 1e-9 || a.Kappa == nil || math.Abs(*a.Kappa-kappa) > 1e-9 {
+		t.Errorf("norm agreement %+v (kappa %v), want %d turns, accuracy %.4f, kappa %.4f", a, a.Kappa, len(pairs), acc, kappa)
+	}
+	if v.Reviewed != int64(reviewed) || v.Rejected != int64(rejected) {
+		t.Errorf("verdicts %+v, want %d reviewed, %d rejected", v, reviewed, rejected)
+	}
+	t.Logf("submitted only: %d turns, accuracy %.3f, kappa %.3f; %d reviewed, %d rejected", len(pairs), acc, kappa, reviewed, rejected)
+}
