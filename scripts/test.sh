@@ -4,7 +4,7 @@
 # whole pipeline (scripts/e2e.sh), the LLM programs against a real
 # llama-server when ../shared/llm has one (scripts/realserver.sh), and the
 # interop checks (our Parquet read by DuckDB, our Arrow IPC read by
-# apache-arrow JS).
+# apache-arrow JS), and the review loop in the Label Studio editor.
 # Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
 # Env: FUZZTIME (default 10s per target).
 set -euo pipefail
@@ -83,3 +83,6 @@ bash scripts/realserver.sh
 
 step "interop: DuckDB and apache-arrow read our files"
 bash scripts/interop.sh
+
+step "label studio: the review loop in the published editor (headless Chromium)"
+bash scripts/labelstudio.sh
