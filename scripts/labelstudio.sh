@@ -14,6 +14,12 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+  [ "${NGKIT_REQUIRE_CHROMIUM:-}" = 1 ] && { echo "labelstudio.sh: no Chromium at $chromium (NGKIT_REQUIRE_CHROMIUM=1)"; exit 1; }
+  echo "labelstudio.sh: skipped: no Chromium at $chromium (apt-get install chromium, or set CHROMIUM)"
+  exit 0
+fi
 go build -o "$tmp/ngkit" ./cmd/ngkit
 "$tmp/ngkit" ngcat testdata/review/labelled.jsonl --to labelstudio --review-tasks norm,intent \
   --review-config "$tmp/config.xml" -o "$tmp/tasks.json"
