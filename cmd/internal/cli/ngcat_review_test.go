@@ -266,3 +266,63 @@ func TestNgcatArgillaSubmittedOnly(t *testing.T) {
 	}
 	t.Logf("submitted only: %d turns, accuracy %.3f, kappa %.3f; %d reviewed, %d rejected", len(pairs), acc, kappa, reviewed, rejected)
 }
+
+// A Label Studio export with the cases a review meets
+// (testdata/review/labelstudio_cases.json): c1 three annotators, 2 to 1;
+// c2 a tie on a turn (the first given wins) and on the verdict (a tie
+// rejects); c3 one annotator skipped (cancelled), one did not; c4 all
+// skipped (not reviewed); c5 a draft, which does not count; c6 a region
+// drawn over a turn beside the predicted one (the reviewer's wins); c7 two
+// annotations by one user (the newer counts, once). The human labels are
+// derived by hand here, the figures computed from them.
+func TestNgcatLabelStudioCases(t *testing.T) {
+	code, out, stderr := run(t, Ngcat, "", "--from", "labelstudio", "../../../testdata/review/labelstudio_cases.json")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := map[string]struct {
+		human     [2]string
+		verdict   string
+		reviewers int
+	}{
+		"c1": {[2]string{"adhered", "violated"}, "accept", 3},
+		"c2": {[2]string{"violated", "not_relevant"}, "reject", 2},
+		"c3": {[2]string{"adhered", "violated"}, "reject", 1},
+		"c4": {},
+		"c5": {[2]string{"adhered", "not_relevant"}, "accept", 1},
+		"c6": {[2]string{"violated", "not_relevant"}, "reject", 1},
+		"c7": {[2]string{"adhered", "not_relevant"}, "accept", 1},
+	}
+	var pairs [][2]string
+	reviewed, rejected := 0, 0
+	for _, r := range readJSONL(t, out) {
+		w, ok := want[r.ID]
+		if !ok {
+			t.Fatalf("record %s", r.ID)
+		}
+		got := [2]string{r.Turns[0].LabelsHuman.Get("norm"), r.Turns[1].LabelsHuman.Get("norm")}
+		verdict, n := "", 0
+		if r.Review != nil {
+			verdict, n = r.Review.Verdict, r.Review.Reviewers
+		}
+		if got != w.human || verdict != w.verdict || n != w.reviewers {
+			t.Errorf("%s: %v %s by %d, want %v %s by %d", r.ID, got, verdict, n, w.human, w.verdict, w.reviewers)
+		}
+		if w.reviewers > 0 {
+			reviewed++
+			if w.verdict == "reject" {
+				rejected++
+			}
+			pairs = append(pairs, [2]string{"adhered", w.human[0]}, [2]string{"not_relevant", w.human[1]})
+		}
+	}
+	acc, kappa := kappaOf(pairs)
+	a, v := reviewFigures(t, out)
+	if a.Turns != int64(len(pairs)) || math.Abs(a.Accuracy-acc) > 1e-9 || a.Kappa == nil || math.Abs(*a.Kappa-kappa) > 1e-9 {
+		t.Errorf("norm agreement %+v (kappa %v), want %d turns, accuracy %.4f, kappa %.4f", a, a.Kappa, len(pairs), acc, kappa)
+	}
+	if v.Reviewed != int64(reviewed) || v.Rejected != int64(rejected) {
+		t.Errorf("verdicts %+v, want %d reviewed, %d rejected", v, reviewed, rejected)
+	}
+	t.Logf("%d turns, accuracy %.3f, kappa %.3f; %d reviewed, %d rejected", len(pairs), acc, kappa, reviewed, rejected)
+}
