@@ -5,7 +5,7 @@
 # labels), the editor (@heartexlabs/label-studio in headless Chromium,
 # scripts/labelstudio/check.mjs) loads them, must place every prediction
 # on its turn, and serializes a reviewer's annotation (one region
-# relabelled, a verdict, a comment); ngcat --from labelstudio reads the
+# relabelled, one drawn beside a predicted one, a verdict, a comment); ngcat --from labelstudio reads the
 # export back and ngstats' figures are checked against the records
 # (verify.mjs). Needs Chromium (CHROMIUM, default /usr/bin/chromium) and
 # npm ci in scripts/labelstudio (done here when missing).

@@ -5,7 +5,9 @@
 // index and the text the editor highlighted is the turn's text. Then, per
 // task, it does what a reviewer does in the editor: starts an annotation
 // from the prediction, relabels one norm region (selects it, then the
-// other label, as a click does), picks the verdict and writes a comment;
+// other label, as a click does), draws a new norm region over another
+// turn beside the predicted one (the label, then the turn's text
+// selected), picks the verdict and writes a comment;
 // the editor serializes the annotation, and the task goes to a Label
 // Studio JSON export (the tasks with their annotations) for
 // ngcat --from labelstudio. expect.json says what that import must give.
@@ -56,47 +58,70 @@ try {
     const newLabel = target && norms.find((l) => l !== target.value.paragraphlabels[0]);
     const verdict = ti % 2 === 0 ? 'reject' : 'accept';
     const comment = `reviewed in the editor: task ${ti}`;
-    const got = await page.evaluate(({ config, task, targetId, newLabel, verdict, comment }) => new Promise((resolve, reject) => {
+    // And draws a new norm region over the third turn with another label,
+    // leaving the predicted one there (the reviewer's region must win).
+    const drawn = pred.find((r) => r.from_name === 'norm' && r.value.start === '2');
+    const drawLabel = drawn && norms.find((l) => l !== drawn.value.paragraphlabels[0]);
+    const got = await page.evaluate(({ config, task, targetId, newLabel, drawTurn, drawLabel, verdict, comment }) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the editor did not load the task in 30 s')), 30000);
+      const tick = () => new Promise((r) => setTimeout(r, 300));
       new window.LabelStudio('label-studio', {
         config,
         interfaces: ['panel', 'update', 'submit', 'controls', 'side-column', 'predictions:menu', 'annotations:menu'],
         user: { pk: 1, firstName: 'Reviewer' },
         task: { id: 1, data: task.data, predictions: (task.predictions ?? []).map((p, i) => ({ id: i + 1, ...p })) },
-        onStorageInitialized(LS) {
-          // After the first render, when regions have their highlights.
-          setTimeout(() => {
-            const as = LS.annotationStore;
-            const p = as.predictions[0];
-            const regions = p ? p.regionStore.regions.map((r) => ({
-              id: r.id.replace(/#.*$/, ''), start: r.start, end: r.end,
-              highlighted: (r._spans ?? []).map((s) => s.textContent).join(''),
-              label: r.labeling?.selectedLabels?.[0]?.value ?? null,
-            })) : [];
-            try {
-              if (!p) {
-                resolve({ regions, result: [] });
-                return;
-              }
-              const a = as.addAnnotationFromPrediction(p);
-              if (targetId) {
-                const region = a.regionStore.regions.find((r) => r.id.replace(/#.*$/, '') === targetId);
-                a.selectArea(region);
-                a.names.get('norm').findLabel(newLabel).toggleSelected();
-                a.unselectAll?.();
-              }
-              a.names.get('verdict').findLabel(verdict).toggleSelected();
-              a.names.get('comment').addText(comment);
-              resolve({ regions, result: a.serializeAnnotation() });
-            } catch (e) {
-              resolve({ regions, result: [], error: String(e) });
-            } finally {
-              clearTimeout(timer);
+        async onStorageInitialized(LS) {
+          await tick(); // the first render, when regions have their highlights
+          const as = LS.annotationStore;
+          const p = as.predictions[0];
+          const regions = p ? p.regionStore.regions.map((r) => ({
+            id: r.id.replace(/#.*$/, ''), start: r.start, end: r.end,
+            highlighted: (r._spans ?? []).map((s) => s.textContent).join(''),
+            label: r.labeling?.selectedLabels?.[0]?.value ?? null,
+          })) : [];
+          try {
+            if (!p) {
+              resolve({ regions, result: [] });
+              return;
             }
-          }, 300);
+            const a = as.addAnnotationFromPrediction(p);
+            await tick();
+            if (targetId) {
+              const region = a.regionStore.regions.find((r) => r.id.replace(/#.*$/, '') === targetId);
+              a.selectArea(region);
+              a.names.get('norm').findLabel(newLabel).toggleSelected();
+              a.unselectAll();
+            }
+            if (drawTurn !== null) {
+              // As a reviewer does: pick the label, select the turn's text, let go of the mouse.
+              a.names.get('norm').findLabel(drawLabel).toggleSelected();
+              const dialogue = a.names.get('dialogue');
+              const root = document.querySelector('[data-update]');
+              const text = root.children[drawTurn].getElementsByClassName(dialogue.layoutClasses.text)[0];
+              const walk = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+              const nodes = [];
+              while (walk.nextNode()) nodes.push(walk.currentNode);
+              const range = document.createRange();
+              range.setStart(nodes[0], 0);
+              range.setEnd(nodes[nodes.length - 1], nodes[nodes.length - 1].length);
+              window.getSelection().removeAllRanges();
+              window.getSelection().addRange(range);
+              root.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }));
+              await tick();
+              a.names.get('norm').findLabel(drawLabel).setSelected(false);
+              a.unselectAll();
+            }
+            a.names.get('verdict').findLabel(verdict).toggleSelected();
+            a.names.get('comment').addText(comment);
+            resolve({ regions, result: a.serializeAnnotation() });
+          } catch (e) {
+            resolve({ regions, result: [], error: String(e) });
+          } finally {
+            clearTimeout(timer);
+          }
         },
       });
-    }), { config, task, targetId: target?.id, newLabel, verdict, comment });
+    }), { config, task, targetId: target?.id, newLabel, drawTurn: drawn ? 2 : null, drawLabel, verdict, comment });
 
     if (got.error) fail(`task ${ti}: the reviewer's annotation could not be made in the editor: ${got.error}`);
     // Every prediction is a region on its turn, with its label.
@@ -114,7 +139,13 @@ try {
     // What the reviewer submitted: the relabelled region and every other
     // prediction as it was, with positions.
     const labels = got.result.filter((r) => r.type === 'paragraphlabels');
-    if (labels.length !== pred.length) fail(`task ${ti}: the annotation has ${labels.length} regions, the prediction ${pred.length}`);
+    if (labels.length !== pred.length + (drawn ? 1 : 0)) fail(`task ${ti}: the annotation has ${labels.length} regions, want the prediction's ${pred.length} and the drawn one`);
+    if (drawn) {
+      const mine = labels.find((r) => r.origin === 'manual');
+      if (!mine || mine.value.start !== '2' || mine.value.end !== '2' || mine.value.paragraphlabels?.[0] !== drawLabel) {
+        fail(`task ${ti}: the region drawn over turn 2 serialized as ${JSON.stringify(mine)}`);
+      }
+    }
     const changed = labels.find((r) => r.id.replace(/#.*$/, '') === target?.id);
     if (target && changed?.value.paragraphlabels?.[0] !== newLabel) fail(`task ${ti}: region ${target.id} serialized as ${JSON.stringify(changed?.value)}, want the label ${newLabel}`);
     const now = new Date(Date.UTC(2026, 11, 1, 12, 0, ti)).toISOString();
@@ -126,6 +157,7 @@ try {
     const human = task.data.dialogue.map(() => ({}));
     for (const r of pred) human[Number(r.value.start)][r.from_name] = r.value.paragraphlabels[0];
     if (target) human[Number(target.value.start)].norm = newLabel;
+    if (drawn) human[2].norm = drawLabel;
     expect.push({ id: task.data.ngkit_id, human, verdict, comments: [comment] });
   }
   fs.writeFileSync(args.export, JSON.stringify(exported, null, 1));
