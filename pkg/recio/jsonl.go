@@ -13,10 +13,23 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// maxLine is the longest JSONL line accepted. A longer line is an error,
-// not a silent truncation: no real record is this big, and a reader must
-// bound its memory.
-const maxLine = 32 << 20
+// MaxRecordBytes is the size limit of a record, the one limit its
+// readers and writers share: the longest JSONL line (newline included)
+// read, and written. A longer line is an error, not a silent truncation:
+// no real record is this big, and a reader must bound its memory. A
+// writer refuses such a record (TooLargeError) so that ngkit never writes
+// what it cannot read back.
+const MaxRecordBytes = 32 << 20
+
+const maxLine = MaxRecordBytes
+
+// TooLargeError is a row refused for its size, before anything of it is
+// written: the writer can go on with the next.
+type TooLargeError struct{ Size int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the record is %.1f MiB as a JSONL line, over the %d MiB limit of a record (ngkit would not read it back)", float64(e.Size)/(1<<20), MaxRecordBytes>>20)
+}
 
 // JSONLReader reads one JSON object per line. It can hand out raw lines
 // (NextRaw) so that decoding runs on the pipeline's workers.
@@ -158,6 +171,7 @@ type jsonAppender interface {
 // escaping, newline) to dst. It is safe to call from several goroutines,
 // so that encoding runs on the pipeline's workers.
 func EncodeJSONL[T any](dst []byte, row *T) ([]byte, error) {
+	start := len(dst)
 	var err error
 	if a, ok := any(row).(jsonAppender); ok {
 		dst, err = a.AppendJSON(dst)
@@ -168,6 +182,9 @@ func EncodeJSONL[T any](dst []byte, row *T) ([]byte, error) {
 	}
 	if err != nil {
 		return dst, err
+	}
+	if n := len(dst) - start + 1; n > MaxRecordBytes {
+		return dst[:start], &TooLargeError{Size: n}
 	}
 	return append(dst, '\n'), nil
 }
