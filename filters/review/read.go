@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ type Source struct {
 	stdin   io.Reader
 	decode  func(raw []byte) (*record.Record, error)
 	dec     *json.Decoder
+	bound   *recio.ElementReader // bounds an element as a record is bound
 	f       io.Closer
 	display string
 	index   int
@@ -61,8 +61,12 @@ func (s *Source) Next() (pipeline.Item, error) {
 		}
 		if s.dec.More() {
 			var raw json.RawMessage
+			s.bound.Start(s.dec.InputOffset())
 			if err := s.dec.Decode(&raw); err != nil {
 				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index, err)
+			}
+			if s.bound.Over(s.dec.InputOffset()) {
+				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index, recio.ErrTooLong)
 			}
 			idx, name := s.index, s.display
 			s.index++
@@ -105,7 +109,8 @@ func (s *Source) open(name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.display, err)
 	}
-	s.dec = json.NewDecoder(bufio.NewReader(br))
+	s.bound = recio.NewElementReader(br)
+	s.dec = json.NewDecoder(s.bound)
 	s.index, s.inArray = 0, false
 	head, _ := br.Peek(64)
 	if b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); len(b) > 0 && b[0] == '[' {

@@ -222,3 +222,50 @@ func (j *JSONLWriter[T]) Flush() error { return j.bw.Flush() }
 
 // Close implements Writer: it flushes.
 func (j *JSONLWriter[T]) Close() error { return j.bw.Flush() }
+
+// ErrTooLong is the error of an ElementReader past its bound.
+var ErrTooLong = fmt.Errorf("longer than %d MiB, the limit of a record", MaxRecordBytes>>20)
+
+// ElementReader bounds the memory of a parser that reads whole elements
+// (a JSON value, a CSV row) from r: past MaxRecordBytes from the offset
+// given to Start (plus room for the parser's read-ahead), Read fails with
+// ErrTooLong. The parser's own offset after the element tells whether it
+// was over the limit exactly (Over).
+type ElementReader struct {
+	r     io.Reader
+	n     int64 // bytes read from r
+	limit int64 // Read fails at this offset
+	start int64
+}
+
+// elementReadAhead is what a parser may have read beyond the element.
+const elementReadAhead = 1 << 20
+
+// NewElementReader bounds the first element, from offset 0.
+func NewElementReader(r io.Reader) *ElementReader {
+	e := &ElementReader{r: r}
+	e.Start(0)
+	return e
+}
+
+// Start bounds the element that starts at offset off (of what the
+// parser consumed, e.g. json.Decoder.InputOffset, csv.Reader.InputOffset).
+func (e *ElementReader) Start(off int64) {
+	e.start, e.limit = off, off+MaxRecordBytes+elementReadAhead
+}
+
+// Over says whether the element that ends at offset end is longer than
+// the limit.
+func (e *ElementReader) Over(end int64) bool { return end-e.start > MaxRecordBytes }
+
+func (e *ElementReader) Read(p []byte) (int, error) {
+	if e.n >= e.limit {
+		return 0, ErrTooLong
+	}
+	if rem := e.limit - e.n; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	k, err := e.r.Read(p)
+	e.n += int64(k)
+	return k, err
+}
