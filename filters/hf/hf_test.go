@@ -815,3 +815,24 @@ func TestCardProvenance(t *testing.T) {
 		t.Errorf("provenance of plain records:\n%s", md)
 	}
 }
+
+// TestForceFollowsCardLink: with Force, a README.md that links to a card
+// kept elsewhere is followed (the card there is replaced, the link
+// stays), as every output of ngkit follows a link.
+func TestForceFollowsCardLink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ds")
+	os.MkdirAll(dir, 0o755)
+	kept := filepath.Join(base, "card.md")
+	os.WriteFile(kept, []byte("old card"), 0o644)
+	if err := os.Symlink(kept, filepath.Join(dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	export(t, 2, Options{Dir: dir, Force: true})
+	if st, err := os.Lstat(filepath.Join(dir, "README.md")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(kept); !strings.HasPrefix(string(b), "---\n") {
+		t.Errorf("the linked card was not written: %.40q", b)
+	}
+}

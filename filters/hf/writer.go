@@ -75,6 +75,7 @@ type Writer struct {
 	byName map[string]*split
 	langs  Languages
 	prov   Provenance
+	card   []byte // README.md, once made
 	done   bool
 }
 
@@ -302,6 +303,7 @@ func (w *Writer) finish() error {
 	if err := writeFileSync(filepath.Join(w.tmp, "README.md"), card); err != nil {
 		return err
 	}
+	w.card = card
 	return w.commit()
 }
 
@@ -334,7 +336,9 @@ func (w *Writer) commit() error {
 		}
 		return err
 	}
-	if err := os.Rename(filepath.Join(w.tmp, "README.md"), filepath.Join(w.dir, "README.md")); err != nil {
+	// As every output (recio): a link to a card elsewhere is followed, the
+	// card it names replaced.
+	if err := recio.WriteFile(filepath.Join(w.dir, "README.md"), w.card); err != nil {
 		// Put the old data back: a new data/ under an old card would lie.
 		os.RemoveAll(data)
 		if moved {

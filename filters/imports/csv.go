@@ -62,6 +62,7 @@ type CSV struct {
 	names   []string
 	opt     CSVOptions
 	r       *csv.Reader
+	bound   *recio.ElementReader // bounds a row as a record is bound
 	f       io.Closer
 	display string
 	file    string
@@ -93,7 +94,11 @@ func (c *CSV) Next() (pipeline.Item, error) {
 				return pipeline.Item{}, err
 			}
 		}
+		c.bound.Start(c.r.InputOffset())
 		cells, err := c.r.Read()
+		if err == nil && c.bound.Over(c.r.InputOffset()) {
+			err = recio.ErrTooLong
+		}
 		if errors.Is(err, io.EOF) {
 			if c.row == 0 {
 				return pipeline.Item{}, fmt.Errorf("%s: no rows under the header", c.display)
@@ -146,12 +151,16 @@ func (c *CSV) open() error {
 	if err != nil {
 		return err
 	}
-	r := csv.NewReader(br)
+	bound := recio.NewElementReader(br)
+	r := csv.NewReader(bound)
 	if c.opt.TSV || strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".zst"), ".tsv") {
 		r.Comma, r.LazyQuotes = '\t', true
 	}
 	r.ReuseRecord = false
 	header, err := r.Read()
+	if err == nil && bound.Over(r.InputOffset()) {
+		err = recio.ErrTooLong
+	}
 	if err != nil {
 		if f != nil {
 			f.Close()
@@ -199,7 +208,7 @@ func (c *CSV) open() error {
 		}
 	}
 	file := sourceName(display)
-	c.r, c.f, c.display, c.file, c.header, c.text, c.cols, c.row = r, f, display, file, header, text, cols, 0
+	c.r, c.bound, c.f, c.display, c.file, c.header, c.text, c.cols, c.row = r, bound, f, display, file, header, text, cols, 0
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -25,6 +24,7 @@ type Source struct {
 	stdin   io.Reader
 	decode  func(raw []byte, t *Tally) (*record.Record, error)
 	dec     *json.Decoder
+	bound   *recio.ElementReader // bounds an element as a record is bound
 	f       io.Closer
 	display string
 	index   int
@@ -95,8 +95,12 @@ func (s *Source) Next() (pipeline.Item, error) {
 		}
 		if s.dec.More() {
 			var raw json.RawMessage
+			s.bound.Start(s.dec.InputOffset())
 			if err := s.dec.Decode(&raw); err != nil {
 				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, err)
+			}
+			if s.bound.Over(s.dec.InputOffset()) {
+				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, recio.ErrTooLong)
 			}
 			s.index++
 			it := pipeline.Item{Name: s.display, Line: int64(s.index)}
@@ -149,7 +153,8 @@ func (s *Source) open(name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.display, err)
 	}
-	s.dec = json.NewDecoder(bufio.NewReader(br))
+	s.bound = recio.NewElementReader(br)
+	s.dec = json.NewDecoder(s.bound)
 	s.index, s.inArray = 0, false
 	head, _ := br.Peek(64)
 	if b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); len(b) > 0 && b[0] == '[' {

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
+
+	"github.com/ngkit/ngkit/pkg/recio"
 )
 
 // BatchRequest is one line of an OpenAI Batch API input file.
@@ -37,28 +38,23 @@ type BatchResponse struct {
 	Content *string `json:"content,omitempty"`
 }
 
-// emitter writes --emit-requests: a temporary file beside the final name,
-// renamed when the run ends, so an interrupted run leaves a whole file.
+// emitter writes --emit-requests as every output is written (recio: a
+// temporary file renamed when the run ends, so an interrupted run leaves
+// a whole file; into a device or a pipe as it goes).
 type emitter struct {
-	mu    sync.Mutex
-	f     *os.File
-	w     *bufio.Writer
-	final string
-	seen  map[string]bool
-	err   error
+	mu   sync.Mutex
+	out  *recio.Output
+	w    *bufio.Writer
+	seen map[string]bool
+	err  error
 }
 
 func openEmitter(path string) (*emitter, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("--emit-requests: %w", err)
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	out, err := recio.Create(path, recio.JSONL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--emit-requests: %w", err)
 	}
-	return &emitter{f: f, w: bufio.NewWriterSize(f, 64<<10), final: path, seen: map[string]bool{}}, nil
+	return &emitter{out: out, w: bufio.NewWriterSize(out.Writer(), 64<<10), seen: map[string]bool{}}, nil
 }
 
 // add writes one request line; a custom_id already written is skipped
@@ -83,7 +79,7 @@ func (e *emitter) add(customID string, body []byte) error {
 	return e.err
 }
 
-// close flushes and renames the file into place.
+// close flushes and commits the file.
 func (e *emitter) close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -91,18 +87,12 @@ func (e *emitter) close() error {
 	if err == nil {
 		err = e.w.Flush()
 	}
-	if cerr := e.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(e.f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(e.f.Name(), e.final)
-	}
 	if err != nil {
-		os.Remove(e.f.Name())
-		return fmt.Errorf("--emit-requests %s: %w", e.final, err)
+		e.out.Abort()
+		return fmt.Errorf("--emit-requests %s: %w", e.out.Name(), err)
+	}
+	if err := e.out.Commit(); err != nil {
+		return fmt.Errorf("--emit-requests: %w", err)
 	}
 	return nil
 }
@@ -160,5 +150,3 @@ func loadResponses(path string) (map[string]*recorded, error) {
 	}
 	return out, nil
 }
-
-func removeFile(name string) { os.Remove(name) }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cheggaaa/pb/v3"
+	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -336,7 +337,7 @@ func (b *Batcher) writeInputs(alias string, round int, reqs []pendingRequest) ([
 		}
 		e := &batchEntry{Alias: alias, Round: round, Requests: n, Bytes: int64(buf.Len()),
 			Input: fmt.Sprintf("r%03d-%s-%02d.in.jsonl", round, fileSafe(alias), len(parts)+1)}
-		if err := writeFileAtomic(filepath.Join(b.opt.Dir, e.Input), buf.Bytes()); err != nil {
+		if err := recio.WriteFile(filepath.Join(b.opt.Dir, e.Input), buf.Bytes()); err != nil {
 			return fmt.Errorf("--batch-state: %w", err)
 		}
 		b.keys[e.Input] = keys
@@ -589,7 +590,7 @@ func (b *Batcher) download(ctx context.Context, c *Client, e *batchEntry, bt *op
 			return "", fmt.Errorf("--batch: downloading %s of %s: %v", id, e.BatchID, err)
 		}
 		name := strings.TrimSuffix(e.Input, ".in.jsonl") + suffix
-		if err := writeFileAtomic(filepath.Join(b.opt.Dir, name), data); err != nil {
+		if err := recio.WriteFile(filepath.Join(b.opt.Dir, name), data); err != nil {
 			return "", fmt.Errorf("--batch-state: %w", err)
 		}
 		return name, nil
@@ -642,7 +643,7 @@ func (b *Batcher) save() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(b.opt.Dir, batchStateFile), append(data, '\n')); err != nil {
+	if err := recio.WriteFile(filepath.Join(b.opt.Dir, batchStateFile), append(data, '\n')); err != nil {
 		return fmt.Errorf("--batch-state: %w", err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/recio"
 )
 
 // Cache is a content-addressed store of accepted replies on disk, keyed
@@ -37,10 +39,23 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "ngkit", "llm"), nil
 }
 
-// OpenCache opens (creating) a cache in dir.
+// OpenCache opens (creating) a cache in dir. A folder of another user's,
+// or one others may write, is refused: whoever may write the cache
+// chooses the replies (a forged one, or a link that sends the replies
+// appended into a file of the user's).
 func OpenCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	if uid, ok := recio.FileOwner(st); ok && uid != os.Geteuid() {
+		return nil, fmt.Errorf("--cache %s: the folder is uid %d's, not this user's: its replies cannot be trusted (use a folder of your own)", dir, uid)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("--cache %s: other users may write the folder (mode %04o): its replies cannot be trusted (chmod go-w it, or use another)", dir, st.Mode().Perm())
 	}
 	return &Cache{dir: dir}, nil
 }
@@ -62,7 +77,7 @@ func (c *Cache) bucket(key string) string { return filepath.Join(c.dir, key[:2]+
 
 // get returns the first whole entry of key; none is a miss.
 func (c *Cache) get(key string) (*cacheEntry, bool) {
-	f, err := os.Open(c.bucket(key))
+	f, err := recio.OpenNoFollow(c.bucket(key), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -93,7 +108,8 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 	}
 	line := make([]byte, 0, len(b)+len(key)+2)
 	line = append(append(append(append(line, '\n'), key...), '\t'), b...)
-	f, err := os.OpenFile(c.bucket(key), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// Not through a link: an entry goes into the bucket, nowhere else.
+	f, err := recio.OpenNoFollow(c.bucket(key), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

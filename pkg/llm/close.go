@@ -44,7 +44,6 @@ func (c *Client) Close() error {
 // removed, nothing is written.
 func (c *Client) Abort() {
 	if c.emit != nil {
-		c.emit.f.Close()
-		removeFile(c.emit.f.Name())
+		c.emit.out.Abort()
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/recio"
 )
 
 // CallStats count what the calls of one name (or all) did.
@@ -247,35 +247,14 @@ func (s *CallStats) line(r *Usage) string {
 	return b.String()
 }
 
-// writeJSON writes the report to path atomically.
+// writeJSON writes the report to path as every output is written
+// (atomically onto a file, into a device or a pipe).
 func (r *Usage) writeJSON(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// writeFileAtomic writes a temporary file beside path and renames it.
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if e := tmp.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return recio.WriteFile(path, append(b, '\n'))
 }
 
 func roundSeconds(d time.Duration) float64 {

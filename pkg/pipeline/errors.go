@@ -69,6 +69,12 @@ func (l *ErrorLog) Add(stderr io.Writer, stage string, rec *record.Record, it It
 	l.n++
 	if l.err == nil {
 		l.err = l.w.Write(&e)
+		if big := (*recio.TooLargeError)(nil); errors.As(l.err, &big) && e.Record != nil {
+			// The line would be one ngkit cannot read: without the record.
+			e.Record = nil
+			e.Error += fmt.Sprintf(" [the record is left out of this file: %.1f MiB as JSON, over the %d MiB limit]", float64(big.Size)/(1<<20), recio.MaxRecordBytes>>20)
+			l.err = l.w.Write(&e)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/cheggaaa/pb/v3"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -26,8 +29,9 @@ import (
 // terminal or a file) — and its bar shows every stage's count
 // ("ngseed 120 › ngrefine 80 › ngv2r 41 records"). Upstream stages draw
 // nothing; they publish their counts on a board that the last stage reads:
-// small files under $TMPDIR/ngkit-<uid>/pg-<process group>/, the process
-// group being what a shell gives all programs of one pipeline. --progress
+// small files under $XDG_RUNTIME_DIR/ngkit/pg-<process group>/ (or
+// $TMPDIR/ngkit-<uid>/, a folder of the user's alone), the process group
+// being what a shell gives all programs of one pipeline. --progress
 // makes an upstream stage draw anyway, -q silences a program.
 //
 // When the input's size is known (SetInput: files, Parquet row counts
@@ -173,24 +177,58 @@ func openBoard() *board {
 	if pg <= 0 {
 		return nil
 	}
-	dir := filepath.Join(os.TempDir(), "ngkit-"+strconv.Itoa(os.Getuid()), "pg-"+strconv.Itoa(pg))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// $XDG_RUNTIME_DIR is the user's own; /tmp is everyone's, so there
+	// the folder must be made by this user, or already be theirs alone:
+	// another user's folder could hold links to the user's files (which
+	// publish would overwrite) and lines that draw what they like.
+	base := filepath.Join(os.TempDir(), "ngkit-"+strconv.Itoa(os.Getuid()))
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		base = filepath.Join(d, "ngkit")
+	}
+	dir := filepath.Join(base, "pg-"+strconv.Itoa(pg))
+	if privateDir(base) != nil || privateDir(dir) != nil {
 		return nil
 	}
 	return &board{dir: dir, self: strconv.Itoa(os.Getpid()), start: time.Now().UnixNano()}
 }
 
+// privateDir makes dir (mode 0700), or takes the one there if it is a
+// folder, not a link, of this user's with mode 0700.
+func privateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if uid, ok := recio.FileOwner(st); !st.IsDir() || st.Mode()&(fs.ModeType|fs.ModePerm|fs.ModeSticky|fs.ModeSetuid|fs.ModeSetgid) != fs.ModeDir|0o700 || (ok && uid != os.Getuid()) {
+		return fmt.Errorf("%s: not a folder of this user's with mode 0700", dir)
+	}
+	return nil
+}
+
 // publish writes this stage's line atomically: "start name in done".
+// The temporary file is opened without following a link, and the rename
+// replaces a link at the final name, not what it points to.
 func (b *board) publish(name string, st Stats, final bool) {
 	if b == nil {
 		return
 	}
 	tmp := filepath.Join(b.dir, "."+b.self)
 	line := fmt.Sprintf("%d %s %d %t\n", b.start, name, st.In, final)
-	if os.WriteFile(tmp, []byte(line), 0o600) == nil {
+	f, err := recio.OpenNoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return
+	}
+	_, err = f.WriteString(line)
+	if e := f.Close(); err == nil && e == nil {
 		os.Rename(tmp, filepath.Join(b.dir, b.self))
 	}
 }
+
+// maxBoardLine bounds what read takes of an entry.
+const maxBoardLine = 256
 
 // read returns the other stages' counts, in pid order, ignoring lines of
 // an older pipeline that had the same process group.
@@ -208,10 +246,10 @@ func (b *board) read() string {
 		if e.Name() == b.self || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(b.dir, e.Name()))
-		f := strings.Fields(string(raw))
-		if err != nil || len(f) != 4 {
-			continue
+		raw, err := readEntry(filepath.Join(b.dir, e.Name()))
+		f := strings.Fields(raw)
+		if err != nil || len(f) != 4 || strings.ContainsFunc(strings.TrimSuffix(raw, "\n"), unicode.IsControl) {
+			continue // a line with control characters is not drawn
 		}
 		start, _ := strconv.ParseInt(f[0], 10, 64)
 		if d := time.Duration(start - b.start); d < -10*time.Second || d > 10*time.Second {
@@ -226,6 +264,18 @@ func (b *board) read() string {
 		parts = append(parts, s.text)
 	}
 	return strings.Join(parts, " › ")
+}
+
+// readEntry reads a board entry: a regular file (not a link), its first
+// maxBoardLine bytes.
+func readEntry(name string) (string, error) {
+	f, err := recio.OpenNoFollow(name, os.O_RDONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxBoardLine))
+	return string(b), err
 }
 
 // clear removes the board when the drawing stage ends.

@@ -37,6 +37,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 // The last stage's bar shows the upstream stages' counts from the board.
 func TestProgressShowsEveryStage(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("XDG_RUNTIME_DIR", "")
 	ptm, pts := ptytest.Open(t)
 	up := openBoard()
 	if up == nil {

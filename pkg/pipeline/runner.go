@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -235,6 +236,12 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 				if cfg.Errors != nil {
 					cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, drop)
 				}
+				continue
+			}
+			if big := (*recio.TooLargeError)(nil); errors.As(err, &big) {
+				// Refused before a byte of it was written: the run goes on.
+				st.Failed++
+				cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, err)
 				continue
 			}
 			if err != nil {

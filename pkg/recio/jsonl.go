@@ -13,10 +13,23 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// maxLine is the longest JSONL line accepted. A longer line is an error,
-// not a silent truncation: no real record is this big, and a reader must
-// bound its memory.
-const maxLine = 32 << 20
+// MaxRecordBytes is the size limit of a record, the one limit its
+// readers and writers share: the longest JSONL line (newline included)
+// read, and written. A longer line is an error, not a silent truncation:
+// no real record is this big, and a reader must bound its memory. A
+// writer refuses such a record (TooLargeError) so that ngkit never writes
+// what it cannot read back.
+const MaxRecordBytes = 32 << 20
+
+const maxLine = MaxRecordBytes
+
+// TooLargeError is a row refused for its size, before anything of it is
+// written: the writer can go on with the next.
+type TooLargeError struct{ Size int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the record is %.1f MiB as a JSONL line, over the %d MiB limit of a record (ngkit would not read it back)", float64(e.Size)/(1<<20), MaxRecordBytes>>20)
+}
 
 // JSONLReader reads one JSON object per line. It can hand out raw lines
 // (NextRaw) so that decoding runs on the pipeline's workers.
@@ -158,6 +171,7 @@ type jsonAppender interface {
 // escaping, newline) to dst. It is safe to call from several goroutines,
 // so that encoding runs on the pipeline's workers.
 func EncodeJSONL[T any](dst []byte, row *T) ([]byte, error) {
+	start := len(dst)
 	var err error
 	if a, ok := any(row).(jsonAppender); ok {
 		dst, err = a.AppendJSON(dst)
@@ -168,6 +182,9 @@ func EncodeJSONL[T any](dst []byte, row *T) ([]byte, error) {
 	}
 	if err != nil {
 		return dst, err
+	}
+	if n := len(dst) - start + 1; n > MaxRecordBytes {
+		return dst[:start], &TooLargeError{Size: n}
 	}
 	return append(dst, '\n'), nil
 }
@@ -205,3 +222,50 @@ func (j *JSONLWriter[T]) Flush() error { return j.bw.Flush() }
 
 // Close implements Writer: it flushes.
 func (j *JSONLWriter[T]) Close() error { return j.bw.Flush() }
+
+// ErrTooLong is the error of an ElementReader past its bound.
+var ErrTooLong = fmt.Errorf("longer than %d MiB, the limit of a record", MaxRecordBytes>>20)
+
+// ElementReader bounds the memory of a parser that reads whole elements
+// (a JSON value, a CSV row) from r: past MaxRecordBytes from the offset
+// given to Start (plus room for the parser's read-ahead), Read fails with
+// ErrTooLong. The parser's own offset after the element tells whether it
+// was over the limit exactly (Over).
+type ElementReader struct {
+	r     io.Reader
+	n     int64 // bytes read from r
+	limit int64 // Read fails at this offset
+	start int64
+}
+
+// elementReadAhead is what a parser may have read beyond the element.
+const elementReadAhead = 1 << 20
+
+// NewElementReader bounds the first element, from offset 0.
+func NewElementReader(r io.Reader) *ElementReader {
+	e := &ElementReader{r: r}
+	e.Start(0)
+	return e
+}
+
+// Start bounds the element that starts at offset off (of what the
+// parser consumed, e.g. json.Decoder.InputOffset, csv.Reader.InputOffset).
+func (e *ElementReader) Start(off int64) {
+	e.start, e.limit = off, off+MaxRecordBytes+elementReadAhead
+}
+
+// Over says whether the element that ends at offset end is longer than
+// the limit.
+func (e *ElementReader) Over(end int64) bool { return end-e.start > MaxRecordBytes }
+
+func (e *ElementReader) Read(p []byte) (int, error) {
+	if e.n >= e.limit {
+		return 0, ErrTooLong
+	}
+	if rem := e.limit - e.n; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	k, err := e.r.Read(p)
+	e.n += int64(k)
+	return k, err
+}

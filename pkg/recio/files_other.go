@@ -1,0 +1,20 @@
+//go:build !unix
+
+package recio
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+func dupFile(fd int, name string) (*os.File, error) {
+	return nil, errors.New("file descriptors by name are not supported here")
+}
+
+func mayFollow(string, fs.FileInfo) error { return nil }
+
+// FileOwner is the user id that owns the file of st (unknown here).
+func FileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+const oNoFollow = 0
