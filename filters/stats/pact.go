@@ -19,7 +19,7 @@ import (
 // human distribution, how well each model matches it.
 //
 // The section keeps one small point per item, model and framing (the
-// bootstrap and the correlations need them all), so its memory grows with
+// intervals and the correlations need them all), so its memory grows with
 // the items, about 100 bytes each plus the persona.
 
 // Pact is the PACT section of the report.
@@ -55,7 +55,7 @@ type PactRate struct {
 	Results int64 `json:"results"`
 	Invalid int64 `json:"invalid"`
 	// PFollow is the mean p_follow over the items with one, with a 95%
-	// percentile bootstrap interval over items (bootstrapMean).
+	// t interval over items (meanT).
 	PFollow Interval `json:"p_follow"`
 	// Majority counts the items' majorities; FollowShare is the share of
 	// follow_culture majorities among them (ties count as not following),
@@ -73,7 +73,7 @@ type PactRate struct {
 // record whose id that is) that differ only in Attr, the mean absolute
 // change of p_follow between two variants, in percentage points. Each
 // item's pairs are averaged first, then the items, and the 95% interval
-// is a percentile bootstrap over items. Measurement noise (p_follow from
+// is a t interval over items (item groups: meanT). Measurement noise (p_follow from
 // K samples) adds to a mean absolute change: an attribute with no effect
 // scores above 0; the signed Contrasts do not have that bias.
 type PactEffect struct {
@@ -88,7 +88,7 @@ type PactEffect struct {
 
 // PactContrast is the signed mean change of p_follow from value A to
 // value B of the attribute (B - A, percentage points), over the items
-// with such a pair, with a 95% bootstrap interval over items.
+// with such a pair, with a 95% t interval over items (meanT).
 type PactContrast struct {
 	A      string   `json:"a"`
 	B      string   `json:"b"`
@@ -309,7 +309,7 @@ func pactRate(model, attr, value string, pts []pactPoint) PactRate {
 			r.Tie++
 		}
 	}
-	r.PFollow = bootstrapMean(ps)
+	r.PFollow = meanT(ps)
 	n := r.Follow + r.Allow + r.Tie
 	r.FollowShare = Interval{N: n}
 	if n > 0 {
@@ -360,12 +360,12 @@ func pactEffects(model string, pts []pactPoint) []PactEffect {
 		if e.Items == 0 {
 			continue
 		}
-		e.MeanAbsPP = bootstrapMean(absPerItem)
+		e.MeanAbsPP = meanT(absPerItem)
 		for _, k := range slices.SortedFunc(maps.Keys(contrasts), func(x, y [2]string) int {
 			return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 		}) {
 			ca := contrasts[k]
-			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: bootstrapMean(ca.diffs)})
+			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: meanT(ca.diffs)})
 		}
 		out = append(out, e)
 	}
