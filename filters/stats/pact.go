@@ -198,15 +198,18 @@ func majorityOf(p float64) string {
 	return "tie"
 }
 
-// questionOrder puts the framings choice, norm first, then others by name.
+// questionOrder puts the framings personal, norm, choice first, then
+// others by name.
 func questionOrder(q string) int {
 	switch q {
-	case record.PactChoice:
+	case record.PactPersonal:
 		return 0
 	case record.PactNorm:
 		return 1
+	case record.PactChoice:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func (a *pactAcc) report() *Pact {

@@ -30,19 +30,26 @@ type HumanShare struct {
 	N             int     `json:"n,omitempty" parquet:"n,optional"`
 }
 
-// The PACT options and question framings.
+// The PACT options and question framings. The paper's two framings are
+// personal and norm, worded as its authors ask them; choice is ngkit's
+// own, a normative question.
 const (
 	PactFollow = "follow_culture"
 	PactAllow  = "allow_preference"
 
-	PactChoice = "choice" // "what should the actor do"
-	PactNorm   = "norm"   // "what would most people there consider appropriate"
+	PactPersonal = "personal" // "What would you personally do if you were the actor?"
+	PactNorm     = "norm"     // "What would most people in this situation consider appropriate?"
+	PactChoice   = "choice"   // "What should {actor} do?"
 )
+
+// PactDefaultQuestions are the framings ngpact asks by default: the
+// paper's.
+var PactDefaultQuestions = []string{PactPersonal, PactNorm}
 
 // PactResult is one model's answer distribution for one question framing.
 type PactResult struct {
 	Model    string `json:"model" parquet:"model"`
-	Question string `json:"question" parquet:"question"` // PactChoice or PactNorm
+	Question string `json:"question" parquet:"question"` // PactPersonal, PactNorm or PactChoice
 	Method   string `json:"method" parquet:"method"`     // "logprobs" or "sample"
 	// PFollow is the probability of PactFollow; nil when no sample was
 	// valid.
