@@ -295,13 +295,31 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			it.Actor = s
 		case "receiver":
 			it.Receiver = s
+		case "variant_of":
+			rec.VariantOf = s
+		case "scenario_id":
+			it.ScenarioID = s
+		case "actor_country":
+			it.ActorCountry = s
+		case "receiver_country":
+			it.ReceiverCountry = s
+		case "actor_age":
+			it.ActorAge = s
+		case "actor_gender":
+			it.ActorGender = s
+		case "receiver_age":
+			it.ReceiverAge = s
+		case "receiver_gender":
+			it.ReceiverGender = s
+		case "metadata_source":
+			it.MetadataSource = s
 		case "expectation", "cultural_expectation":
 			it.Expectation = s
 		case "preference", "personal_preference":
 			it.Preference = s
-		case "follow_option", "option_follow", "follow_culture_option":
-			it.FollowOption = s
-		case "allow_option", "option_allow", "allow_preference_option":
+		case "follow_option", "option_follow", "follow_culture_option", "choice_a":
+			it.FollowOption = s // the card's choice A is the culture-following option
+		case "allow_option", "option_allow", "allow_preference_option", "choice_b":
 			it.AllowOption = s
 		case "human_follow_culture", "human_follow", "human_n":
 			if s == "" {
@@ -325,8 +343,18 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			setExtra(rec, k, s)
 		}
 	}
-	if rec.Culture == "" && country != "" {
-		c := strings.ToLower(strings.TrimSpace(country))
+	local := country
+	if local == "" {
+		// the card has no country of its own: the receiver's is the
+		// scenario's local context
+		local = it.ReceiverCountry
+	}
+	if it.Actor == "" && (it.ScenarioID != "" || it.ActorCountry != "" || it.ActorAge != "" || it.ActorGender != "") {
+		// the card's rows name no actor: its questions say "the actor"
+		it.Actor = "the actor"
+	}
+	if rec.Culture == "" && local != "" {
+		c := strings.ToLower(strings.TrimSpace(local))
 		if k, ok := countryCultures[c]; ok {
 			c = k
 		}

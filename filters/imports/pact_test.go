@@ -113,3 +113,38 @@ func FuzzDecodePact(f *testing.F) {
 		}
 	})
 }
+
+// The PACT dataset card's columns as they are: scenario_id, the actor's
+// and receiver's country, age and gender, cultural_expectation,
+// personal_preference, choice_a (the culture-following option), choice_b,
+// metadata_source; the receiver's country is the culture; variant_of is
+// kept, so imported variants form counterfactual groups.
+func TestPactCard(t *testing.T) {
+	const card = `scenario_id,scenario,actor_country,receiver_country,actor_age,actor_gender,receiver_age,receiver_gender,cultural_expectation,personal_preference,choice_a,choice_b,metadata_source,variant_of
+ca-17,"During a visit to a colleague's home in India, the host offers the actor a traditional sweet.",Brazil,India,younger,female,older,male,Accept what is offered by the host with gratitude.,Allow the actor to politely decline the offer to maintain dietary preferences.,Accept the sweet with gratitude.,Politely decline the sweet.,CultureAtlas,pact-base-17
+`
+	f := writeFile(t, t.TempDir(), "card.csv", card)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%v %d", err, len(recs))
+	}
+	r := recs[0]
+	want := record.PactItem{ScenarioID: "ca-17", Actor: "the actor", ActorCountry: "Brazil", ReceiverCountry: "India",
+		ActorAge: "younger", ActorGender: "female", ReceiverAge: "older", ReceiverGender: "male",
+		Expectation: "Accept what is offered by the host with gratitude.", Preference: "Allow the actor to politely decline the offer to maintain dietary preferences.",
+		FollowOption: "Accept the sweet with gratitude.", AllowOption: "Politely decline the sweet.", MetadataSource: "CultureAtlas"}
+	if *r.PactItem != want {
+		t.Errorf("item %+v\nwant %+v", *r.PactItem, want)
+	}
+	if r.VariantOf != "pact-base-17" || r.Culture != "india" || len(r.Persona) != 0 {
+		t.Errorf("variant_of %q culture %q persona %v", r.VariantOf, r.Culture, r.Persona)
+	}
+	for _, k := range []string{"variant_of", "choice_a", "scenario_id", "country"} {
+		if _, ok := r.Extra[k]; ok {
+			t.Errorf("%s also in extra", k)
+		}
+	}
+	if _, err := CheckPactItems.Process(context.Background(), r); err != nil {
+		t.Error(err)
+	}
+}

@@ -99,6 +99,33 @@ func diffT(a, b []float64) Interval {
 	return iv
 }
 
+// clusterInterval is the 95% interval of an estimate that is a smooth
+// function of item values, from its influence values (one per item: the
+// estimate's change per unit of the item, linearized) and the items'
+// groups: the cluster-robust variance G/(G-1) * sum over groups of the
+// squared group sums of influence, and t with G-1 degrees of freedom. The
+// variants of one scenario (an item group) are not independent; with one
+// item per group this is the t interval. Fewer than two groups: the
+// estimate itself.
+func clusterInterval(est float64, infl []float64, groups []string) Interval {
+	sums := map[string]float64{}
+	for i, g := range groups {
+		sums[g] += infl[i]
+	}
+	iv := Interval{N: int64(len(infl)), Mean: est, Low: est, High: est}
+	if len(sums) < 2 {
+		return iv
+	}
+	var v float64
+	for _, u := range sums {
+		v += u * u
+	}
+	g := float64(len(sums))
+	half := tQuantile975(g-1) * math.Sqrt(v*g/(g-1))
+	iv.Low, iv.High = est-half, est+half
+	return iv
+}
+
 // variance is the sample variance (n-1) of xs about m.
 func variance(xs []float64, m float64) float64 {
 	var ss float64

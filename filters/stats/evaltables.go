@@ -56,7 +56,7 @@ func pactTables(p *Pact) []table {
 				byAttr.rows = append(byAttr.rows, []string{r.Model, r.Attr, orNone(r.Value), num(r.PFollow.N), ivPct(r.PFollow), ivPct(r.FollowShare)})
 			}
 		}
-		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% percentile bootstrap over items (2,000 resamples, fixed seed; the normal interval above 2,000 items);",
+		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% t interval over items;",
 			"majority follow: share of items whose majority is follow_culture (ties count as not), 95% Wilson interval")
 		ts = append(ts, overall)
 		for _, t := range []table{byCulture, byAttr} {
@@ -76,7 +76,7 @@ func pactTables(p *Pact) []table {
 				}
 			}
 			t.notes = append(t.notes, "mean absolute change of p_follow between two variants, percentage points; per item first, then over items;",
-				"95% percentile bootstrap over items; sampling noise in p_follow raises it (a null attribute scores above 0): see the signed changes")
+				"95% t interval over item groups; sampling noise in p_follow raises it (a null attribute scores above 0), so it is not the paper's effect size: see the signed changes and the paper's figures")
 			ts = append(ts, t, c)
 		}
 		if len(q.Agreement) > 0 {
@@ -95,6 +95,7 @@ func pactTables(p *Pact) []table {
 			t.notes = append(t.notes, "human majority: follow share above 0.5 follow, below allow, 0.5 tie; Spearman with ties at mean ranks; JSD base 2 (0 same, 1 disjoint)")
 			ts = append(ts, t)
 		}
+		ts = append(ts, paperTables(pre, q.Paper)...)
 	}
 	return ts
 }

@@ -42,6 +42,9 @@ type PactQuestion struct {
 	Agreement []PactAgreement `json:"agreement,omitempty"`
 	// Human: each model against the items' human distributions.
 	Human []PactHuman `json:"human,omitempty"`
+	// Paper: the PACT paper's figures, by its authors' definitions
+	// (pactpaper.go).
+	Paper PactPaper `json:"paper"`
 }
 
 // PactRate is the culture-following rate of one model over a group of
@@ -124,8 +127,8 @@ type PactHuman struct {
 
 // pactPoint is one item's result for one model and framing.
 type pactPoint struct {
-	id, group string            // the record id; variant_of, else the id
-	attrs     map[string]string // persona, and the culture under "culture"
+	id, group string            // the record id; variant_of, else the scenario_id, else the id
+	attrs     map[string]string // persona, the item's actor/receiver fields, and the culture under "culture"
 	p         float64           // p_follow; NaN when none
 	majority  string
 	entropy   float64 // NaN when none
@@ -154,10 +157,24 @@ func (c *Collector) addPact(rec *record.Record) {
 	if attrs == nil {
 		attrs = map[string]string{}
 	}
+	if it := rec.PactItem; it != nil {
+		// The card's actor and receiver attributes (the receiver's country
+		// is the scenario's, analysed as the culture). They win over the
+		// persona's keys of those names.
+		for k, v := range map[string]string{pactActorCountry: it.ActorCountry, pactActorAge: it.ActorAge, pactActorGender: it.ActorGender,
+			pactReceiverAge: it.ReceiverAge, pactReceiverGender: it.ReceiverGender} {
+			if v != "" {
+				attrs[k] = v
+			}
+		}
+	}
 	if rec.Culture != "" {
 		attrs[pactCulture] = rec.Culture // the record's culture wins over a persona key of that name
 	}
 	group := rec.VariantOf
+	if group == "" && rec.PactItem != nil && rec.PactItem.ScenarioID != "" {
+		group = "scenario_id:" + rec.PactItem.ScenarioID
+	}
 	if group == "" {
 		group = rec.ID
 	}
@@ -237,6 +254,7 @@ func (a *pactAcc) report() *Pact {
 				pq.Human = append(pq.Human, h)
 			}
 		}
+		pq.Paper = paperFigures(models, func(m string) []pactPoint { return a.points[[2]string{q, m}] })
 		for i, x := range models {
 			for _, y := range models[i+1:] {
 				pq.Agreement = append(pq.Agreement, pactAgree(x, y, a.points[[2]string{q, x}], a.points[[2]string{q, y}]))

@@ -9,9 +9,30 @@ package record
 // for the actor described by Record.Persona) a cultural expectation and a
 // personal preference conflict. Record.NormID and Record.Norm name the norm
 // the item was made from, when it was.
+//
+// The PACT dataset card's fields: scenario_id, the actor's and the
+// receiver's country, age and gender, and metadata_source are the fields
+// below of those names; its scenario is Record.Scenario, its
+// cultural_expectation and personal_preference are Expectation and
+// Preference, and its choice_a (the culture-following option) and
+// choice_b are FollowOption and AllowOption. The actor's attributes may
+// also be in Record.Persona (age, gender: ngseed's items); these fields
+// win.
 type PactItem struct {
-	Actor       string `json:"actor" parquet:"actor"`
-	Receiver    string `json:"receiver,omitempty" parquet:"receiver,optional"`
+	ScenarioID string `json:"scenario_id,omitempty" parquet:"scenario_id,optional"`
+	Actor      string `json:"actor" parquet:"actor"`
+	Receiver   string `json:"receiver,omitempty" parquet:"receiver,optional"`
+	// The actor's and the receiver's country (the receiver's is the local
+	// context of the scenario), age band and gender.
+	ActorCountry    string `json:"actor_country,omitempty" parquet:"actor_country,optional"`
+	ReceiverCountry string `json:"receiver_country,omitempty" parquet:"receiver_country,optional"`
+	ActorAge        string `json:"actor_age,omitempty" parquet:"actor_age,optional"`
+	ActorGender     string `json:"actor_gender,omitempty" parquet:"actor_gender,optional"`
+	ReceiverAge     string `json:"receiver_age,omitempty" parquet:"receiver_age,optional"`
+	ReceiverGender  string `json:"receiver_gender,omitempty" parquet:"receiver_gender,optional"`
+	// MetadataSource is where the item came from (the card's
+	// metadata_source: the cultural knowledge base of its norm).
+	MetadataSource string `json:"metadata_source,omitempty" parquet:"metadata_source,optional"`
 	Expectation string `json:"expectation" parquet:"expectation"`
 	Preference  string `json:"preference" parquet:"preference"`
 	// FollowOption and AllowOption are the two options, worded neutrally:
