@@ -33,8 +33,8 @@ type PactItem struct {
 	// MetadataSource is where the item came from (the card's
 	// metadata_source: the cultural knowledge base of its norm).
 	MetadataSource string `json:"metadata_source,omitempty" parquet:"metadata_source,optional"`
-	Expectation string `json:"expectation" parquet:"expectation"`
-	Preference  string `json:"preference" parquet:"preference"`
+	Expectation    string `json:"expectation" parquet:"expectation"`
+	Preference     string `json:"preference" parquet:"preference"`
 	// FollowOption and AllowOption are the two options, worded neutrally:
 	// the actor follows the cultural expectation, or the preference is
 	// allowed.
