@@ -376,3 +376,29 @@ func TestPactPaperNullSpread(t *testing.T) {
 		t.Errorf("null country deltas covered 0 in %d of %d", covered, total)
 	}
 }
+
+// Counterfactual variants (ngseed --vary: the same scenario, variant_of
+// shared) are not duplicate scenarios; another group with the same text,
+// and a variant whose text differs from its group's yet repeats another
+// record's, still are.
+func TestVariantsAreNotDuplicates(t *testing.T) {
+	item := func(id, variantOf, scenario string) *record.Record {
+		return &record.Record{ID: id, VariantOf: variantOf, Culture: "korean", DialogueType: "pact", Scenario: scenario}
+	}
+	r := collect(t,
+		item("base", "", "Mina joins her manager for a team dinner."),
+		item("base-50", "base", "Mina joins her manager for a team dinner."),
+		item("base-30", "base", "Mina joins her manager for a team dinner."),
+		item("other", "", "Mina joins her manager for a team dinner."),
+		item("other-v", "other", "Mina joins her manager for a team dinner."),
+		item("third-v", "third", "Jun meets his teacher in the corridor."),
+		item("third-w", "third", "Jun meets his teacher in the corridor."),
+	)
+	got := defectIDs(r)
+	if ids := got["duplicate_scenario"]; fmt.Sprint(ids) != "[other]" {
+		t.Errorf("duplicate_scenario %v, want [other]", ids)
+	}
+	if ids := got["near_duplicate_scenario"]; len(ids) != 0 {
+		t.Errorf("near_duplicate_scenario %v", ids)
+	}
+}
