@@ -348,7 +348,8 @@ func cutText(s string, n int) string {
 type promptData struct {
 	Culture, Lang, Language   string
 	Scenario, Actor, Receiver string
-	Persona                   []string
+	Persona                   []string // the actor's attributes
+	ReceiverPersona           []string // the receiver's
 	Expectation, Preference   string
 	Question                  string
 	OptionA, OptionB          string
@@ -360,9 +361,10 @@ type promptData struct {
 func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Message, error) {
 	it := rec.PactItem
 	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: lang.Name(rec.Lang),
-		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(rec.Persona),
+		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(actorAttrs(rec)),
 		Expectation: it.Expectation, Preference: it.Preference, Question: q,
 		OptionA: it.FollowOption, OptionB: it.AllowOption}
+	d.ReceiverPersona = persona.Lines(receiverAttrs(it))
 	if d.Lang == "" {
 		d.Lang = "en"
 	}

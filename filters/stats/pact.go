@@ -133,6 +133,10 @@ type pactPoint struct {
 	majority  string
 	entropy   float64 // NaN when none
 	human     float64 // NaN when the item has none
+
+	// actorCountry is the item's actor_country as it is (attrs has it
+	// relative to the scenario's).
+	actorCountry string
 }
 
 type pactAcc struct {
@@ -157,19 +161,33 @@ func (c *Collector) addPact(rec *record.Record) {
 	if attrs == nil {
 		attrs = map[string]string{}
 	}
+	scenarioCountry, actorCountry := rec.Culture, ""
 	if it := rec.PactItem; it != nil {
-		// The card's actor and receiver attributes (the receiver's country
-		// is the scenario's, analysed as the culture). They win over the
+		// The card's actor and receiver attributes. They win over the
 		// persona's keys of those names.
-		for k, v := range map[string]string{pactActorCountry: it.ActorCountry, pactActorAge: it.ActorAge, pactActorGender: it.ActorGender,
+		for k, v := range map[string]string{pactActorAge: it.ActorAge, pactActorGender: it.ActorGender,
 			pactReceiverAge: it.ReceiverAge, pactReceiverGender: it.ReceiverGender} {
 			if v != "" {
 				attrs[k] = v
 			}
 		}
+		// The receiver's country is the scenario's: analysed as the
+		// culture. The actor's is analysed relative to it ("same" when
+		// equal), so that varying both countries together (--vary
+		// country=) is one change, of the culture, and varying the actor's
+		// alone is a change of actor_country.
+		if it.ReceiverCountry != "" {
+			scenarioCountry = it.ReceiverCountry
+		}
+		if actorCountry = it.ActorCountry; actorCountry != "" {
+			attrs[pactActorCountry] = actorCountry
+			if actorCountry == scenarioCountry {
+				attrs[pactActorCountry] = pactSameCountry
+			}
+		}
 	}
-	if rec.Culture != "" {
-		attrs[pactCulture] = rec.Culture // the record's culture wins over a persona key of that name
+	if scenarioCountry != "" {
+		attrs[pactCulture] = scenarioCountry // wins over a persona key of that name
 	}
 	group := rec.VariantOf
 	if group == "" && rec.PactItem != nil && rec.PactItem.ScenarioID != "" {
@@ -183,7 +201,7 @@ func (c *Collector) addPact(rec *record.Record) {
 		human = rec.PactItem.Human.FollowCulture
 	}
 	for _, r := range rec.Pact {
-		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
+		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {

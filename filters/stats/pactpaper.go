@@ -27,6 +27,10 @@ const (
 	pactReceiverGender = "receiver_gender"
 )
 
+// pactSameCountry is the actor_country attribute of an actor of the
+// scenario's own country.
+const pactSameCountry = "(same as the scenario's)"
+
 // pactAverage names the rows averaged over the models.
 const pactAverage = "(average)"
 
@@ -220,8 +224,11 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 	var all []float64
 	var cs, groups []string
 	for _, p := range valid(pts) {
-		c, ok := p.attrs[attr]
-		if !ok || c == "" {
+		c := p.attrs[attr]
+		if attr == pactActorCountry {
+			c = p.actorCountry
+		}
+		if c == "" {
 			continue
 		}
 		byC[c] = append(byC[c], 1-p.p)

@@ -204,3 +204,87 @@ func TestPactImport(t *testing.T) {
 		t.Errorf("%+v %+v %+v", r, r.PactItem.Human, r.Pact)
 	}
 }
+
+// Country counterfactuals: ngseed --vary country=... writes each item
+// once per country (the actor's and the receiver's alike), ngpact shows
+// the country to the model, and ngstats reports the paired country
+// effect (the culture attribute: the scenario's country) and the paper's
+// country spread; --vary actor_country=... varies the actor's alone.
+func TestPactCountryCounterfactuals(t *testing.T) {
+	w := pactServer(t, fakeng.PactBias{}, false)
+	bias := fakeng.PactBias{Base: 0.6, Persona: map[string]float64{"receiver_country=India": -0.10, "country=Brazil": 0.04}}
+	a := pactServer(t, bias, false)
+	models := modelsFile(t, map[string]string{"a": a.URL})
+	code, items, stderr := seedRun(t, w, nil, "--types", "pact", "--culture", "american", "--categories", "thanks", "--limit", "2",
+		"--per-norm", "2", "--vary", "country=Brazil,India", "--seed", "4")
+	if code != 0 {
+		t.Fatalf("ngseed: exit %d: %s", code, stderr)
+	}
+	in := readJSONL(t, items)
+	if len(in) != 2*2*2 {
+		t.Fatalf("%d items, want 2 norms x 2 x 2 countries", len(in))
+	}
+	for _, r := range in {
+		if it := r.PactItem; it.ActorCountry == "" || it.ActorCountry != it.ReceiverCountry || r.VariantOf == "" || len(r.Persona) != 0 {
+			t.Fatalf("%s: %+v persona %v", r.ID, it, r.Persona)
+		}
+	}
+	code, out, stderr := runWith(Ngpact, nil, items, testkit.FastRetryFlags("--models", models, "--subjects", "a", "--questions", "personal")...)
+	if code != 0 {
+		t.Fatalf("ngpact: exit %d: %s", code, stderr)
+	}
+	for _, r := range readJSONL(t, out) {
+		want := 0.6 + 0.04 // Brazil: the actor's country
+		if r.PactItem.ReceiverCountry == "India" {
+			want = 0.5
+		}
+		if p := r.Pact[0].PFollow; p == nil || math.Abs(*p-want) > 1e-9 {
+			t.Errorf("%s %s: p_follow %v, want %v", r.ID, r.PactItem.ReceiverCountry, p, want)
+		}
+	}
+	code, js, stderr := run(t, Ngstats, out, "--json", "-q", "--fail-on", "duplicate_scenario=0")
+	if code != 0 {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Pact struct {
+			Questions []struct {
+				Effects []struct {
+					Attr      string
+					Contrasts []struct {
+						A, B   string
+						DiffPP struct{ Mean float64 } `json:"diff_pp"`
+					}
+				}
+				Paper struct {
+					Spread []struct {
+						Attr, Model string
+						RangePP     *float64 `json:"range_pp"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	q := rep.Pact.Questions[0]
+	found := false
+	for _, e := range q.Effects {
+		for _, c := range e.Contrasts {
+			if e.Attr == "culture" && c.A == "Brazil" && c.B == "India" {
+				found = true
+				// India 0.5 - Brazil 0.64 = -14 pp of p_follow
+				if math.Abs(c.DiffPP.Mean+14) > 1e-9 {
+					t.Errorf("country contrast %v, want -14", c.DiffPP.Mean)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no paired country effect: %+v", q.Effects)
+	}
+	if len(q.Paper.Spread) == 0 || q.Paper.Spread[0].RangePP == nil || math.Abs(*q.Paper.Spread[0].RangePP-14) > 1e-9 {
+		t.Errorf("country spread %+v, want range 14 pp", q.Paper.Spread)
+	}
+}
