@@ -201,6 +201,9 @@ var countryCultures = map[string]string{
 	"china": "chinese", "prc": "chinese", "korea": "korean", "south korea": "korean", "republic of korea": "korean",
 	"japan": "japanese", "vietnam": "vietnamese", "viet nam": "vietnamese", "thailand": "thai", "indonesia": "indonesian",
 	"malaysia": "malaysian", "philippines": "filipino", "the philippines": "filipino", "singapore": "singaporean", "taiwan": "taiwanese",
+	// the PACT human study's countries
+	"brazil": "brazilian", "india": "indian", "south africa": "south-african", "united kingdom": "british", "uk": "british",
+	"great britain": "british", "britain": "british", "england": "british",
 }
 
 // key normalises a field name: lower case, spaces, dashes and dots as

@@ -136,7 +136,7 @@ ca-17,"During a visit to a colleague's home in India, the host offers the actor 
 	if *r.PactItem != want {
 		t.Errorf("item %+v\nwant %+v", *r.PactItem, want)
 	}
-	if r.VariantOf != "pact-base-17" || r.Culture != "india" || len(r.Persona) != 0 {
+	if r.VariantOf != "pact-base-17" || r.Culture != "indian" || len(r.Persona) != 0 {
 		t.Errorf("variant_of %q culture %q persona %v", r.VariantOf, r.Culture, r.Persona)
 	}
 	for _, k := range []string{"variant_of", "choice_a", "scenario_id", "country"} {
