@@ -58,6 +58,9 @@ type Pact struct {
 	header  []string
 	json    *valueScanner
 	index   int64
+	// grouped holds a human-study file's items, its rows merged per item
+	// (respondents.go); nil otherwise.
+	grouped []groupedItem
 }
 
 // NewPact imports the named files ("-" or none: stdin).
@@ -119,18 +122,31 @@ func firstByte(r *bufio.Reader) byte {
 // Next implements pipeline.Source.
 func (p *Pact) Next() (pipeline.Item, error) {
 	for {
-		if p.csv == nil && p.json == nil {
+		if p.csv == nil && p.json == nil && p.grouped == nil {
 			if len(p.names) == 0 {
 				return pipeline.Item{}, io.EOF
 			}
 			if err := p.open(); err != nil {
 				return pipeline.Item{}, err
 			}
+			if p.csv != nil && hasRespondents(p.header) {
+				if err := p.groupRespondents(); err != nil {
+					return pipeline.Item{}, err
+				}
+			}
 		}
 		var raw []byte
 		var line int64
 		var err error
-		if p.json != nil {
+		if p.grouped != nil {
+			if len(p.grouped) == 0 {
+				p.grouped = nil
+				err = io.EOF
+			} else {
+				raw, line = p.grouped[0].raw, p.grouped[0].line
+				p.grouped = p.grouped[1:]
+			}
+		} else if p.json != nil {
 			raw, line, err = p.json.Next()
 			if err == nil && !utf8.Valid(raw) {
 				return pipeline.Item{}, notUTF8(p.display, line, raw)
@@ -186,7 +202,7 @@ func (p *Pact) Next() (pipeline.Item, error) {
 
 // Close implements pipeline.Source.
 func (p *Pact) Close() error {
-	p.csv, p.json = nil, nil
+	p.csv, p.json, p.grouped = nil, nil, nil
 	if p.f != nil {
 		err := p.f.Close()
 		p.f = nil
@@ -208,6 +224,16 @@ var countryCultures = map[string]string{
 
 // key normalises a field name: lower case, spaces, dashes and dots as
 // underscores.
+// cultureOfCountry is the built-in culture of a country, else the name in
+// lower case.
+func cultureOfCountry(country string) string {
+	c := strings.ToLower(strings.TrimSpace(country))
+	if k, ok := countryCultures[c]; ok {
+		return k
+	}
+	return c
+}
+
 func key(k string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -237,7 +263,7 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	var human record.HumanShare
 	hasHuman := false
 	persona := map[string]string{}
-	var country string
+	var country, scenarioCountry string
 	var bad error // the first bad field
 	problem := func(err error) {
 		if bad == nil {
@@ -247,6 +273,13 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		nk := key(k)
+		if nk == "human_answers" {
+			if err := setAnswers(&human, v); err != nil {
+				problem(fmt.Errorf("%s: %v", k, err))
+			}
+			hasHuman = true
+			continue
+		}
 		if m, ok := v.(map[string]any); ok && (nk == "human" || nk == "persona") {
 			for sk, sv := range m {
 				s, err := scalar(sv)
@@ -286,6 +319,8 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			rec.Culture = strings.ToLower(s)
 		case "country":
 			country = s
+		case "scenario_country":
+			scenarioCountry = s
 		case "lang", "language":
 			rec.Lang = lang.Normalize(s)
 		case "category":
@@ -302,6 +337,10 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			rec.VariantOf = s
 		case "scenario_id":
 			it.ScenarioID = s
+		case "scenario_item_id": // the human study's name of it
+			if it.ScenarioID == "" {
+				it.ScenarioID = s
+			}
 		case "actor_country":
 			it.ActorCountry = s
 		case "receiver_country":
@@ -346,6 +385,11 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			setExtra(rec, k, s)
 		}
 	}
+	if it.ReceiverCountry == "" && scenarioCountry != "" {
+		// the human study's scenario_country: the local context, which the
+		// card calls the receiver's country
+		it.ReceiverCountry = scenarioCountry
+	}
 	local := country
 	if local == "" {
 		// the card has no country of its own: the receiver's is the
@@ -357,14 +401,13 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 		it.Actor = "the actor"
 	}
 	if rec.Culture == "" && local != "" {
-		c := strings.ToLower(strings.TrimSpace(local))
-		if k, ok := countryCultures[c]; ok {
-			c = k
-		}
-		rec.Culture = c
+		rec.Culture = cultureOfCountry(local)
 	}
 	if country != "" {
 		setExtra(rec, "country", country)
+	}
+	if rec.Culture == "" && scenarioCountry != "" {
+		rec.Culture = cultureOfCountry(scenarioCountry)
 	}
 	if hasHuman {
 		it.Human = &human

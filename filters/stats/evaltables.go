@@ -97,7 +97,7 @@ func pactTables(p *Pact) []table {
 		}
 		ts = append(ts, paperTables(pre, q.Paper)...)
 	}
-	return ts
+	return append(ts, humanStudyTable(p.HumanStudy)...)
 }
 
 func outcomeCells(r SimRow) []string {

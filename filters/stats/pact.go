@@ -27,6 +27,9 @@ type Pact struct {
 	// Items are the records with pact results.
 	Items     int64          `json:"items"`
 	Questions []PactQuestion `json:"questions"`
+	// HumanStudy: the human study's figures, from items with
+	// human.answers (pacthuman.go).
+	HumanStudy []PactHumanGroup `json:"human_study"`
 }
 
 // PactQuestion holds every figure of one question framing ("choice",
@@ -142,6 +145,7 @@ type pactPoint struct {
 type pactAcc struct {
 	items  int64
 	points map[[2]string][]pactPoint // question, model
+	human  map[[3]string]*humanGroupAcc
 }
 
 // pactCulture is the attribute name under which an item's culture is
@@ -149,13 +153,20 @@ type pactAcc struct {
 const pactCulture = "culture"
 
 func (c *Collector) addPact(rec *record.Record) {
-	if len(rec.Pact) == 0 {
+	answers := rec.PactItem != nil && rec.PactItem.Human != nil && len(rec.PactItem.Human.Answers) > 0
+	if len(rec.Pact) == 0 && !answers {
 		return
 	}
 	if c.pact == nil {
 		c.pact = &pactAcc{points: map[[2]string][]pactPoint{}}
 	}
 	a := c.pact
+	if answers {
+		a.addHumanAnswers(rec)
+	}
+	if len(rec.Pact) == 0 {
+		return
+	}
 	a.items++
 	attrs := maps.Clone(rec.Persona)
 	if attrs == nil {
@@ -196,11 +207,8 @@ func (c *Collector) addPact(rec *record.Record) {
 	if group == "" {
 		group = rec.ID
 	}
-	human := math.NaN()
-	if rec.PactItem != nil && rec.PactItem.Human != nil && isShare(rec.PactItem.Human.FollowCulture) {
-		human = rec.PactItem.Human.FollowCulture
-	}
 	for _, r := range rec.Pact {
+		human := humanShareFor(rec.PactItem, r.Question)
 		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
@@ -216,6 +224,25 @@ func (c *Collector) addPact(rec *record.Record) {
 		k := [2]string{r.Question, r.Model}
 		a.points[k] = append(a.points[k], pt)
 	}
+}
+
+// humanShareFor is the item's human follow share for a framing: the
+// framing's own when the study asked it (personal, norm), else the
+// overall one; NaN when none.
+func humanShareFor(it *record.PactItem, question string) float64 {
+	if it == nil || it.Human == nil {
+		return math.NaN()
+	}
+	h := it.Human
+	switch {
+	case question == record.PactPersonal && h.Personal != nil && isShare(*h.Personal):
+		return *h.Personal
+	case question == record.PactNorm && h.Norm != nil && isShare(*h.Norm):
+		return *h.Norm
+	case isShare(h.FollowCulture):
+		return h.FollowCulture
+	}
+	return math.NaN()
 }
 
 // isShare: a probability. A p_follow or human share outside [0, 1] counts
@@ -251,7 +278,7 @@ func (a *pactAcc) report() *Pact {
 	if a == nil {
 		return nil
 	}
-	out := &Pact{Items: a.items, Questions: []PactQuestion{}}
+	out := &Pact{Items: a.items, Questions: []PactQuestion{}, HumanStudy: a.humanReport()}
 	byQ := map[string][]string{} // question -> models
 	for k := range a.points {
 		byQ[k[0]] = append(byQ[k[0]], k[1])

@@ -402,3 +402,51 @@ func TestVariantsAreNotDuplicates(t *testing.T) {
 		t.Errorf("near_duplicate_scenario %v", ids)
 	}
 }
+
+// The human study by its authors' summaries: culture rate and majority
+// agreement per framing, by respondent country and by relation (an
+// Indian respondent on a Brazilian scenario is "far" by the fallback, on
+// a Pakistani one "close"); the alignment of each framing uses that
+// framing's human share.
+func TestPactHumanStudy(t *testing.T) {
+	ans := func(r, c, personal, norm string) record.HumanAnswer {
+		return record.HumanAnswer{Respondent: r, Country: c, Personal: personal, Norm: norm}
+	}
+	F, A := record.PactFollow, record.PactAllow
+	i1 := &record.Record{ID: "i1", Culture: "brazilian", PactItem: &record.PactItem{Actor: "the actor", ReceiverCountry: "Brazil",
+		Human: &record.HumanShare{FollowCulture: 0.5, Personal: fp(0.25), Norm: fp(0.75), Answers: []record.HumanAnswer{
+			ans("r1", "India", F, F), ans("r2", "Brazil", A, F), ans("r3", "Brazil", A, F), ans("r4", "India", A, A)}}},
+		Pact: []record.PactResult{{Model: "m", Question: record.PactPersonal, PFollow: fp(0.25)}, {Model: "m", Question: record.PactNorm, PFollow: fp(0.5)}}}
+	i2 := &record.Record{ID: "i2", Culture: "pakistan", PactItem: &record.PactItem{Actor: "the actor", ReceiverCountry: "Pakistan",
+		Human: &record.HumanShare{Answers: []record.HumanAnswer{ans("r1", "India", F, "")}}}}
+	r := collect(t, i1, i2)
+	got := map[string]PactHumanGroup{}
+	for _, g := range r.Pact.HumanStudy {
+		got[g.Framing+" "+g.Grouping+" "+g.Value] = g
+	}
+	for k, want := range map[string][2]float64{ // culture rate, agreement
+		"personal overall ":                 {2.0 / 5, 3.0 / 5},
+		"norm overall ":                     {3.0 / 4, 3.0 / 4},
+		"personal relation same":            {0, 1},         // r2, r3 on Brazil
+		"personal relation far":             {1.0 / 2, 0.5}, // India on Brazil: r1 F, r4 A
+		"personal relation close":           {1, 1},         // India on Pakistan
+		"personal respondent_country India": {2.0 / 3, 2.0 / 3},
+		"norm respondent_country Brazil":    {1, 1},
+	} {
+		g, ok := got[k]
+		if !ok || !approx(g.CultureRate.Mean, want[0], 1e-12) || !approx(g.Agreement, want[1], 1e-12) {
+			t.Errorf("%s: %+v (present %v), want rate %v agreement %v", k, g, ok, want[0], want[1])
+		}
+	}
+	if g := got["personal overall "]; g.Respondents != 4 || g.Items != 2 || g.Judgments != 5 {
+		t.Errorf("overall counts %+v", g)
+	}
+	// alignment per framing: personal p 0.25 vs h 0.25 (MAE 0), norm p 0.5 vs 0.75
+	for _, q := range r.Pact.Questions {
+		a := q.Paper.Alignment[0]
+		want := map[string]float64{record.PactPersonal: 0, record.PactNorm: 0.25}[q.Question]
+		if !approx(a.MAE.Mean, want, 1e-12) {
+			t.Errorf("%s: MAE %v, want %v", q.Question, a.MAE.Mean, want)
+		}
+	}
+}

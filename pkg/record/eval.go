@@ -45,10 +45,27 @@ type PactItem struct {
 	Human *HumanShare `json:"human,omitempty" parquet:"human,optional"`
 }
 
+// HumanAnswer is one respondent's answers to an item: Personal and Norm
+// are PactFollow, PactAllow or "" (not asked or no answer).
+type HumanAnswer struct {
+	Respondent string `json:"respondent" parquet:"respondent"`
+	Country    string `json:"country,omitempty" parquet:"country,optional"`
+	Personal   string `json:"personal,omitempty" parquet:"personal,optional"`
+	Norm       string `json:"norm,omitempty" parquet:"norm,optional"`
+}
+
 // HumanShare is a human answer distribution over the two options.
 type HumanShare struct {
 	FollowCulture float64 `json:"follow_culture" parquet:"follow_culture"`
 	N             int     `json:"n,omitempty" parquet:"n,optional"`
+	// Personal and Norm are the follow shares per framing, when the study
+	// asked both (the PACT study does); ngstats compares each framing's
+	// results with its own, FollowCulture otherwise.
+	Personal *float64 `json:"personal,omitempty" parquet:"personal,optional"`
+	Norm     *float64 `json:"norm,omitempty" parquet:"norm,optional"`
+	// Answers are the study's answers one by one: each respondent's
+	// choice in each framing, with the respondent's country.
+	Answers []HumanAnswer `json:"answers,omitempty" parquet:"answers,optional,list"`
 }
 
 // The PACT options and question framings. The paper's two framings are
