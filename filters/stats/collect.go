@@ -30,6 +30,9 @@ type Collector struct {
 	Done func(*Report) error
 	// DupThreshold is the similarity of near-duplicates (0: the default).
 	DupThreshold float64
+	// RankBy is the simulation leaderboard's order (RankBys; "": the
+	// default, assistance as the CultureConverse paper ranks).
+	RankBy string
 	// Browse keeps Examples dialogues of each culture and type, and every
 	// record with the ShowDefect class, for the HTML report's browser.
 	Browse     bool
@@ -461,7 +464,7 @@ func (c *Collector) Report() *Report {
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
 	r.Calls, r.Panel = c.genReport(), c.panel.report()
-	r.Pact, r.Sim = c.pact.report(), c.sim.report()
+	r.Pact, r.Sim = c.pact.report(), c.sim.report(c.RankBy)
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

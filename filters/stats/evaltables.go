@@ -132,7 +132,7 @@ func simTables(s *Sim) []table {
 		for _, r := range s.Leaderboard {
 			t.rows = append(t.rows, append([]string{strconv.Itoa(r.Rank), r.Assistant, f2(r.Overall)}, simRowCells(r.SimRow)...))
 		}
-		t.notes = append(t.notes, "overall: mean of the assistance, cultural and language means (1-5); ranked by it, then by inference rate")
+		t.notes = append(t.notes, "overall: mean of the assistance, cultural and language means (1-5); ranked by "+s.RankedBy+" (--rank-by), then by inference rate")
 		ts = append(ts, t)
 	}
 	t := table{title: "Simulation per assistant and mode", header: append([]string{"assistant", "mode"}, simRowHeader...)}

@@ -24,9 +24,30 @@ type Sim struct {
 	ByDomain   []SimRow `json:"by_domain"`
 	BySubgroup []SimRow `json:"by_subgroup"`
 	// Leaderboard ranks the assistants of benchmark mode (gold mode gives
-	// the assistant the constraints, so it is no benchmark): by Overall,
-	// the mean of the three rubric means, then by inference rate.
+	// the assistant the constraints, so it is no benchmark) by RankedBy:
+	// assistance quality by default, as the CultureConverse paper ranks
+	// (ngstats --rank-by), then by inference rate.
 	Leaderboard []SimRank `json:"leaderboard"`
+	RankedBy    string    `json:"ranked_by"`
+}
+
+// RankBys are the leaderboard's orders (ngstats --rank-by): a rubric
+// mean, overall (the mean of the three) or inferred (the inference rate).
+var RankBys = []string{"assistance", "cultural", "language", "overall", "inferred"}
+
+// rankValue is r's figure for the order by.
+func rankValue(r SimRank, by string) float64 {
+	switch by {
+	case "cultural":
+		return r.Cultural.Mean
+	case "language":
+		return r.Language.Mean
+	case "overall":
+		return r.Overall
+	case "inferred":
+		return r.Inferred.Mean
+	}
+	return r.Assistance.Mean
 }
 
 // SimRow is one assistant's episodes in one mode and group.
@@ -229,7 +250,7 @@ func (r *simRowAcc) row(k simKey) SimRow {
 	return out
 }
 
-func (a *simAcc) report() *Sim {
+func (a *simAcc) report(rankBy string) *Sim {
 	if a == nil {
 		return nil
 	}
@@ -257,8 +278,12 @@ func (a *simAcc) report() *Sim {
 			s.BySubgroup = append(s.BySubgroup, row)
 		}
 	}
+	if !slices.Contains(RankBys, rankBy) {
+		rankBy = RankBys[0]
+	}
+	s.RankedBy = rankBy
 	slices.SortStableFunc(s.Leaderboard, func(x, y SimRank) int {
-		return cmp.Or(cmp.Compare(y.Overall, x.Overall), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
+		return cmp.Or(cmp.Compare(rankValue(y, rankBy), rankValue(x, rankBy)), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
 	})
 	for i := range s.Leaderboard {
 		s.Leaderboard[i].Rank = i + 1

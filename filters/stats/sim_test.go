@@ -139,3 +139,26 @@ func TestScoreIntervalLarge(t *testing.T) {
 		t.Errorf("bootstrap half-width %v, want about %v", b.High-b.Mean, want)
 	}
 }
+
+// The leaderboard ranks by assistance quality by default, as the
+// CultureConverse paper does, not by the mean of the three rubrics;
+// RankBy picks another order.
+func TestSimRankBy(t *testing.T) {
+	recs := []*record.Record{
+		// a: assistance 5, cultural 2, language 2 (overall 3)
+		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 2, 2}, record.OutcomeInferred),
+		// b: assistance 4, cultural 5, language 5 (overall 4.67)
+		simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeViolated),
+	}
+	for by, want := range map[string]string{"": "a", "assistance": "a", "overall": "b", "cultural": "b", "inferred": "a"} {
+		c := NewCollector()
+		c.RankBy = by
+		for _, r := range recs {
+			c.Add(r)
+		}
+		s := c.Report().Sim
+		if s.Leaderboard[0].Assistant != want || (by != "" && s.RankedBy != by) || (by == "" && s.RankedBy != "assistance") {
+			t.Errorf("--rank-by %q: first %s ranked by %s, want %s", by, s.Leaderboard[0].Assistant, s.RankedBy, want)
+		}
+	}
+}

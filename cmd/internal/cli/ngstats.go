@@ -104,6 +104,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	by := fs.StringSlice("by", nil, "also report counts and every metric by each value of the persona attribute `ATTR` (comma-separated or repeated; records without it as (none))")
+	rankBy := fs.String("rank-by", stats.RankBys[0], "order the simulation leaderboard by `FIGURE`: "+strings.Join(stats.RankBys, ", ")+" (assistance: the CultureConverse paper's)")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, err := p.Parse(env)
 	if err != nil {
@@ -112,6 +113,9 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
 	if err != nil {
 		return p.Usagef("%v", err)
+	}
+	if !slices.Contains(stats.RankBys, *rankBy) {
+		return p.Usagef("--rank-by %q: want one of %s", *rankBy, strings.Join(stats.RankBys, ", "))
 	}
 	if *card {
 		if fs.Changed("format") || *asJSON || *asMD || *asHTML {
@@ -168,7 +172,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				return nil, err
 			}
 			c := stats.NewCollector()
-			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
+			c.IDs, c.Examples, c.DupThreshold, c.RankBy = *ids, *examples, *dupThreshold, *rankBy
 			c.Browse, c.ShowDefect = format == "html", *showDefect
 			c.ByPersona(*by...)
 			rs := &reportSink{Collector: c, out: out}
