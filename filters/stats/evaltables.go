@@ -161,6 +161,18 @@ func simTables(s *Sim) []table {
 			ts = append(ts, t)
 		}
 	}
+	if len(s.Coverage) > 0 {
+		t := table{title: "Simulation: subgroup coverage", header: []string{"culture", "subgroup", "in catalogue", "specs", "episodes"}}
+		for _, c := range s.Coverage {
+			in := "no"
+			if c.InCatalogue {
+				in = "yes"
+			}
+			t.rows = append(t.rows, []string{orNone(c.Culture), orNone(c.Subgroup), in, num(c.Specs), num(c.Episodes)})
+		}
+		t.notes = append(t.notes, "the culture profile's subgroup catalogue (ngseed --types episode --subgroups catalogue), 0 where none ran; specs: distinct episode specs")
+		ts = append(ts, t)
+	}
 	return ts
 }
 

@@ -2,9 +2,11 @@ package stats
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -29,6 +31,20 @@ type Sim struct {
 	// (ngstats --rank-by), then by inference rate.
 	Leaderboard []SimRank `json:"leaderboard"`
 	RankedBy    string    `json:"ranked_by"`
+	// Coverage counts, per culture, the specs run of each subgroup: every
+	// subgroup of the culture profile's catalogue (0 when none ran), then
+	// those outside it.
+	Coverage []SubgroupCoverage `json:"subgroup_coverage"`
+}
+
+// SubgroupCoverage is how many episode specs of a culture's subgroup
+// were simulated (distinct specs: the episode's parent_id, else its id).
+type SubgroupCoverage struct {
+	Culture     string `json:"culture"`
+	Subgroup    string `json:"subgroup"`
+	InCatalogue bool   `json:"in_catalogue"`
+	Specs       int64  `json:"specs"`
+	Episodes    int64  `json:"episodes"`
 }
 
 // RankBys are the leaderboard's orders (ngstats --rank-by): a rubric
@@ -100,6 +116,12 @@ type simRowAcc struct {
 type simAcc struct {
 	episodes int64
 	rows     map[simKey]*simRowAcc
+	coverage map[[2]string]*coverAcc // culture, subgroup
+}
+
+type coverAcc struct {
+	specs    map[string]bool
+	episodes int64
 }
 
 // The breakdowns, in report order.
@@ -124,6 +146,17 @@ func (c *Collector) addSim(rec *record.Record) {
 	if rec.Episode != nil {
 		domain, subgroup = rec.Episode.Domain, rec.Episode.Subgroup
 	}
+	if a.coverage == nil {
+		a.coverage = map[[2]string]*coverAcc{}
+	}
+	ck := [2]string{rec.Culture, subgroup}
+	cv := a.coverage[ck]
+	if cv == nil {
+		cv = &coverAcc{specs: map[string]bool{}}
+		a.coverage[ck] = cv
+	}
+	cv.episodes++
+	cv.specs[cmp.Or(rec.ParentID, rec.ID)] = true
 	for _, g := range [][2]string{{simAll, ""}, {simCulture, rec.Culture}, {simDomain, domain}, {simSubgroup, subgroup}} {
 		k := simKey{s.Assistant, s.Mode, g[0], g[1]}
 		r := a.rows[k]
@@ -288,7 +321,45 @@ func (a *simAcc) report(rankBy string) *Sim {
 	for i := range s.Leaderboard {
 		s.Leaderboard[i].Rank = i + 1
 	}
+	s.Coverage = a.coverageReport()
 	return s
+}
+
+// coverageReport lists each culture's catalogue subgroups (ngseed
+// --subgroups catalogue), run or not, then the others run.
+func (a *simAcc) coverageReport() []SubgroupCoverage {
+	out := []SubgroupCoverage{}
+	cultures := map[string]bool{}
+	for k := range a.coverage {
+		cultures[k[0]] = true
+	}
+	for _, c := range slices.Sorted(maps.Keys(cultures)) {
+		var catalogue []string
+		if p, err := normbank.Profile(c); err == nil {
+			catalogue = p.Subgroups
+		}
+		row := func(sg string, in bool) SubgroupCoverage {
+			r := SubgroupCoverage{Culture: c, Subgroup: sg, InCatalogue: in}
+			if cv := a.coverage[[2]string{c, sg}]; cv != nil {
+				r.Specs, r.Episodes = int64(len(cv.specs)), cv.episodes
+			}
+			return r
+		}
+		for _, sg := range catalogue {
+			out = append(out, row(sg, true))
+		}
+		var others []string
+		for k := range a.coverage {
+			if k[0] == c && !slices.Contains(catalogue, k[1]) {
+				others = append(others, k[1])
+			}
+		}
+		slices.SortFunc(others, noneLast)
+		for _, sg := range others {
+			out = append(out, row(sg, false))
+		}
+	}
+	return out
 }
 
 // overall is the mean of the rubric means that were scored (0 when none).

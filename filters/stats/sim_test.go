@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -160,5 +161,33 @@ func TestSimRankBy(t *testing.T) {
 		if s.Leaderboard[0].Assistant != want || (by != "" && s.RankedBy != by) || (by == "" && s.RankedBy != "assistance") {
 			t.Errorf("--rank-by %q: first %s ranked by %s, want %s", by, s.Leaderboard[0].Assistant, s.RankedBy, want)
 		}
+	}
+}
+
+// Subgroup coverage: every subgroup of the culture's catalogue, with the
+// specs that ran (distinct: two assistants on one spec count once), the
+// uncatalogued ones after.
+func TestSimSubgroupCoverage(t *testing.T) {
+	p, err := normbank.Profile("thai")
+	if err != nil || len(p.Subgroups) < 2 {
+		t.Fatalf("thai catalogue: %v %v", p, err)
+	}
+	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e1.ParentID, e2.ParentID, e3.ParentID = "spec1", "spec1", "spec2"
+	e1.Episode.Subgroup, e2.Episode.Subgroup, e3.Episode.Subgroup = p.Subgroups[0], p.Subgroups[0], "a Thai student abroad"
+	s := collect(t, e1, e2, e3).Sim
+	if len(s.Coverage) != len(p.Subgroups)+1 {
+		t.Fatalf("coverage %+v", s.Coverage)
+	}
+	if c := s.Coverage[0]; c.Subgroup != p.Subgroups[0] || !c.InCatalogue || c.Specs != 1 || c.Episodes != 2 {
+		t.Errorf("first %+v", c)
+	}
+	if c := s.Coverage[1]; c.Subgroup != p.Subgroups[1] || c.Specs != 0 {
+		t.Errorf("second %+v", c)
+	}
+	if c := s.Coverage[len(s.Coverage)-1]; c.InCatalogue || c.Specs != 1 || c.Subgroup != "a Thai student abroad" {
+		t.Errorf("outside %+v", c)
 	}
 }
