@@ -45,15 +45,21 @@ distributions per culture and type, intent by V2R stage, the agreement of sample
 labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
 PACT results (ngpact) add, per question framing, each model's culture-following
-rate (mean p_follow, 95% bootstrap interval over items; majority share, Wilson)
+rate (mean p_follow, 95% t interval over items; majority share, Wilson)
 overall, by culture and by persona attribute; the counterfactual effect of each
 attribute (mean |change| of p_follow between variants sharing variant_of that
 differ only in it, in percentage points, and the signed change between values);
-agreement between models; and, for items with human distributions, majority
-agreement, Pearson, Spearman and Jensen-Shannon divergence. Simulated episodes
-(ngsim) add, per assistant and mode, the judge's mean scores, the constraint
-outcomes and inference rate, the goal-met rate and turns, by culture, domain
-and subgroup, and a leaderboard.
+agreement between models; for items with human distributions, majority
+agreement, Pearson, Spearman and Jensen-Shannon divergence; and the PACT paper's
+figures by its authors' definitions: the country spread (each country's
+allow-rate delta and their range), the signed demographic effects (younger -
+older, female - male, actor and receiver), majority alignment, distributional
+MAE, signed gap and uncertainty correlation with humans, paired flips between
+two models (base vs instruct), and the human study by respondent country and
+relation. Simulated episodes (ngsim) add, per assistant and mode, the judge's
+mean scores, the constraint outcomes and inference rate, the goal-met rate and
+turns, by culture, domain and subgroup, the subgroup coverage, and a leaderboard
+(--rank-by; assistance by default).
 
 The language of every turn is detected on all cores (-j). Memory stays bounded by
 the distinct cultures, categories and lengths, plus ~100 bytes per record for
