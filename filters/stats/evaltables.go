@@ -161,6 +161,14 @@ func simTables(s *Sim) []table {
 			ts = append(ts, t)
 		}
 	}
+	if len(s.JudgeHuman) > 0 {
+		t := table{title: "Simulation: the judge against human reviewers", header: []string{"score", "episodes", "judge mean", "human mean", "mean |diff|", "agreement (95% CI)", "Pearson r", "Spearman rho"}}
+		for _, j := range s.JudgeHuman {
+			t.rows = append(t.rows, []string{j.Score, num(j.Episodes), f2(j.Judge), f2(j.Human), f2(j.MAE), ivPct(j.Agreement), optStr(j.Pearson), optStr(j.Spearman)})
+		}
+		t.notes = append(t.notes, "episodes scored by both (ngcat --to labelstudio --review-tasks rubric, and back); agreement: the reviewers' mean rounds to the judge's score, Wilson interval")
+		ts = append(ts, t)
+	}
 	if len(s.Coverage) > 0 {
 		t := table{title: "Simulation: subgroup coverage", header: []string{"culture", "subgroup", "in catalogue", "specs", "episodes"}}
 		for _, c := range s.Coverage {

@@ -35,6 +35,24 @@ type Sim struct {
 	// subgroup of the culture profile's catalogue (0 when none ran), then
 	// those outside it.
 	Coverage []SubgroupCoverage `json:"subgroup_coverage"`
+	// JudgeHuman compares the judge with human reviewers' scores of the
+	// same rubric, per score, on the episodes that have both.
+	JudgeHuman []SimJudgeHuman `json:"judge_human"`
+}
+
+// SimJudgeHuman is the judge against the reviewers on one rubric score:
+// the means, the mean absolute difference, the share of episodes where
+// they agree (the reviewers' mean rounds to the judge's score), and
+// Pearson's and Spearman's correlation (nil when undefined).
+type SimJudgeHuman struct {
+	Score     string   `json:"score"`
+	Episodes  int64    `json:"episodes"`
+	Judge     float64  `json:"judge_mean"`
+	Human     float64  `json:"human_mean"`
+	MAE       float64  `json:"mae"`
+	Agreement Interval `json:"agreement"`
+	Pearson   *float64 `json:"pearson"`
+	Spearman  *float64 `json:"spearman"`
 }
 
 // SubgroupCoverage is how many episode specs of a culture's subgroup
@@ -117,6 +135,8 @@ type simAcc struct {
 	episodes int64
 	rows     map[simKey]*simRowAcc
 	coverage map[[2]string]*coverAcc // culture, subgroup
+	// judged pairs (judge, human) per rubric score
+	judgeHuman [3][][2]float64
 }
 
 type coverAcc struct {
@@ -157,6 +177,16 @@ func (c *Collector) addSim(rec *record.Record) {
 	}
 	cv.episodes++
 	cv.specs[cmp.Or(rec.ParentID, rec.ID)] = true
+	if j, h := s.Judge, s.Human; j != nil && h != nil {
+		for i, p := range []struct {
+			judge int
+			human *float64
+		}{{j.Assistance, h.Assistance}, {j.Cultural, h.Cultural}, {j.Language, h.Language}} {
+			if p.judge >= 1 && p.judge <= 5 && p.human != nil {
+				a.judgeHuman[i] = append(a.judgeHuman[i], [2]float64{float64(p.judge), *p.human})
+			}
+		}
+	}
 	for _, g := range [][2]string{{simAll, ""}, {simCulture, rec.Culture}, {simDomain, domain}, {simSubgroup, subgroup}} {
 		k := simKey{s.Assistant, s.Mode, g[0], g[1]}
 		r := a.rows[k]
@@ -322,6 +352,26 @@ func (a *simAcc) report(rankBy string) *Sim {
 		s.Leaderboard[i].Rank = i + 1
 	}
 	s.Coverage = a.coverageReport()
+	s.JudgeHuman = []SimJudgeHuman{}
+	for i, name := range []string{"assistance", "cultural", "language"} {
+		pairs := a.judgeHuman[i]
+		if len(pairs) == 0 {
+			continue
+		}
+		var js, hs []float64
+		var abs float64
+		var same int64
+		for _, p := range pairs {
+			js, hs = append(js, p[0]), append(hs, p[1])
+			abs += math.Abs(p[0] - p[1])
+			if math.Abs(p[0]-p[1]) < 0.5 {
+				same++
+			}
+		}
+		n := int64(len(pairs))
+		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: mean(js), Human: mean(hs),
+			MAE: abs / float64(n), Agreement: shareWilson(same, n), Pearson: optFloat(pearson(js, hs)), Spearman: optFloat(spearman(js, hs))})
+	}
 	return s
 }
 

@@ -191,3 +191,29 @@ func TestSimSubgroupCoverage(t *testing.T) {
 		t.Errorf("outside %+v", c)
 	}
 }
+
+// The judge against human reviewers, per score, on the episodes both
+// scored (e4 has no human scores); figures by hand below. Spearman: ranks
+// 2 1 3 and 3 1 2, rho 0.5.
+func TestSimJudgeHuman(t *testing.T) {
+	h := func(a float64) *record.SimHuman { return &record.SimHuman{Assistance: &a, Reviewers: 2} }
+	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := simRec("e2", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{2, 4, 4})
+	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4})
+	e4 := simRec("e4", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4}) // no human
+	e1.Sim.Human, e2.Sim.Human, e3.Sim.Human = h(4.4), h(2), h(3)
+	s := collect(t, e1, e2, e3, e4).Sim
+	if len(s.JudgeHuman) != 1 {
+		t.Fatalf("judge-human %+v", s.JudgeHuman)
+	}
+	j := s.JudgeHuman[0]
+	// judge 4 2 5 (mean 11/3), human 4.4 2 3 (mean 3.1333); |diff| 0.4
+	// 0 2: MAE 0.8, agreement 2 of 3 (4.4 rounds to 4, 3 is not 5).
+	// Pearson: judge deviations 1/3 -5/3 4/3, human 1.2667 -1.1333
+	// -0.1333: sxy = 0.4222+1.8889-0.1778 = 2.1333, sxx = 14/3, syy =
+	// 1.6044+1.2844+0.0178 = 2.9067; r = 2.1333/sqrt(13.5644) = 0.5792.
+	if j.Score != "assistance" || j.Episodes != 3 || !approx(j.MAE, 0.8, 1e-12) || !approx(j.Agreement.Mean, 2.0/3, 1e-12) ||
+		j.Pearson == nil || !approx(*j.Pearson, 0.5792, 1e-3) || j.Spearman == nil || !approx(*j.Spearman, 0.5, 1e-12) {
+		t.Errorf("%+v pearson %v spearman %v", j, j.Pearson, j.Spearman)
+	}
+}

@@ -34,7 +34,7 @@ func evalRecords() []record.Record {
 			Sim: &record.Sim{Assistant: "a", Mode: "gold", End: "goal_met", Revealed: []string{"c1"},
 				Judge: &record.SimJudge{Assistance: 4, Cultural: 5, CulturalRationale: "ok", Language: 3,
 					Constraints: []record.ConstraintOutcome{{ID: "c1", Outcome: record.OutcomeInferred}}}}},
-		{ID: "e2", Sim: &record.Sim{Assistant: "b", Mode: "benchmark", End: "max_turns"}},
+		{ID: "e2", Sim: &record.Sim{Assistant: "b", Mode: "benchmark", End: "max_turns", Human: &record.SimHuman{Assistance: p(4.5), Language: p(5), Reviewers: 2}}},
 	}
 }
 

@@ -144,6 +144,18 @@ type Sim struct {
 	// revealed by the end.
 	Revealed []string  `json:"revealed,omitempty" parquet:"revealed,optional,list"`
 	Judge    *SimJudge `json:"judge,omitempty" parquet:"judge,optional"`
+	// Human are human reviewers' scores of the same rubric (ngcat --to
+	// labelstudio --review-tasks rubric, and back), to check the judge.
+	Human *SimHuman `json:"human,omitempty" parquet:"human,optional"`
+}
+
+// SimHuman is the mean of the reviewers' 1-5 rubric scores of an
+// episode; a score no reviewer gave is nil.
+type SimHuman struct {
+	Assistance *float64 `json:"assistance,omitempty" parquet:"assistance,optional"`
+	Cultural   *float64 `json:"cultural,omitempty" parquet:"cultural,optional"`
+	Language   *float64 `json:"language,omitempty" parquet:"language,optional"`
+	Reviewers  int      `json:"reviewers" parquet:"reviewers"`
 }
 
 // SimJudge is the judge's verdict on an episode: 1-5 rubric scores with
