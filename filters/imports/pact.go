@@ -58,6 +58,9 @@ type Pact struct {
 	header  []string
 	json    *valueScanner
 	index   int64
+	// grouped holds a human-study file's items, its rows merged per item
+	// (respondents.go); nil otherwise.
+	grouped []groupedItem
 }
 
 // NewPact imports the named files ("-" or none: stdin).
@@ -119,18 +122,31 @@ func firstByte(r *bufio.Reader) byte {
 // Next implements pipeline.Source.
 func (p *Pact) Next() (pipeline.Item, error) {
 	for {
-		if p.csv == nil && p.json == nil {
+		if p.csv == nil && p.json == nil && p.grouped == nil {
 			if len(p.names) == 0 {
 				return pipeline.Item{}, io.EOF
 			}
 			if err := p.open(); err != nil {
 				return pipeline.Item{}, err
 			}
+			if p.csv != nil && hasRespondents(p.header) {
+				if err := p.groupRespondents(); err != nil {
+					return pipeline.Item{}, err
+				}
+			}
 		}
 		var raw []byte
 		var line int64
 		var err error
-		if p.json != nil {
+		if p.grouped != nil {
+			if len(p.grouped) == 0 {
+				p.grouped = nil
+				err = io.EOF
+			} else {
+				raw, line = p.grouped[0].raw, p.grouped[0].line
+				p.grouped = p.grouped[1:]
+			}
+		} else if p.json != nil {
 			raw, line, err = p.json.Next()
 			if err == nil && !utf8.Valid(raw) {
 				return pipeline.Item{}, notUTF8(p.display, line, raw)
@@ -186,7 +202,7 @@ func (p *Pact) Next() (pipeline.Item, error) {
 
 // Close implements pipeline.Source.
 func (p *Pact) Close() error {
-	p.csv, p.json = nil, nil
+	p.csv, p.json, p.grouped = nil, nil, nil
 	if p.f != nil {
 		err := p.f.Close()
 		p.f = nil
@@ -201,10 +217,23 @@ var countryCultures = map[string]string{
 	"china": "chinese", "prc": "chinese", "korea": "korean", "south korea": "korean", "republic of korea": "korean",
 	"japan": "japanese", "vietnam": "vietnamese", "viet nam": "vietnamese", "thailand": "thai", "indonesia": "indonesian",
 	"malaysia": "malaysian", "philippines": "filipino", "the philippines": "filipino", "singapore": "singaporean", "taiwan": "taiwanese",
+	// the PACT human study's countries
+	"brazil": "brazilian", "india": "indian", "south africa": "south-african", "united kingdom": "british", "uk": "british",
+	"great britain": "british", "britain": "british", "england": "british",
 }
 
 // key normalises a field name: lower case, spaces, dashes and dots as
 // underscores.
+// cultureOfCountry is the built-in culture of a country, else the name in
+// lower case.
+func cultureOfCountry(country string) string {
+	c := strings.ToLower(strings.TrimSpace(country))
+	if k, ok := countryCultures[c]; ok {
+		return k
+	}
+	return c
+}
+
 func key(k string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -234,7 +263,7 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	var human record.HumanShare
 	hasHuman := false
 	persona := map[string]string{}
-	var country string
+	var country, scenarioCountry string
 	var bad error // the first bad field
 	problem := func(err error) {
 		if bad == nil {
@@ -244,6 +273,13 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		nk := key(k)
+		if nk == "human_answers" {
+			if err := setAnswers(&human, v); err != nil {
+				problem(fmt.Errorf("%s: %v", k, err))
+			}
+			hasHuman = true
+			continue
+		}
 		if m, ok := v.(map[string]any); ok && (nk == "human" || nk == "persona") {
 			for sk, sv := range m {
 				s, err := scalar(sv)
@@ -283,6 +319,8 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			rec.Culture = strings.ToLower(s)
 		case "country":
 			country = s
+		case "scenario_country":
+			scenarioCountry = s
 		case "lang", "language":
 			rec.Lang = lang.Normalize(s)
 		case "category":
@@ -295,13 +333,35 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			it.Actor = s
 		case "receiver":
 			it.Receiver = s
+		case "variant_of":
+			rec.VariantOf = s
+		case "scenario_id":
+			it.ScenarioID = s
+		case "scenario_item_id": // the human study's name of it
+			if it.ScenarioID == "" {
+				it.ScenarioID = s
+			}
+		case "actor_country":
+			it.ActorCountry = s
+		case "receiver_country":
+			it.ReceiverCountry = s
+		case "actor_age":
+			it.ActorAge = s
+		case "actor_gender":
+			it.ActorGender = s
+		case "receiver_age":
+			it.ReceiverAge = s
+		case "receiver_gender":
+			it.ReceiverGender = s
+		case "metadata_source":
+			it.MetadataSource = s
 		case "expectation", "cultural_expectation":
 			it.Expectation = s
 		case "preference", "personal_preference":
 			it.Preference = s
-		case "follow_option", "option_follow", "follow_culture_option":
-			it.FollowOption = s
-		case "allow_option", "option_allow", "allow_preference_option":
+		case "follow_option", "option_follow", "follow_culture_option", "choice_a":
+			it.FollowOption = s // the card's choice A is the culture-following option
+		case "allow_option", "option_allow", "allow_preference_option", "choice_b":
 			it.AllowOption = s
 		case "human_follow_culture", "human_follow", "human_n":
 			if s == "" {
@@ -325,15 +385,29 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			setExtra(rec, k, s)
 		}
 	}
-	if rec.Culture == "" && country != "" {
-		c := strings.ToLower(strings.TrimSpace(country))
-		if k, ok := countryCultures[c]; ok {
-			c = k
-		}
-		rec.Culture = c
+	if it.ReceiverCountry == "" && scenarioCountry != "" {
+		// the human study's scenario_country: the local context, which the
+		// card calls the receiver's country
+		it.ReceiverCountry = scenarioCountry
+	}
+	local := country
+	if local == "" {
+		// the card has no country of its own: the receiver's is the
+		// scenario's local context
+		local = it.ReceiverCountry
+	}
+	if it.Actor == "" && (it.ScenarioID != "" || it.ActorCountry != "" || it.ActorAge != "" || it.ActorGender != "") {
+		// the card's rows name no actor: its questions say "the actor"
+		it.Actor = "the actor"
+	}
+	if rec.Culture == "" && local != "" {
+		rec.Culture = cultureOfCountry(local)
 	}
 	if country != "" {
 		setExtra(rec, "country", country)
+	}
+	if rec.Culture == "" && scenarioCountry != "" {
+		rec.Culture = cultureOfCountry(scenarioCountry)
 	}
 	if hasHuman {
 		it.Human = &human

@@ -113,3 +113,91 @@ func FuzzDecodePact(f *testing.F) {
 		}
 	})
 }
+
+// The PACT dataset card's columns as they are: scenario_id, the actor's
+// and receiver's country, age and gender, cultural_expectation,
+// personal_preference, choice_a (the culture-following option), choice_b,
+// metadata_source; the receiver's country is the culture; variant_of is
+// kept, so imported variants form counterfactual groups.
+func TestPactCard(t *testing.T) {
+	const card = `scenario_id,scenario,actor_country,receiver_country,actor_age,actor_gender,receiver_age,receiver_gender,cultural_expectation,personal_preference,choice_a,choice_b,metadata_source,variant_of
+ca-17,"During a visit to a colleague's home in India, the host offers the actor a traditional sweet.",Brazil,India,younger,female,older,male,Accept what is offered by the host with gratitude.,Allow the actor to politely decline the offer to maintain dietary preferences.,Accept the sweet with gratitude.,Politely decline the sweet.,CultureAtlas,pact-base-17
+`
+	f := writeFile(t, t.TempDir(), "card.csv", card)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%v %d", err, len(recs))
+	}
+	r := recs[0]
+	want := record.PactItem{ScenarioID: "ca-17", Actor: "the actor", ActorCountry: "Brazil", ReceiverCountry: "India",
+		ActorAge: "younger", ActorGender: "female", ReceiverAge: "older", ReceiverGender: "male",
+		Expectation: "Accept what is offered by the host with gratitude.", Preference: "Allow the actor to politely decline the offer to maintain dietary preferences.",
+		FollowOption: "Accept the sweet with gratitude.", AllowOption: "Politely decline the sweet.", MetadataSource: "CultureAtlas"}
+	if *r.PactItem != want {
+		t.Errorf("item %+v\nwant %+v", *r.PactItem, want)
+	}
+	if r.VariantOf != "pact-base-17" || r.Culture != "indian" || len(r.Persona) != 0 {
+		t.Errorf("variant_of %q culture %q persona %v", r.VariantOf, r.Culture, r.Persona)
+	}
+	for _, k := range []string{"variant_of", "choice_a", "scenario_id", "country"} {
+		if _, ok := r.Extra[k]; ok {
+			t.Errorf("%s also in extra", k)
+		}
+	}
+	if _, err := CheckPactItems.Process(context.Background(), r); err != nil {
+		t.Error(err)
+	}
+}
+
+// A human-study file, one row per respondent and item (the authors'
+// tidy_human_responses.csv): merged into one item per scenario_item_id
+// with its answers, the shares per framing, and the respondent columns
+// out of the item.
+func TestPactHumanStudy(t *testing.T) {
+	const tidy = `respondent_id,respondent_country,scenario_item_id,scenario_country,scenario,cultural_expectation,personal_preference,choice_a,choice_b,human_personal,human_norm,respondent_gender
+r1,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,A,A,female
+r1,India,i2,India,"At a colleague's home in India, the host offers a sweet.",Accept what is offered.,Allow the actor to decline the sweet.,Accept the sweet.,Decline the sweet.,B,A,female
+r2,Brazil,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,A,male
+r3,United Kingdom,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,FOLLOW_CULTURE,,male
+`
+	f := writeFile(t, t.TempDir(), "tidy.csv", tidy)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	i1 := recs[0]
+	h := i1.PactItem.Human
+	if i1.PactItem.ScenarioID != "i1" || i1.Culture != "brazilian" || h == nil || h.N != 3 || len(h.Answers) != 3 ||
+		h.Personal == nil || !approxEq(*h.Personal, 2.0/3) || h.Norm == nil || *h.Norm != 1 || !approxEq(h.FollowCulture, 4.0/5) {
+		t.Fatalf("i1: %+v %+v", i1, h)
+	}
+	if a := h.Answers[1]; a != (record.HumanAnswer{Respondent: "r2", Country: "Brazil", Personal: record.PactAllow, Norm: record.PactFollow}) {
+		t.Errorf("answer %+v", a)
+	}
+	if h.Answers[2].Norm != "" {
+		t.Errorf("an empty answer read as %q", h.Answers[2].Norm)
+	}
+	for _, k := range []string{"respondent_id", "human_personal", "respondent_gender", "human_answers"} {
+		if _, ok := i1.Extra[k]; ok {
+			t.Errorf("%s in extra", k)
+		}
+	}
+	if recs[1].PactItem.ScenarioID != "i2" || len(recs[1].PactItem.Human.Answers) != 1 {
+		t.Errorf("i2: %+v", recs[1].PactItem)
+	}
+	for _, r := range recs {
+		if _, err := CheckPactItems.Process(context.Background(), r); err != nil {
+			t.Error(err)
+		}
+	}
+	bad := writeFile(t, t.TempDir(), "bad.csv", "respondent_id,scenario_item_id,scenario,human_personal\nr1,i1,x,maybe\n")
+	recs, err = drain(NewPact([]string{bad}, PactOptions{}))
+	if err != nil || len(recs) != 1 {
+		t.Fatal(err)
+	}
+	if _, err := CheckPactItems.Process(context.Background(), recs[0]); err == nil || !strings.Contains(err.Error(), `choice "maybe"`) {
+		t.Errorf("a bad choice: %v", err)
+	}
+}
+
+func approxEq(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }

@@ -53,7 +53,7 @@ type Subject struct {
 // Options configure the stage.
 type Options struct {
 	Subjects  []Subject
-	Questions []string // record.PactChoice, record.PactNorm
+	Questions []string // record.PactPersonal, record.PactNorm, record.PactChoice
 	Method    string
 	// Samples is K for MethodSample.
 	Samples int
@@ -84,7 +84,7 @@ func New(opt Options) (*Stage, error) {
 		return nil, fmt.Errorf("--prompt-lang %q: want item or en", opt.PromptLang)
 	}
 	if len(opt.Questions) == 0 {
-		opt.Questions = []string{record.PactChoice}
+		opt.Questions = slices.Clone(record.PactDefaultQuestions)
 	}
 	if opt.Pack == nil {
 		opt.Pack = prompt.Builtin()
@@ -100,7 +100,8 @@ func New(opt Options) (*Stage, error) {
 	return &Stage{opt: opt}, nil
 }
 
-// ParseQuestions parses --questions: choice, norm, comma-separated.
+// ParseQuestions parses --questions: personal, norm, choice,
+// comma-separated.
 func ParseQuestions(list []string) ([]string, error) {
 	var out []string
 	for _, q := range list {
@@ -108,16 +109,16 @@ func ParseQuestions(list []string) ([]string, error) {
 		switch q {
 		case "":
 			continue
-		case record.PactChoice, record.PactNorm:
+		case record.PactPersonal, record.PactNorm, record.PactChoice:
 			if !slices.Contains(out, q) {
 				out = append(out, q)
 			}
 		default:
-			return nil, fmt.Errorf("--questions: unknown framing %q (framings: choice, norm)", q)
+			return nil, fmt.Errorf("--questions: unknown framing %q (framings: personal, norm, choice)", q)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("--questions: no framing (framings: choice, norm)")
+		return nil, errors.New("--questions: no framing (framings: personal, norm, choice)")
 	}
 	return out, nil
 }
@@ -347,7 +348,8 @@ func cutText(s string, n int) string {
 type promptData struct {
 	Culture, Lang, Language   string
 	Scenario, Actor, Receiver string
-	Persona                   []string
+	Persona                   []string // the actor's attributes
+	ReceiverPersona           []string // the receiver's
 	Expectation, Preference   string
 	Question                  string
 	OptionA, OptionB          string
@@ -359,9 +361,10 @@ type promptData struct {
 func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Message, error) {
 	it := rec.PactItem
 	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: lang.Name(rec.Lang),
-		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(rec.Persona),
+		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(actorAttrs(rec)),
 		Expectation: it.Expectation, Preference: it.Preference, Question: q,
 		OptionA: it.FollowOption, OptionB: it.AllowOption}
+	d.ReceiverPersona = persona.Lines(receiverAttrs(it))
 	if d.Lang == "" {
 		d.Lang = "en"
 	}

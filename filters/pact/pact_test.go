@@ -207,7 +207,7 @@ func TestOrderUndone(t *testing.T) {
 		o.Reply = func(*llmtest.ChatRequest) string { return "A" }
 		o.Logprobs = nil // the default: the reply's first token, probability 1
 	})
-	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodLogprobs, PromptLang: pact.PromptEnglish, Seed: 1})
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Questions: []string{record.PactChoice}, Method: pact.MethodLogprobs, PromptLang: pact.PromptEnglish, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestOrderUndone(t *testing.T) {
 // reason, and does not fail.
 func TestNeitherOption(t *testing.T) {
 	s, srv := subject(t, "x", fakeng.PactBias{Neither: 1}, func(_ *llmtest.Options, c *llm.Config) { c.MaxRetries = 0 })
-	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodSample, Samples: 3, PromptLang: pact.PromptItem})
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Questions: []string{record.PactChoice}, Method: pact.MethodSample, Samples: 3, PromptLang: pact.PromptItem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,5 +322,42 @@ func TestPromptLanguages(t *testing.T) {
 	}
 	if !ko || !zh || !en {
 		t.Errorf("prompts seen: ko %v zh %v en %v", ko, zh, en)
+	}
+}
+
+// TestFramings: without --questions the stage asks the paper's two
+// framings, in its authors' words; choice stays a third framing.
+func TestFramings(t *testing.T) {
+	s, srv := subject(t, "a", injected)
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: pact.MethodLogprobs, PromptLang: pact.PromptItem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := testkit.Run(t, st, items(1)[:1], 1)
+	var qs []string
+	for _, p := range res.Out[0].Pact {
+		qs = append(qs, p.Question)
+	}
+	if strings.Join(qs, ",") != "personal,norm" {
+		t.Errorf("default framings %v, want personal,norm", qs)
+	}
+	want := map[string]bool{
+		"What would you personally do if you were the actor?":            false,
+		"What would most people in this situation consider appropriate?": false,
+	}
+	for _, rq := range srv.Requests() {
+		for w := range want {
+			if strings.Contains(rq.Request.LastUser(), w) {
+				want[w] = true
+			}
+		}
+	}
+	for w, seen := range want {
+		if !seen {
+			t.Errorf("no prompt asks %q", w)
+		}
+	}
+	if qs, err := pact.ParseQuestions([]string{"choice", "personal"}); err != nil || strings.Join(qs, ",") != "choice,personal" {
+		t.Errorf("ParseQuestions = %v, %v", qs, err)
 	}
 }

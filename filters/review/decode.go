@@ -155,6 +155,7 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	verdict := &votes{}
 	var comments []string
 	reviewers := 0
+	var ratingSum, ratingN [3]float64 // RubricScores
 	for _, a := range latestPerAnnotator(t.Annotations) {
 		if a.WasCancelled {
 			continue
@@ -196,6 +197,16 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 						mine[k] = p
 					}
 				}
+			case "rating":
+				i := slices.Index(RubricScores, r.FromName)
+				if i < 0 || r.Value.Rating == nil {
+					continue // another control of the user's config
+				}
+				if v := *r.Value.Rating; v < 1 || v > 5 {
+					return rec, fmt.Errorf("rating %s %d: want 1 to 5", r.FromName, v)
+				}
+				ratingSum[i] += float64(*r.Value.Rating)
+				ratingN[i]++
 			case "choices":
 				if r.FromName == "verdict" && len(r.Value.Choices) > 0 {
 					c := r.Value.Choices[0]
@@ -232,6 +243,19 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	}
 	if err := apply(rec, ToolLabelStudio, labels, verdict, comments, reviewers); err != nil {
 		return rec, fmt.Errorf("record %s: %w", rec.ID, err)
+	}
+	if ratingN != [3]float64{} {
+		if rec.Sim == nil {
+			return rec, fmt.Errorf("record %s: rubric ratings for a record that is not a simulated episode", rec.ID)
+		}
+		h := &record.SimHuman{Reviewers: reviewers}
+		for i, f := range []**float64{&h.Assistance, &h.Cultural, &h.Language} {
+			if ratingN[i] > 0 {
+				m := ratingSum[i] / ratingN[i]
+				*f = &m
+			}
+		}
+		rec.Sim.Human = h
 	}
 	return rec, nil
 }

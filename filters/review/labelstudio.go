@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,7 @@ type LabelStudioValue struct {
 	Text            json.RawMessage `json:"text,omitempty"` // region text, or the TextArea's list of texts
 	ParagraphLabels []string        `json:"paragraphlabels,omitempty"`
 	Choices         []string        `json:"choices,omitempty"`
+	Rating          *int            `json:"rating,omitempty"`
 }
 
 // LabelStudio makes one review task of a dialogue; records without turns
@@ -102,6 +104,16 @@ func LabelStudio(tasks []string) func(*record.Record) []LabelStudioTask {
 				})
 			}
 		}
+		if slices.Contains(tasks, RubricTask) && rec.Sim != nil && rec.Sim.Judge != nil {
+			j := rec.Sim.Judge
+			for i, v := range []int{j.Assistance, j.Cultural, j.Language} {
+				if v >= 1 && v <= 5 {
+					v := v
+					results = append(results, LabelStudioResult{ID: "judge_" + RubricScores[i], FromName: RubricScores[i], ToName: "dialogue",
+						Type: "rating", Value: LabelStudioValue{Rating: &v}})
+				}
+			}
+		}
 		if len(results) > 0 {
 			t.Predictions = []LabelStudioPrediction{{ModelVersion: labelModel(rec), Result: results}}
 		}
@@ -121,6 +133,13 @@ func LabelStudioConfig(tasks []string) string {
   <Paragraphs name="dialogue" value="$dialogue" layout="dialogue" nameKey="author" textKey="text"/>
 `)
 	for _, task := range tasks {
+		if task == RubricTask {
+			b.WriteString("  <Header value=\"Rate the assistant (1-5): assistance, cultural appropriateness, language\"/>\n")
+			for _, s := range RubricScores {
+				fmt.Fprintf(&b, "  <Header value=\"%s\"/>\n  <Rating name=\"%s\" toName=\"dialogue\" maxRating=\"5\" required=\"true\"/>\n", s, s)
+			}
+			continue
+		}
 		fmt.Fprintf(&b, "  <Header value=\"%s (select a turn, then its label)\"/>\n  <ParagraphLabels name=\"%s\" toName=\"dialogue\">\n", task, task)
 		for _, l := range record.LabelSet(task) {
 			fmt.Fprintf(&b, "    <Label value=\"%s\"/>\n", html.EscapeString(l))

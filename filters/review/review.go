@@ -28,12 +28,22 @@ const (
 var DefaultReviewTasks = []string{"norm", "intent", "emotion", "stage"}
 
 // ParseReviewTasks checks a --review-tasks list.
+// RubricTask is the review task of simulated episodes (ngsim): the
+// reviewers score the judge's rubric, assistance, cultural and language
+// (1-5), with the judge's scores as the prediction; ngstats compares
+// the two.
+const RubricTask = "rubric"
+
+// RubricScores are the rubric's scores, as the Label Studio Rating
+// controls are named.
+var RubricScores = []string{"assistance", "cultural", "language"}
+
 func ParseReviewTasks(spec string) ([]string, error) {
 	var out []string
 	for _, t := range strings.Split(spec, ",") {
 		t = strings.TrimSpace(t)
-		if record.LabelSet(t) == nil {
-			return nil, fmt.Errorf("--review-tasks: unknown task %q (want some of %s)", t, strings.Join(record.LabelTasks, ", "))
+		if record.LabelSet(t) == nil && t != RubricTask {
+			return nil, fmt.Errorf("--review-tasks: unknown task %q (want some of %s, or %s)", t, strings.Join(record.LabelTasks, ", "), RubricTask)
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)

@@ -441,3 +441,45 @@ func TestFromArgillaForms(t *testing.T) {
 		t.Errorf("nested: notes %q", notes)
 	}
 }
+
+// Episodes go to Label Studio with the judge's rubric scores as the
+// prediction (Rating controls in the config), and come back with the
+// reviewers' mean scores in sim.human.
+func TestLabelStudioRubric(t *testing.T) {
+	rec := &record.Record{ID: "ep-1", Culture: "thai",
+		Turns: []record.Turn{{Index: 0, Speaker: "user", Text: "hi"}, {Index: 1, Speaker: "assistant", Text: "hello"}},
+		Sim:   &record.Sim{Assistant: "a", Mode: "benchmark", End: "goal_met", Judge: &record.SimJudge{Assistance: 4, Cultural: 2, Language: 5}}}
+	tasks, err := ParseReviewTasks("rubric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := LabelStudioConfig(tasks)
+	for _, s := range RubricScores {
+		if !strings.Contains(cfg, `<Rating name="`+s+`" toName="dialogue" maxRating="5"`) {
+			t.Errorf("config has no rating %s:\n%s", s, cfg)
+		}
+	}
+	if strings.Contains(cfg, "ParagraphLabels") {
+		t.Errorf("a rubric config with turn labels:\n%s", cfg)
+	}
+	task := LabelStudio(tasks)(rec)[0]
+	if len(task.Predictions) != 1 || len(task.Predictions[0].Result) != 3 || *task.Predictions[0].Result[1].Value.Rating != 2 {
+		t.Fatalf("predictions %+v", task.Predictions)
+	}
+	rating := func(name string, v int) LabelStudioResult {
+		return LabelStudioResult{FromName: name, ToName: "dialogue", Type: "rating", Value: LabelStudioValue{Rating: &v}}
+	}
+	exp := map[string]any{"id": 1, "data": task.Data, "annotations": []any{
+		map[string]any{"id": 1, "result": []LabelStudioResult{rating("assistance", 4), rating("cultural", 3), rating("language", 5)}},
+		map[string]any{"id": 2, "result": []LabelStudioResult{rating("assistance", 5), rating("cultural", 4)}},
+	}}
+	b, _ := json.Marshal([]any{exp})
+	got := readAll(t, NewLabelStudio(nil, strings.NewReader(string(b))))[0]
+	h := got.Sim.Human
+	if h == nil || h.Reviewers != 2 || *h.Assistance != 4.5 || *h.Cultural != 3.5 || *h.Language != 5 || got.Sim.Judge.Cultural != 2 {
+		t.Fatalf("human %+v judge %+v", h, got.Sim.Judge)
+	}
+	if _, err := ParseReviewTasks("rubric,norm"); err != nil {
+		t.Error(err)
+	}
+}

@@ -168,14 +168,20 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 	for _, sl := range slots {
 		for _, v := range sl.variants {
 			d := sl.item
+			p := maps.Clone(v.Persona)
+			it := &record.PactItem{Actor: d.Actor, Receiver: d.Receiver, Expectation: d.Expectation,
+				Preference: d.Preference, FollowOption: d.FollowOption, AllowOption: d.AllowOption}
+			takeItemAttrs(p, it)
+			if len(p) == 0 {
+				p = nil
+			}
 			r := &record.Record{
 				ID: s.opt.Personas.ID(sl.id, v.Persona), ParentID: in.ID,
 				Culture: norm.Culture, Lang: lang.Normalize(cu.c.ScenarioLang),
 				Category: norm.Category, NormID: norm.ID, Norm: norm.Text,
-				Scenario: d.Scenario, Extra: maps.Clone(in.Extra), Persona: maps.Clone(v.Persona),
-				PactItem: &record.PactItem{Actor: d.Actor, Receiver: d.Receiver, Expectation: d.Expectation,
-					Preference: d.Preference, FollowOption: d.FollowOption, AllowOption: d.AllowOption},
-				Gen: append([]record.Gen(nil), sl.gen...),
+				Scenario: d.Scenario, Extra: maps.Clone(in.Extra), Persona: p,
+				PactItem: it,
+				Gen:      append([]record.Gen(nil), sl.gen...),
 			}
 			if s.opt.Personas.Varies() {
 				r.VariantOf = sl.id
@@ -184,6 +190,25 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 		}
 	}
 	return out, nil
+}
+
+// takeItemAttrs moves the persona attributes that are the PACT item's own
+// fields into it: --vary country=A,B (the actor's and the receiver's
+// country alike: the scenario's country), actor_country, receiver_country,
+// receiver_age, receiver_gender. The actor's age and gender stay in the
+// persona.
+func takeItemAttrs(p map[string]string, it *record.PactItem) {
+	if c, ok := p["country"]; ok {
+		it.ActorCountry, it.ReceiverCountry = c, c
+		delete(p, "country")
+	}
+	for k, f := range map[string]*string{"actor_country": &it.ActorCountry, "receiver_country": &it.ReceiverCountry,
+		"receiver_age": &it.ReceiverAge, "receiver_gender": &it.ReceiverGender} {
+		if v, ok := p[k]; ok {
+			*f = v
+			delete(p, k)
+		}
+	}
 }
 
 // verdict is the judge's answer for one item.

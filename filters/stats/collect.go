@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -28,24 +30,30 @@ type Collector struct {
 	Done func(*Report) error
 	// DupThreshold is the similarity of near-duplicates (0: the default).
 	DupThreshold float64
+	// RankBy is the simulation leaderboard's order (RankBys; "": the
+	// default, assistance as the CultureConverse paper ranks).
+	RankBy string
 	// Browse keeps Examples dialogues of each culture and type, and every
 	// record with the ShowDefect class, for the HTML report's browser.
 	Browse     bool
 	ShowDefect string
 
-	rep         Report
-	recDefects  bool // the record being added has a defect
-	byCulture   map[string]*Count
-	byType      map[string]*Count
-	byCategory  map[string]*Count
-	byCultType  map[string]*Count
-	turns       hist
-	speakers    hist
-	lengths     map[string]*lenAcc
-	cultures    map[string]*consAcc
-	defects     map[string]*Defect
-	dlgExact    u64set
-	scenExact   u64set
+	rep        Report
+	recDefects bool // the record being added has a defect
+	byCulture  map[string]*Count
+	byType     map[string]*Count
+	byCategory map[string]*Count
+	byCultType map[string]*Count
+	turns      hist
+	speakers   hist
+	lengths    map[string]*lenAcc
+	cultures   map[string]*consAcc
+	defects    map[string]*Defect
+	dlgExact   u64set
+	scenExact  u64set
+	// variantScen maps a counterfactual group (variant_of, else the
+	// record's id; hashed) to the scenario key of its first record.
+	variantScen map[uint64]uint64
 	near        *nearDups
 	review      *reviewAcc
 	browse      *browseAcc
@@ -323,7 +331,23 @@ func (c *Collector) scenario(rec *record.Record) {
 	if rec.Scenario == "" {
 		return
 	}
-	dupExact := seen(&c.scenExact, dedup.ScenarioKey(rec))
+	key := dedup.ScenarioKey(rec)
+	// A counterfactual variant (ngseed --vary) repeats its group's
+	// scenario on purpose: not a duplicate. Its text is not compared again.
+	group := rec.VariantOf
+	if group == "" {
+		group = rec.ID
+	}
+	if c.variantScen == nil {
+		c.variantScen = map[uint64]uint64{}
+	}
+	g := xxhash.Sum64String(group)
+	if first, ok := c.variantScen[g]; ok && first == key {
+		return
+	} else if !ok {
+		c.variantScen[g] = key
+	}
+	dupExact := seen(&c.scenExact, key)
 	dupNear := c.nearDups().scenario(rec)
 	switch {
 	case dupExact:
@@ -440,7 +464,7 @@ func (c *Collector) Report() *Report {
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
 	r.Calls, r.Panel = c.genReport(), c.panel.report()
-	r.Pact, r.Sim = c.pact.report(), c.sim.report()
+	r.Pact, r.Sim = c.pact.report(), c.sim.report(c.RankBy)
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

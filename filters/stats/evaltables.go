@@ -56,7 +56,7 @@ func pactTables(p *Pact) []table {
 				byAttr.rows = append(byAttr.rows, []string{r.Model, r.Attr, orNone(r.Value), num(r.PFollow.N), ivPct(r.PFollow), ivPct(r.FollowShare)})
 			}
 		}
-		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% percentile bootstrap over items (2,000 resamples, fixed seed; the normal interval above 2,000 items);",
+		overall.notes = append(overall.notes, "p_follow: mean over items with a valid distribution, 95% t interval over items;",
 			"majority follow: share of items whose majority is follow_culture (ties count as not), 95% Wilson interval")
 		ts = append(ts, overall)
 		for _, t := range []table{byCulture, byAttr} {
@@ -76,7 +76,7 @@ func pactTables(p *Pact) []table {
 				}
 			}
 			t.notes = append(t.notes, "mean absolute change of p_follow between two variants, percentage points; per item first, then over items;",
-				"95% percentile bootstrap over items; sampling noise in p_follow raises it (a null attribute scores above 0): see the signed changes")
+				"95% t interval over item groups; sampling noise in p_follow raises it (a null attribute scores above 0), so it is not the paper's effect size: see the signed changes and the paper's figures")
 			ts = append(ts, t, c)
 		}
 		if len(q.Agreement) > 0 {
@@ -95,8 +95,9 @@ func pactTables(p *Pact) []table {
 			t.notes = append(t.notes, "human majority: follow share above 0.5 follow, below allow, 0.5 tie; Spearman with ties at mean ranks; JSD base 2 (0 same, 1 disjoint)")
 			ts = append(ts, t)
 		}
+		ts = append(ts, paperTables(pre, q.Paper)...)
 	}
-	return ts
+	return append(ts, humanStudyTable(p.HumanStudy)...)
 }
 
 func outcomeCells(r SimRow) []string {
@@ -131,7 +132,7 @@ func simTables(s *Sim) []table {
 		for _, r := range s.Leaderboard {
 			t.rows = append(t.rows, append([]string{strconv.Itoa(r.Rank), r.Assistant, f2(r.Overall)}, simRowCells(r.SimRow)...))
 		}
-		t.notes = append(t.notes, "overall: mean of the assistance, cultural and language means (1-5); ranked by it, then by inference rate")
+		t.notes = append(t.notes, "overall: mean of the assistance, cultural and language means (1-5); ranked by "+s.RankedBy+" (--rank-by), then by inference rate")
 		ts = append(ts, t)
 	}
 	t := table{title: "Simulation per assistant and mode", header: append([]string{"assistant", "mode"}, simRowHeader...)}
@@ -159,6 +160,26 @@ func simTables(s *Sim) []table {
 		if len(t.rows) > 0 {
 			ts = append(ts, t)
 		}
+	}
+	if len(s.JudgeHuman) > 0 {
+		t := table{title: "Simulation: the judge against human reviewers", header: []string{"score", "episodes", "judge mean", "human mean", "mean |diff|", "agreement (95% CI)", "Pearson r", "Spearman rho"}}
+		for _, j := range s.JudgeHuman {
+			t.rows = append(t.rows, []string{j.Score, num(j.Episodes), f2(j.Judge), f2(j.Human), f2(j.MAE), ivPct(j.Agreement), optStr(j.Pearson), optStr(j.Spearman)})
+		}
+		t.notes = append(t.notes, "episodes scored by both (ngcat --to labelstudio --review-tasks rubric, and back); agreement: the reviewers' mean rounds to the judge's score, Wilson interval")
+		ts = append(ts, t)
+	}
+	if len(s.Coverage) > 0 {
+		t := table{title: "Simulation: subgroup coverage", header: []string{"culture", "subgroup", "in catalogue", "specs", "episodes"}}
+		for _, c := range s.Coverage {
+			in := "no"
+			if c.InCatalogue {
+				in = "yes"
+			}
+			t.rows = append(t.rows, []string{orNone(c.Culture), orNone(c.Subgroup), in, num(c.Specs), num(c.Episodes)})
+		}
+		t.notes = append(t.notes, "the culture profile's subgroup catalogue (ngseed --types episode --subgroups catalogue), 0 where none ran; specs: distinct episode specs")
+		ts = append(ts, t)
 	}
 	return ts
 }

@@ -19,7 +19,7 @@ import (
 // human distribution, how well each model matches it.
 //
 // The section keeps one small point per item, model and framing (the
-// bootstrap and the correlations need them all), so its memory grows with
+// intervals and the correlations need them all), so its memory grows with
 // the items, about 100 bytes each plus the persona.
 
 // Pact is the PACT section of the report.
@@ -27,6 +27,9 @@ type Pact struct {
 	// Items are the records with pact results.
 	Items     int64          `json:"items"`
 	Questions []PactQuestion `json:"questions"`
+	// HumanStudy: the human study's figures, from items with
+	// human.answers (pacthuman.go).
+	HumanStudy []PactHumanGroup `json:"human_study"`
 }
 
 // PactQuestion holds every figure of one question framing ("choice",
@@ -42,6 +45,9 @@ type PactQuestion struct {
 	Agreement []PactAgreement `json:"agreement,omitempty"`
 	// Human: each model against the items' human distributions.
 	Human []PactHuman `json:"human,omitempty"`
+	// Paper: the PACT paper's figures, by its authors' definitions
+	// (pactpaper.go).
+	Paper PactPaper `json:"paper"`
 }
 
 // PactRate is the culture-following rate of one model over a group of
@@ -55,7 +61,7 @@ type PactRate struct {
 	Results int64 `json:"results"`
 	Invalid int64 `json:"invalid"`
 	// PFollow is the mean p_follow over the items with one, with a 95%
-	// percentile bootstrap interval over items (bootstrapMean).
+	// t interval over items (meanT).
 	PFollow Interval `json:"p_follow"`
 	// Majority counts the items' majorities; FollowShare is the share of
 	// follow_culture majorities among them (ties count as not following),
@@ -73,7 +79,7 @@ type PactRate struct {
 // record whose id that is) that differ only in Attr, the mean absolute
 // change of p_follow between two variants, in percentage points. Each
 // item's pairs are averaged first, then the items, and the 95% interval
-// is a percentile bootstrap over items. Measurement noise (p_follow from
+// is a t interval over items (item groups: meanT). Measurement noise (p_follow from
 // K samples) adds to a mean absolute change: an attribute with no effect
 // scores above 0; the signed Contrasts do not have that bias.
 type PactEffect struct {
@@ -88,7 +94,7 @@ type PactEffect struct {
 
 // PactContrast is the signed mean change of p_follow from value A to
 // value B of the attribute (B - A, percentage points), over the items
-// with such a pair, with a 95% bootstrap interval over items.
+// with such a pair, with a 95% t interval over items (meanT).
 type PactContrast struct {
 	A      string   `json:"a"`
 	B      string   `json:"b"`
@@ -124,17 +130,22 @@ type PactHuman struct {
 
 // pactPoint is one item's result for one model and framing.
 type pactPoint struct {
-	id, group string            // the record id; variant_of, else the id
-	attrs     map[string]string // persona, and the culture under "culture"
+	id, group string            // the record id; variant_of, else the scenario_id, else the id
+	attrs     map[string]string // persona, the item's actor/receiver fields, and the culture under "culture"
 	p         float64           // p_follow; NaN when none
 	majority  string
 	entropy   float64 // NaN when none
 	human     float64 // NaN when the item has none
+
+	// actorCountry is the item's actor_country as it is (attrs has it
+	// relative to the scenario's).
+	actorCountry string
 }
 
 type pactAcc struct {
 	items  int64
 	points map[[2]string][]pactPoint // question, model
+	human  map[[3]string]*humanGroupAcc
 }
 
 // pactCulture is the attribute name under which an item's culture is
@@ -142,31 +153,63 @@ type pactAcc struct {
 const pactCulture = "culture"
 
 func (c *Collector) addPact(rec *record.Record) {
-	if len(rec.Pact) == 0 {
+	answers := rec.PactItem != nil && rec.PactItem.Human != nil && len(rec.PactItem.Human.Answers) > 0
+	if len(rec.Pact) == 0 && !answers {
 		return
 	}
 	if c.pact == nil {
 		c.pact = &pactAcc{points: map[[2]string][]pactPoint{}}
 	}
 	a := c.pact
+	if answers {
+		a.addHumanAnswers(rec)
+	}
+	if len(rec.Pact) == 0 {
+		return
+	}
 	a.items++
 	attrs := maps.Clone(rec.Persona)
 	if attrs == nil {
 		attrs = map[string]string{}
 	}
-	if rec.Culture != "" {
-		attrs[pactCulture] = rec.Culture // the record's culture wins over a persona key of that name
+	scenarioCountry, actorCountry := rec.Culture, ""
+	if it := rec.PactItem; it != nil {
+		// The card's actor and receiver attributes. They win over the
+		// persona's keys of those names.
+		for k, v := range map[string]string{pactActorAge: it.ActorAge, pactActorGender: it.ActorGender,
+			pactReceiverAge: it.ReceiverAge, pactReceiverGender: it.ReceiverGender} {
+			if v != "" {
+				attrs[k] = v
+			}
+		}
+		// The receiver's country is the scenario's: analysed as the
+		// culture. The actor's is analysed relative to it ("same" when
+		// equal), so that varying both countries together (--vary
+		// country=) is one change, of the culture, and varying the actor's
+		// alone is a change of actor_country.
+		if it.ReceiverCountry != "" {
+			scenarioCountry = it.ReceiverCountry
+		}
+		if actorCountry = it.ActorCountry; actorCountry != "" {
+			attrs[pactActorCountry] = actorCountry
+			if actorCountry == scenarioCountry {
+				attrs[pactActorCountry] = pactSameCountry
+			}
+		}
+	}
+	if scenarioCountry != "" {
+		attrs[pactCulture] = scenarioCountry // wins over a persona key of that name
 	}
 	group := rec.VariantOf
+	if group == "" && rec.PactItem != nil && rec.PactItem.ScenarioID != "" {
+		group = "scenario_id:" + rec.PactItem.ScenarioID
+	}
 	if group == "" {
 		group = rec.ID
 	}
-	human := math.NaN()
-	if rec.PactItem != nil && rec.PactItem.Human != nil && isShare(rec.PactItem.Human.FollowCulture) {
-		human = rec.PactItem.Human.FollowCulture
-	}
 	for _, r := range rec.Pact {
-		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
+		human := humanShareFor(rec.PactItem, r.Question)
+		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {
@@ -181,6 +224,25 @@ func (c *Collector) addPact(rec *record.Record) {
 		k := [2]string{r.Question, r.Model}
 		a.points[k] = append(a.points[k], pt)
 	}
+}
+
+// humanShareFor is the item's human follow share for a framing: the
+// framing's own when the study asked it (personal, norm), else the
+// overall one; NaN when none.
+func humanShareFor(it *record.PactItem, question string) float64 {
+	if it == nil || it.Human == nil {
+		return math.NaN()
+	}
+	h := it.Human
+	switch {
+	case question == record.PactPersonal && h.Personal != nil && isShare(*h.Personal):
+		return *h.Personal
+	case question == record.PactNorm && h.Norm != nil && isShare(*h.Norm):
+		return *h.Norm
+	case isShare(h.FollowCulture):
+		return h.FollowCulture
+	}
+	return math.NaN()
 }
 
 // isShare: a probability. A p_follow or human share outside [0, 1] counts
@@ -198,22 +260,25 @@ func majorityOf(p float64) string {
 	return "tie"
 }
 
-// questionOrder puts the framings choice, norm first, then others by name.
+// questionOrder puts the framings personal, norm, choice first, then
+// others by name.
 func questionOrder(q string) int {
 	switch q {
-	case record.PactChoice:
+	case record.PactPersonal:
 		return 0
 	case record.PactNorm:
 		return 1
+	case record.PactChoice:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func (a *pactAcc) report() *Pact {
 	if a == nil {
 		return nil
 	}
-	out := &Pact{Items: a.items, Questions: []PactQuestion{}}
+	out := &Pact{Items: a.items, Questions: []PactQuestion{}, HumanStudy: a.humanReport()}
 	byQ := map[string][]string{} // question -> models
 	for k := range a.points {
 		byQ[k[0]] = append(byQ[k[0]], k[1])
@@ -234,6 +299,7 @@ func (a *pactAcc) report() *Pact {
 				pq.Human = append(pq.Human, h)
 			}
 		}
+		pq.Paper = paperFigures(models, func(m string) []pactPoint { return a.points[[2]string{q, m}] })
 		for i, x := range models {
 			for _, y := range models[i+1:] {
 				pq.Agreement = append(pq.Agreement, pactAgree(x, y, a.points[[2]string{q, x}], a.points[[2]string{q, y}]))
@@ -309,7 +375,7 @@ func pactRate(model, attr, value string, pts []pactPoint) PactRate {
 			r.Tie++
 		}
 	}
-	r.PFollow = bootstrapMean(ps)
+	r.PFollow = meanT(ps)
 	n := r.Follow + r.Allow + r.Tie
 	r.FollowShare = Interval{N: n}
 	if n > 0 {
@@ -360,12 +426,12 @@ func pactEffects(model string, pts []pactPoint) []PactEffect {
 		if e.Items == 0 {
 			continue
 		}
-		e.MeanAbsPP = bootstrapMean(absPerItem)
+		e.MeanAbsPP = meanT(absPerItem)
 		for _, k := range slices.SortedFunc(maps.Keys(contrasts), func(x, y [2]string) int {
 			return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 		}) {
 			ca := contrasts[k]
-			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: bootstrapMean(ca.diffs)})
+			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: meanT(ca.diffs)})
 		}
 		out = append(out, e)
 	}

@@ -2,9 +2,11 @@ package stats
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -24,9 +26,62 @@ type Sim struct {
 	ByDomain   []SimRow `json:"by_domain"`
 	BySubgroup []SimRow `json:"by_subgroup"`
 	// Leaderboard ranks the assistants of benchmark mode (gold mode gives
-	// the assistant the constraints, so it is no benchmark): by Overall,
-	// the mean of the three rubric means, then by inference rate.
+	// the assistant the constraints, so it is no benchmark) by RankedBy:
+	// assistance quality by default, as the CultureConverse paper ranks
+	// (ngstats --rank-by), then by inference rate.
 	Leaderboard []SimRank `json:"leaderboard"`
+	RankedBy    string    `json:"ranked_by"`
+	// Coverage counts, per culture, the specs run of each subgroup: every
+	// subgroup of the culture profile's catalogue (0 when none ran), then
+	// those outside it.
+	Coverage []SubgroupCoverage `json:"subgroup_coverage"`
+	// JudgeHuman compares the judge with human reviewers' scores of the
+	// same rubric, per score, on the episodes that have both.
+	JudgeHuman []SimJudgeHuman `json:"judge_human"`
+}
+
+// SimJudgeHuman is the judge against the reviewers on one rubric score:
+// the means, the mean absolute difference, the share of episodes where
+// they agree (the reviewers' mean rounds to the judge's score), and
+// Pearson's and Spearman's correlation (nil when undefined).
+type SimJudgeHuman struct {
+	Score     string   `json:"score"`
+	Episodes  int64    `json:"episodes"`
+	Judge     float64  `json:"judge_mean"`
+	Human     float64  `json:"human_mean"`
+	MAE       float64  `json:"mae"`
+	Agreement Interval `json:"agreement"`
+	Pearson   *float64 `json:"pearson"`
+	Spearman  *float64 `json:"spearman"`
+}
+
+// SubgroupCoverage is how many episode specs of a culture's subgroup
+// were simulated (distinct specs: the episode's parent_id, else its id).
+type SubgroupCoverage struct {
+	Culture     string `json:"culture"`
+	Subgroup    string `json:"subgroup"`
+	InCatalogue bool   `json:"in_catalogue"`
+	Specs       int64  `json:"specs"`
+	Episodes    int64  `json:"episodes"`
+}
+
+// RankBys are the leaderboard's orders (ngstats --rank-by): a rubric
+// mean, overall (the mean of the three) or inferred (the inference rate).
+var RankBys = []string{"assistance", "cultural", "language", "overall", "inferred"}
+
+// rankValue is r's figure for the order by.
+func rankValue(r SimRank, by string) float64 {
+	switch by {
+	case "cultural":
+		return r.Cultural.Mean
+	case "language":
+		return r.Language.Mean
+	case "overall":
+		return r.Overall
+	case "inferred":
+		return r.Inferred.Mean
+	}
+	return r.Assistance.Mean
 }
 
 // SimRow is one assistant's episodes in one mode and group.
@@ -79,6 +134,14 @@ type simRowAcc struct {
 type simAcc struct {
 	episodes int64
 	rows     map[simKey]*simRowAcc
+	coverage map[[2]string]*coverAcc // culture, subgroup
+	// judged pairs (judge, human) per rubric score
+	judgeHuman [3][][2]float64
+}
+
+type coverAcc struct {
+	specs    map[string]bool
+	episodes int64
 }
 
 // The breakdowns, in report order.
@@ -102,6 +165,27 @@ func (c *Collector) addSim(rec *record.Record) {
 	var domain, subgroup string
 	if rec.Episode != nil {
 		domain, subgroup = rec.Episode.Domain, rec.Episode.Subgroup
+	}
+	if a.coverage == nil {
+		a.coverage = map[[2]string]*coverAcc{}
+	}
+	ck := [2]string{rec.Culture, subgroup}
+	cv := a.coverage[ck]
+	if cv == nil {
+		cv = &coverAcc{specs: map[string]bool{}}
+		a.coverage[ck] = cv
+	}
+	cv.episodes++
+	cv.specs[cmp.Or(rec.ParentID, rec.ID)] = true
+	if j, h := s.Judge, s.Human; j != nil && h != nil {
+		for i, p := range []struct {
+			judge int
+			human *float64
+		}{{j.Assistance, h.Assistance}, {j.Cultural, h.Cultural}, {j.Language, h.Language}} {
+			if p.judge >= 1 && p.judge <= 5 && p.human != nil {
+				a.judgeHuman[i] = append(a.judgeHuman[i], [2]float64{float64(p.judge), *p.human})
+			}
+		}
 	}
 	for _, g := range [][2]string{{simAll, ""}, {simCulture, rec.Culture}, {simDomain, domain}, {simSubgroup, subgroup}} {
 		k := simKey{s.Assistant, s.Mode, g[0], g[1]}
@@ -229,7 +313,7 @@ func (r *simRowAcc) row(k simKey) SimRow {
 	return out
 }
 
-func (a *simAcc) report() *Sim {
+func (a *simAcc) report(rankBy string) *Sim {
 	if a == nil {
 		return nil
 	}
@@ -257,13 +341,75 @@ func (a *simAcc) report() *Sim {
 			s.BySubgroup = append(s.BySubgroup, row)
 		}
 	}
+	if !slices.Contains(RankBys, rankBy) {
+		rankBy = RankBys[0]
+	}
+	s.RankedBy = rankBy
 	slices.SortStableFunc(s.Leaderboard, func(x, y SimRank) int {
-		return cmp.Or(cmp.Compare(y.Overall, x.Overall), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
+		return cmp.Or(cmp.Compare(rankValue(y, rankBy), rankValue(x, rankBy)), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
 	})
 	for i := range s.Leaderboard {
 		s.Leaderboard[i].Rank = i + 1
 	}
+	s.Coverage = a.coverageReport()
+	s.JudgeHuman = []SimJudgeHuman{}
+	for i, name := range []string{"assistance", "cultural", "language"} {
+		pairs := a.judgeHuman[i]
+		if len(pairs) == 0 {
+			continue
+		}
+		var js, hs []float64
+		var abs float64
+		var same int64
+		for _, p := range pairs {
+			js, hs = append(js, p[0]), append(hs, p[1])
+			abs += math.Abs(p[0] - p[1])
+			if math.Abs(p[0]-p[1]) < 0.5 {
+				same++
+			}
+		}
+		n := int64(len(pairs))
+		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: mean(js), Human: mean(hs),
+			MAE: abs / float64(n), Agreement: shareWilson(same, n), Pearson: optFloat(pearson(js, hs)), Spearman: optFloat(spearman(js, hs))})
+	}
 	return s
+}
+
+// coverageReport lists each culture's catalogue subgroups (ngseed
+// --subgroups catalogue), run or not, then the others run.
+func (a *simAcc) coverageReport() []SubgroupCoverage {
+	out := []SubgroupCoverage{}
+	cultures := map[string]bool{}
+	for k := range a.coverage {
+		cultures[k[0]] = true
+	}
+	for _, c := range slices.Sorted(maps.Keys(cultures)) {
+		var catalogue []string
+		if p, err := normbank.Profile(c); err == nil {
+			catalogue = p.Subgroups
+		}
+		row := func(sg string, in bool) SubgroupCoverage {
+			r := SubgroupCoverage{Culture: c, Subgroup: sg, InCatalogue: in}
+			if cv := a.coverage[[2]string{c, sg}]; cv != nil {
+				r.Specs, r.Episodes = int64(len(cv.specs)), cv.episodes
+			}
+			return r
+		}
+		for _, sg := range catalogue {
+			out = append(out, row(sg, true))
+		}
+		var others []string
+		for k := range a.coverage {
+			if k[0] == c && !slices.Contains(catalogue, k[1]) {
+				others = append(others, k[1])
+			}
+		}
+		slices.SortFunc(others, noneLast)
+		for _, sg := range others {
+			out = append(out, row(sg, false))
+		}
+	}
+	return out
 }
 
 // overall is the mean of the rubric means that were scored (0 when none).

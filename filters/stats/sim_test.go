@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -137,5 +138,82 @@ func TestScoreIntervalLarge(t *testing.T) {
 	b := scoreInterval([5]int64{0, 0, 0, 1000, 1000})
 	if want := 1.96 * 0.5 / 44.72; !approx(b.High-b.Mean, want, 0.004) {
 		t.Errorf("bootstrap half-width %v, want about %v", b.High-b.Mean, want)
+	}
+}
+
+// The leaderboard ranks by assistance quality by default, as the
+// CultureConverse paper does, not by the mean of the three rubrics;
+// RankBy picks another order.
+func TestSimRankBy(t *testing.T) {
+	recs := []*record.Record{
+		// a: assistance 5, cultural 2, language 2 (overall 3)
+		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 2, 2}, record.OutcomeInferred),
+		// b: assistance 4, cultural 5, language 5 (overall 4.67)
+		simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeViolated),
+	}
+	for by, want := range map[string]string{"": "a", "assistance": "a", "overall": "b", "cultural": "b", "inferred": "a"} {
+		c := NewCollector()
+		c.RankBy = by
+		for _, r := range recs {
+			c.Add(r)
+		}
+		s := c.Report().Sim
+		if s.Leaderboard[0].Assistant != want || (by != "" && s.RankedBy != by) || (by == "" && s.RankedBy != "assistance") {
+			t.Errorf("--rank-by %q: first %s ranked by %s, want %s", by, s.Leaderboard[0].Assistant, s.RankedBy, want)
+		}
+	}
+}
+
+// Subgroup coverage: every subgroup of the culture's catalogue, with the
+// specs that ran (distinct: two assistants on one spec count once), the
+// uncatalogued ones after.
+func TestSimSubgroupCoverage(t *testing.T) {
+	p, err := normbank.Profile("thai")
+	if err != nil || len(p.Subgroups) < 2 {
+		t.Fatalf("thai catalogue: %v %v", p, err)
+	}
+	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e1.ParentID, e2.ParentID, e3.ParentID = "spec1", "spec1", "spec2"
+	e1.Episode.Subgroup, e2.Episode.Subgroup, e3.Episode.Subgroup = p.Subgroups[0], p.Subgroups[0], "a Thai student abroad"
+	s := collect(t, e1, e2, e3).Sim
+	if len(s.Coverage) != len(p.Subgroups)+1 {
+		t.Fatalf("coverage %+v", s.Coverage)
+	}
+	if c := s.Coverage[0]; c.Subgroup != p.Subgroups[0] || !c.InCatalogue || c.Specs != 1 || c.Episodes != 2 {
+		t.Errorf("first %+v", c)
+	}
+	if c := s.Coverage[1]; c.Subgroup != p.Subgroups[1] || c.Specs != 0 {
+		t.Errorf("second %+v", c)
+	}
+	if c := s.Coverage[len(s.Coverage)-1]; c.InCatalogue || c.Specs != 1 || c.Subgroup != "a Thai student abroad" {
+		t.Errorf("outside %+v", c)
+	}
+}
+
+// The judge against human reviewers, per score, on the episodes both
+// scored (e4 has no human scores); figures by hand below. Spearman: ranks
+// 2 1 3 and 3 1 2, rho 0.5.
+func TestSimJudgeHuman(t *testing.T) {
+	h := func(a float64) *record.SimHuman { return &record.SimHuman{Assistance: &a, Reviewers: 2} }
+	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := simRec("e2", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{2, 4, 4})
+	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4})
+	e4 := simRec("e4", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4}) // no human
+	e1.Sim.Human, e2.Sim.Human, e3.Sim.Human = h(4.4), h(2), h(3)
+	s := collect(t, e1, e2, e3, e4).Sim
+	if len(s.JudgeHuman) != 1 {
+		t.Fatalf("judge-human %+v", s.JudgeHuman)
+	}
+	j := s.JudgeHuman[0]
+	// judge 4 2 5 (mean 11/3), human 4.4 2 3 (mean 3.1333); |diff| 0.4
+	// 0 2: MAE 0.8, agreement 2 of 3 (4.4 rounds to 4, 3 is not 5).
+	// Pearson: judge deviations 1/3 -5/3 4/3, human 1.2667 -1.1333
+	// -0.1333: sxy = 0.4222+1.8889-0.1778 = 2.1333, sxx = 14/3, syy =
+	// 1.6044+1.2844+0.0178 = 2.9067; r = 2.1333/sqrt(13.5644) = 0.5792.
+	if j.Score != "assistance" || j.Episodes != 3 || !approx(j.MAE, 0.8, 1e-12) || !approx(j.Agreement.Mean, 2.0/3, 1e-12) ||
+		j.Pearson == nil || !approx(*j.Pearson, 0.5792, 1e-3) || j.Spearman == nil || !approx(*j.Spearman, 0.5, 1e-12) {
+		t.Errorf("%+v pearson %v spearman %v", j, j.Pearson, j.Spearman)
 	}
 }

@@ -16,7 +16,9 @@ import (
 // PactBias is the fake model under test of ngpact: its probability of
 // choosing the follow option is Base (0.6 when 0), plus Culture[culture]
 // for the item's culture (its key or display name, lower case), plus
-// Persona["attr=value"] for each of the actor's persona attributes, plus
+// Persona["attr=value"] for each of the actor's persona attributes (the
+// prompt's "About the actor" lines: age, gender, country, ...) and
+// Persona["receiver_attr=value"] for the receiver's, plus
 // Norm for the norm framing, clamped to [0.02, 0.98]. Tests inject a known
 // effect this way (+0.10 for one culture, 0 for gender) and check that
 // ngpact and ngstats recover it. With logprobs the first token's
@@ -50,6 +52,7 @@ var (
 	expectationLabels = []string{"Cultural expectation:", "문화적 기대:", "文化期望:"}
 	preferenceLabels  = []string{"Personal preference:", "개인적 선호:", "个人偏好:"}
 	normFraming       = []string{"What would most people", "사람들 대부분은", "大多数人"}
+	receiverLabels    = []string{"About the receiver:", "상대에 대해:", "关于对方:"}
 )
 
 func afterLabel(line string, labels []string) (string, bool) {
@@ -71,8 +74,14 @@ func parsePactQuestion(req *llmtest.ChatRequest) (q pactQuestion, ok bool) {
 		}
 	}
 	q.persona = map[string]string{}
+	prefix := "" // "receiver_" in the receiver's attributes
 	for _, line := range strings.Split(q.firstUserMsg, "\n") {
 		line = strings.TrimSpace(line)
+		if _, ok := afterLabel(line, receiverLabels); ok {
+			prefix = "receiver_"
+		} else if !strings.HasPrefix(line, "- ") {
+			prefix = ""
+		}
 		if v, ok := afterLabel(line, cultureLabels); ok {
 			q.culture = strings.ToLower(v)
 		} else if v, ok := afterLabel(line, expectationLabels); ok {
@@ -85,7 +94,7 @@ func parsePactQuestion(req *llmtest.ChatRequest) (q pactQuestion, ok bool) {
 			q.optB = v
 		} else if v, ok := strings.CutPrefix(line, "- "); ok {
 			if k, val, ok := strings.Cut(v, ": "); ok {
-				q.persona[strings.ReplaceAll(k, " ", "_")] = val
+				q.persona[prefix+strings.ReplaceAll(k, " ", "_")] = val
 			}
 		}
 	}

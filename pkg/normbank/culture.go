@@ -51,6 +51,10 @@ type Culture struct {
 	Honorifics string `yaml:"honorifics" json:"honorifics"`
 	// Distance is short guidance on hierarchy and relational distance.
 	Distance string `yaml:"relational_distance" json:"relational_distance"`
+	// Subgroups are identities within the culture that CultureConverse
+	// episodes are written for (ngseed --types episode --subgroups
+	// catalogue), and ngstats counts the episodes of each.
+	Subgroups []string `yaml:"subgroups,omitempty" json:"subgroups,omitempty"`
 
 	// Source is where the profile was read from: a file name, or
 	// "builtin:NAME.yaml".

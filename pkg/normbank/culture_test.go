@@ -29,6 +29,11 @@ func TestBuiltinProfiles(t *testing.T) {
 		"filipino":    {"tl", "tl", ""},
 		"singaporean": {"en", "en", ""},
 		"taiwanese":   {"zh-Hant", "zh-Hant", ""},
+		// the PACT human study's other four countries (issue 29)
+		"british":       {"en", "en", ""},
+		"brazilian":     {"pt", "en", ""},
+		"indian":        {"en", "en", ""},
+		"south-african": {"en", "en", ""},
 	}
 	if len(names) != len(want) {
 		t.Errorf("built-in cultures %v, want the %d of the test", names, len(want))
@@ -152,7 +157,7 @@ func TestProfileUserDir(t *testing.T) {
 		t.Errorf("name mismatch: %v", err)
 	}
 	_, err = Profile("klingon")
-	if err == nil || !strings.Contains(err.Error(), "american, chinese, filipino, indonesian, japanese, korean, malaysian, singaporean, taiwanese, thai, vietnamese") || !strings.Contains(err.Error(), filepath.Join(dir, "klingon.yaml")) {
+	if err == nil || !strings.Contains(err.Error(), "american, brazilian, british, chinese, filipino, indian, indonesian, japanese, korean, malaysian, singaporean, south-african, taiwanese, thai, vietnamese") || !strings.Contains(err.Error(), filepath.Join(dir, "klingon.yaml")) {
 		t.Errorf("unknown culture: %v", err)
 	}
 	if _, err := Profile("../korean"); err == nil || !strings.Contains(err.Error(), "not a valid culture name") {

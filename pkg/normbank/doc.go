@@ -22,10 +22,12 @@
 // zh, ms and ta beside en; the language checks accept any, see Langs), the
 // language of scenarios and situations (scenario_lang), common given and
 // family names and their order, titles and address forms, and short
-// guidance on honorifics and relational distance for the prompts. Eleven
+// guidance on honorifics and relational distance for the prompts. Fifteen
 // are built in: the release's american, chinese and korean, with norms, and
-// japanese, vietnamese, thai, indonesian, malaysian, filipino, singaporean
-// and taiwanese, without (their norms come from the user, --norms).
+// japanese, vietnamese, thai, indonesian, malaysian, filipino, singaporean,
+// taiwanese and the other four countries of the PACT human study
+// (brazilian, british, indian, south-african), without (their norms come
+// from the user, --norms).
 // The code knows no culture by name: a new culture is a new profile file.
 // Profile(name) looks in UserCultureDir ($NG_CULTURES_DIR, else
 // ~/.config/ngkit/cultures) before the built-in profiles; LoadProfile reads

@@ -21,7 +21,11 @@ func evalRecords() []record.Record {
 				{Model: "b", Question: record.PactNorm, Method: "sample", PFollow: p(0), Samples: 5, Valid: 5, Majority: record.PactAllow, Entropy: p(0)},
 				{Model: "c", Question: record.PactChoice, Method: "sample", Samples: 5, Valid: 0, Error: "no valid sample"},
 			}},
-		{ID: "i1", PactItem: &record.PactItem{Actor: "guest", Receiver: "host", Expectation: "e", Preference: "p", FollowOption: "f", AllowOption: "a"}},
+		{ID: "i1", PactItem: &record.PactItem{Actor: "guest", Receiver: "host", Expectation: "e", Preference: "p", FollowOption: "f", AllowOption: "a",
+			ScenarioID: "s1", ActorCountry: "Brazil", ReceiverCountry: "India", ActorAge: "younger", ActorGender: "female",
+			ReceiverAge: "older", ReceiverGender: "male", MetadataSource: "CultureAtlas",
+			Human: &record.HumanShare{FollowCulture: 0.5, N: 2, Personal: p(1), Norm: p(0),
+				Answers: []record.HumanAnswer{{Respondent: "r1", Country: "India", Personal: record.PactFollow, Norm: record.PactAllow}, {Respondent: "r2"}}}}},
 		{ID: "x"},
 		{ID: "e0", Culture: "thai", Lang: "th", Episode: &record.Episode{Subgroup: "Bangkok office worker", Domain: "food and dining", Goal: "g",
 			Constraints: []record.Constraint{{ID: "c1", Text: "no beef", NormID: "n1", Reveal: "implicit"}, {ID: "c2", Text: "t"}}, Opening: "สวัสดี"}},
@@ -30,7 +34,7 @@ func evalRecords() []record.Record {
 			Sim: &record.Sim{Assistant: "a", Mode: "gold", End: "goal_met", Revealed: []string{"c1"},
 				Judge: &record.SimJudge{Assistance: 4, Cultural: 5, CulturalRationale: "ok", Language: 3,
 					Constraints: []record.ConstraintOutcome{{ID: "c1", Outcome: record.OutcomeInferred}}}}},
-		{ID: "e2", Sim: &record.Sim{Assistant: "b", Mode: "benchmark", End: "max_turns"}},
+		{ID: "e2", Sim: &record.Sim{Assistant: "b", Mode: "benchmark", End: "max_turns", Human: &record.SimHuman{Assistance: p(4.5), Language: p(5), Reviewers: 2}}},
 	}
 }
 

@@ -9,11 +9,32 @@ package record
 // for the actor described by Record.Persona) a cultural expectation and a
 // personal preference conflict. Record.NormID and Record.Norm name the norm
 // the item was made from, when it was.
+//
+// The PACT dataset card's fields: scenario_id, the actor's and the
+// receiver's country, age and gender, and metadata_source are the fields
+// below of those names; its scenario is Record.Scenario, its
+// cultural_expectation and personal_preference are Expectation and
+// Preference, and its choice_a (the culture-following option) and
+// choice_b are FollowOption and AllowOption. The actor's attributes may
+// also be in Record.Persona (age, gender: ngseed's items); these fields
+// win.
 type PactItem struct {
-	Actor       string `json:"actor" parquet:"actor"`
-	Receiver    string `json:"receiver,omitempty" parquet:"receiver,optional"`
-	Expectation string `json:"expectation" parquet:"expectation"`
-	Preference  string `json:"preference" parquet:"preference"`
+	ScenarioID string `json:"scenario_id,omitempty" parquet:"scenario_id,optional"`
+	Actor      string `json:"actor" parquet:"actor"`
+	Receiver   string `json:"receiver,omitempty" parquet:"receiver,optional"`
+	// The actor's and the receiver's country (the receiver's is the local
+	// context of the scenario), age band and gender.
+	ActorCountry    string `json:"actor_country,omitempty" parquet:"actor_country,optional"`
+	ReceiverCountry string `json:"receiver_country,omitempty" parquet:"receiver_country,optional"`
+	ActorAge        string `json:"actor_age,omitempty" parquet:"actor_age,optional"`
+	ActorGender     string `json:"actor_gender,omitempty" parquet:"actor_gender,optional"`
+	ReceiverAge     string `json:"receiver_age,omitempty" parquet:"receiver_age,optional"`
+	ReceiverGender  string `json:"receiver_gender,omitempty" parquet:"receiver_gender,optional"`
+	// MetadataSource is where the item came from (the card's
+	// metadata_source: the cultural knowledge base of its norm).
+	MetadataSource string `json:"metadata_source,omitempty" parquet:"metadata_source,optional"`
+	Expectation    string `json:"expectation" parquet:"expectation"`
+	Preference     string `json:"preference" parquet:"preference"`
 	// FollowOption and AllowOption are the two options, worded neutrally:
 	// the actor follows the cultural expectation, or the preference is
 	// allowed.
@@ -24,25 +45,49 @@ type PactItem struct {
 	Human *HumanShare `json:"human,omitempty" parquet:"human,optional"`
 }
 
+// HumanAnswer is one respondent's answers to an item: Personal and Norm
+// are PactFollow, PactAllow or "" (not asked or no answer).
+type HumanAnswer struct {
+	Respondent string `json:"respondent" parquet:"respondent"`
+	Country    string `json:"country,omitempty" parquet:"country,optional"`
+	Personal   string `json:"personal,omitempty" parquet:"personal,optional"`
+	Norm       string `json:"norm,omitempty" parquet:"norm,optional"`
+}
+
 // HumanShare is a human answer distribution over the two options.
 type HumanShare struct {
 	FollowCulture float64 `json:"follow_culture" parquet:"follow_culture"`
 	N             int     `json:"n,omitempty" parquet:"n,optional"`
+	// Personal and Norm are the follow shares per framing, when the study
+	// asked both (the PACT study does); ngstats compares each framing's
+	// results with its own, FollowCulture otherwise.
+	Personal *float64 `json:"personal,omitempty" parquet:"personal,optional"`
+	Norm     *float64 `json:"norm,omitempty" parquet:"norm,optional"`
+	// Answers are the study's answers one by one: each respondent's
+	// choice in each framing, with the respondent's country.
+	Answers []HumanAnswer `json:"answers,omitempty" parquet:"answers,optional,list"`
 }
 
-// The PACT options and question framings.
+// The PACT options and question framings. The paper's two framings are
+// personal and norm, worded as its authors ask them; choice is ngkit's
+// own, a normative question.
 const (
 	PactFollow = "follow_culture"
 	PactAllow  = "allow_preference"
 
-	PactChoice = "choice" // "what should the actor do"
-	PactNorm   = "norm"   // "what would most people there consider appropriate"
+	PactPersonal = "personal" // "What would you personally do if you were the actor?"
+	PactNorm     = "norm"     // "What would most people in this situation consider appropriate?"
+	PactChoice   = "choice"   // "What should {actor} do?"
 )
+
+// PactDefaultQuestions are the framings ngpact asks by default: the
+// paper's.
+var PactDefaultQuestions = []string{PactPersonal, PactNorm}
 
 // PactResult is one model's answer distribution for one question framing.
 type PactResult struct {
 	Model    string `json:"model" parquet:"model"`
-	Question string `json:"question" parquet:"question"` // PactChoice or PactNorm
+	Question string `json:"question" parquet:"question"` // PactPersonal, PactNorm or PactChoice
 	Method   string `json:"method" parquet:"method"`     // "logprobs" or "sample"
 	// PFollow is the probability of PactFollow; nil when no sample was
 	// valid.
@@ -99,6 +144,18 @@ type Sim struct {
 	// revealed by the end.
 	Revealed []string  `json:"revealed,omitempty" parquet:"revealed,optional,list"`
 	Judge    *SimJudge `json:"judge,omitempty" parquet:"judge,optional"`
+	// Human are human reviewers' scores of the same rubric (ngcat --to
+	// labelstudio --review-tasks rubric, and back), to check the judge.
+	Human *SimHuman `json:"human,omitempty" parquet:"human,optional"`
+}
+
+// SimHuman is the mean of the reviewers' 1-5 rubric scores of an
+// episode; a score no reviewer gave is nil.
+type SimHuman struct {
+	Assistance *float64 `json:"assistance,omitempty" parquet:"assistance,optional"`
+	Cultural   *float64 `json:"cultural,omitempty" parquet:"cultural,optional"`
+	Language   *float64 `json:"language,omitempty" parquet:"language,optional"`
+	Reviewers  int      `json:"reviewers" parquet:"reviewers"`
 }
 
 // SimJudge is the judge's verdict on an episode: 1-5 rubric scores with

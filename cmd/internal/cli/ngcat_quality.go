@@ -103,6 +103,9 @@ func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Fo
 		return err
 	}
 	q.reviewTasks = tasks
+	if to == review.ToolArgilla && slices.Contains(tasks, review.RubricTask) {
+		return fmt.Errorf("--review-tasks %s goes with --to labelstudio", review.RubricTask)
+	}
 	if q.reviewConfig != "" {
 		if to != review.ToolLabelStudio {
 			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the README's settings)")

@@ -32,8 +32,9 @@ and a scenario, as ngseed --types pact writes them or ngcat --from pact imports 
 For each item, each model under test (--subjects A,B,C: endpoint aliases of the
 models file; without it, the endpoint of --base-url/--model) and each question
 framing (--questions):
-  choice  "What should the actor do?"
-  norm    "What would most people in the culture consider appropriate?"
+  personal  "What would you personally do if you were the actor?"  (the paper's; default)
+  norm      "What would most people in this situation consider appropriate?"  (the paper's; default)
+  choice    "What should the actor do?"  (ngkit's, a normative question)
 it asks the model to choose between the two options, shown as A and B in an order
 drawn per call from --seed, the item id, the model, the framing and the sample
 number (so reruns ask the same), and undone, to cancel position bias. The prompt
@@ -69,11 +70,11 @@ ngpact items.jsonl --method sample --samples 10 --temperature 1 --subjects llama
 ngcat --from pact survey.csv | ngpact --prompt-lang en --subjects a,b,c -o results.parquet
 NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method logprobs`
 	fs := p.Flags
-	questions := fs.StringSlice("questions", []string{record.PactChoice}, "question `FRAMINGS`, comma-separated: choice (what should the actor do), norm (what would most people there consider appropriate)")
+	questions := fs.StringSlice("questions", record.PactDefaultQuestions, "question `FRAMINGS`, comma-separated: personal (what would you personally do if you were the actor), norm (what would most people in this situation consider appropriate), both the paper's; choice (what should the actor do)")
 	method := fs.String("method", pact.MethodLogprobs, "how to get the distribution: `METHOD` logprobs (one call, the option labels' probabilities) or sample (--samples replies)")
 	samples := fs.Int("samples", 10, "replies per item, model and framing with --method sample, `K`")
 	promptLang := fs.String("prompt-lang", pact.PromptItem, "language of the prompt: `LANG` item (the item's) or en")
-	fs.Lookup("questions").DefValue = record.PactChoice
+	fs.Lookup("questions").DefValue = strings.Join(record.PactDefaultQuestions, ",")
 	var cultures app.Cultures
 	cultures.Register(fs)
 	var prompts app.Prompts

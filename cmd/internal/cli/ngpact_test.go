@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -202,5 +203,165 @@ func TestPactImport(t *testing.T) {
 	if r.Culture != "korean" || r.PactItem.Human == nil || r.PactItem.Human.FollowCulture != 0.62 || r.PactItem.Human.N != 80 ||
 		r.Pact[0].PFollow == nil || math.Abs(*r.Pact[0].PFollow-0.8) > 1e-9 {
 		t.Errorf("%+v %+v %+v", r, r.PactItem.Human, r.Pact)
+	}
+}
+
+// Country counterfactuals: ngseed --vary country=... writes each item
+// once per country (the actor's and the receiver's alike), ngpact shows
+// the country to the model, and ngstats reports the paired country
+// effect (the culture attribute: the scenario's country) and the paper's
+// country spread; --vary actor_country=... varies the actor's alone.
+func TestPactCountryCounterfactuals(t *testing.T) {
+	w := pactServer(t, fakeng.PactBias{}, false)
+	bias := fakeng.PactBias{Base: 0.6, Persona: map[string]float64{"receiver_country=India": -0.10, "country=Brazil": 0.04}}
+	a := pactServer(t, bias, false)
+	models := modelsFile(t, map[string]string{"a": a.URL})
+	code, items, stderr := seedRun(t, w, nil, "--types", "pact", "--culture", "american", "--categories", "thanks", "--limit", "2",
+		"--per-norm", "2", "--vary", "country=Brazil,India", "--seed", "4")
+	if code != 0 {
+		t.Fatalf("ngseed: exit %d: %s", code, stderr)
+	}
+	in := readJSONL(t, items)
+	if len(in) != 2*2*2 {
+		t.Fatalf("%d items, want 2 norms x 2 x 2 countries", len(in))
+	}
+	for _, r := range in {
+		if it := r.PactItem; it.ActorCountry == "" || it.ActorCountry != it.ReceiverCountry || r.VariantOf == "" || len(r.Persona) != 0 {
+			t.Fatalf("%s: %+v persona %v", r.ID, it, r.Persona)
+		}
+	}
+	code, out, stderr := runWith(Ngpact, nil, items, testkit.FastRetryFlags("--models", models, "--subjects", "a", "--questions", "personal")...)
+	if code != 0 {
+		t.Fatalf("ngpact: exit %d: %s", code, stderr)
+	}
+	for _, r := range readJSONL(t, out) {
+		want := 0.6 + 0.04 // Brazil: the actor's country
+		if r.PactItem.ReceiverCountry == "India" {
+			want = 0.5
+		}
+		if p := r.Pact[0].PFollow; p == nil || math.Abs(*p-want) > 1e-9 {
+			t.Errorf("%s %s: p_follow %v, want %v", r.ID, r.PactItem.ReceiverCountry, p, want)
+		}
+	}
+	code, js, stderr := run(t, Ngstats, out, "--json", "-q", "--fail-on", "duplicate_scenario=0")
+	if code != 0 {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Pact struct {
+			Questions []struct {
+				Effects []struct {
+					Attr      string
+					Contrasts []struct {
+						A, B   string
+						DiffPP struct{ Mean float64 } `json:"diff_pp"`
+					}
+				}
+				Paper struct {
+					Spread []struct {
+						Attr, Model string
+						RangePP     *float64 `json:"range_pp"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	q := rep.Pact.Questions[0]
+	found := false
+	for _, e := range q.Effects {
+		for _, c := range e.Contrasts {
+			if e.Attr == "culture" && c.A == "Brazil" && c.B == "India" {
+				found = true
+				// India 0.5 - Brazil 0.64 = -14 pp of p_follow
+				if math.Abs(c.DiffPP.Mean+14) > 1e-9 {
+					t.Errorf("country contrast %v, want -14", c.DiffPP.Mean)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no paired country effect: %+v", q.Effects)
+	}
+	if len(q.Paper.Spread) == 0 || q.Paper.Spread[0].RangePP == nil || math.Abs(*q.Paper.Spread[0].RangePP-14) > 1e-9 {
+		t.Errorf("country spread %+v, want range 14 pp", q.Paper.Spread)
+	}
+}
+
+// The five countries of the PACT human study end to end: card-shaped
+// items for each (ngcat --from pact: the receiver's country becomes the
+// built-in culture), ngpact on a model with a known bias per culture, and
+// ngstats' country spread recovers it.
+func TestPactStudyCountries(t *testing.T) {
+	cultures := map[string]string{"Brazil": "brazilian", "India": "indian", "South Africa": "south-african", "United Kingdom": "british", "United States of America": "american"}
+	// the fake reads the prompt's culture: display names, lower case
+	bias := fakeng.PactBias{Base: 0.7, Culture: map[string]float64{"brazilian": -0.2, "indian": 0.1, "south african": -0.05, "british": 0.05}}
+	a := pactServer(t, bias, false)
+	models := modelsFile(t, map[string]string{"a": a.URL})
+	var csv strings.Builder
+	csv.WriteString("scenario_id,scenario,actor_country,receiver_country,actor_age,actor_gender,receiver_age,receiver_gender,cultural_expectation,personal_preference,choice_a,choice_b,metadata_source\n")
+	i := 0
+	for c := range cultures {
+		for _, age := range []string{"younger", "older"} {
+			fmt.Fprintf(&csv, "s%d,\"During an evening visit to a friend's home in %s, the host warmly offers coffee.\",%s,%s,%s,female,older,male,Accept coffee as a sign of hospitality.,Allow the actor to decline coffee to avoid caffeine late in the day.,Accept the coffee.,Decline the coffee.,CultureAtlas\n",
+				i, c, c, c, age)
+			i++
+		}
+	}
+	code, items, stderr := run(t, Ngcat, csv.String(), "--from", "pact")
+	if code != 0 {
+		t.Fatalf("ngcat: exit %d: %s", code, stderr)
+	}
+	for _, r := range readJSONL(t, items) {
+		if want := cultures[r.PactItem.ReceiverCountry]; r.Culture != want || r.PactItem.Actor != "the actor" {
+			t.Errorf("%s: culture %q, want %q (%+v)", r.ID, r.Culture, want, r.PactItem)
+		}
+	}
+	code, out, stderr := runWith(Ngpact, nil, items, testkit.FastRetryFlags("--models", models, "--subjects", "a")...)
+	if code != 0 {
+		t.Fatalf("ngpact: exit %d: %s", code, stderr)
+	}
+	code, js, stderr := run(t, Ngstats, out, "--json", "-q")
+	if code != 0 {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Pact struct {
+			Questions []struct {
+				Question string
+				Paper    struct {
+					Spread []struct {
+						Attr, Model string
+						Countries   []struct {
+							Country string
+							DeltaPP struct{ Mean float64 } `json:"delta_pp"`
+						}
+						RangePP *float64 `json:"range_pp"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pact.Questions) != 2 {
+		t.Fatalf("%d framings, want personal and norm", len(rep.Pact.Questions))
+	}
+	for _, q := range rep.Pact.Questions {
+		// allow = 1 - p_follow = 0.3 - bias: the mean bias is -0.02, so
+		// a country's delta is -bias - 0.02 (x 100 pp)
+		sp := q.Paper.Spread[0]
+		if sp.Attr != "culture" || len(sp.Countries) != 5 || sp.RangePP == nil || math.Abs(*sp.RangePP-30) > 1e-9 {
+			t.Fatalf("%s: spread %+v, want 5 countries, range 30 pp", q.Question, sp)
+		}
+		for _, c := range sp.Countries {
+			want := 100 * (-bias.Culture[strings.ReplaceAll(cultures[c.Country], "-", " ")] - 0.02)
+			if math.Abs(c.DeltaPP.Mean-want) > 1e-9 {
+				t.Errorf("%s %s: delta %v, want %v", q.Question, c.Country, c.DeltaPP.Mean, want)
+			}
+		}
 	}
 }

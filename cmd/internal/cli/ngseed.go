@@ -61,7 +61,11 @@ expectation, preference, follow_option, allow_option}, culture, lang (the scenar
 language), category, norm_id, norm and persona; their id is a hash of the norm id
 and the item's index. With --personas the writer is told each actor's attributes;
 --vary writes each item once per value, the same text with that attribute changed,
-sharing variant_of: the counterfactual pairs ngpact and ngstats compare. --types
+sharing variant_of: the counterfactual pairs ngpact and ngstats compare.
+--vary country=A,B varies the actor's and the receiver's country together (the
+scenario's country), --vary actor_country=... or receiver_country=... one of them,
+receiver_age=/receiver_gender= the receiver's; these go to the item's fields
+(pact_item.actor_country, ...), the others to the persona. --types
 pact,adherence writes both items and dialogue seeds.
 
 Personas: --personas FILE gives each adherence seed a persona (who is talking:

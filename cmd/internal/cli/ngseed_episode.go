@@ -29,7 +29,7 @@ type episodeFlags struct {
 func (f *episodeFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.domains, "domains", episode.Domains, "with --types episode: the `DOMAINS` of the episodes, comma-separated (the seven of CultureConverse, or your own)")
 	fs.IntVar(&f.perDomain, "per-domain", 1, "with --types episode: specs per domain (and per subgroup), `N`")
-	fs.StringSliceVar(&f.subgroups, "subgroups", nil, "with --types episode: the users' subgroup identities, `LIST` (default: the writer chooses)")
+	fs.StringSliceVar(&f.subgroups, "subgroups", nil, "with --types episode: the users' subgroup identities, `LIST`; \"catalogue\": the culture profile's subgroups (default: the writer chooses)")
 	fs.Lookup("domains").DefValue = strings.Join(episode.Domains, ",")
 }
 
@@ -74,12 +74,28 @@ func (f *episodeFlags) source(args []string, culture string, lookup func(string)
 	}
 	var subgroups []string
 	for _, s := range f.subgroups {
-		if s = strings.TrimSpace(s); s != "" {
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "":
+		case s == subgroupCatalogue:
+			if len(c.Subgroups) == 0 {
+				return nil, fmt.Errorf("--subgroups catalogue: culture %s has no subgroup catalogue (give the subgroups by name, or add subgroups: to its profile)", c.Name)
+			}
+			for _, sg := range c.Subgroups {
+				if !slices.Contains(subgroups, sg) {
+					subgroups = append(subgroups, sg)
+				}
+			}
+		case !slices.Contains(subgroups, s):
 			subgroups = append(subgroups, s)
 		}
 	}
 	return seed.EpisodeSlots(c.Name, domains, f.perDomain, subgroups), nil
 }
+
+// subgroupCatalogue is the --subgroups value that stands for the culture
+// profile's catalogue.
+const subgroupCatalogue = "catalogue"
 
 // stage makes the episode stage. The norms the constraints rest on are
 // the built-in ones of the culture, or --norms FILE's; a culture with none

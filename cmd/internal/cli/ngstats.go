@@ -45,15 +45,21 @@ distributions per culture and type, intent by V2R stage, the agreement of sample
 labellings (Fleiss' kappa), quality score means and pairwise win rates.
 
 PACT results (ngpact) add, per question framing, each model's culture-following
-rate (mean p_follow, 95% bootstrap interval over items; majority share, Wilson)
+rate (mean p_follow, 95% t interval over items; majority share, Wilson)
 overall, by culture and by persona attribute; the counterfactual effect of each
 attribute (mean |change| of p_follow between variants sharing variant_of that
 differ only in it, in percentage points, and the signed change between values);
-agreement between models; and, for items with human distributions, majority
-agreement, Pearson, Spearman and Jensen-Shannon divergence. Simulated episodes
-(ngsim) add, per assistant and mode, the judge's mean scores, the constraint
-outcomes and inference rate, the goal-met rate and turns, by culture, domain
-and subgroup, and a leaderboard.
+agreement between models; for items with human distributions, majority
+agreement, Pearson, Spearman and Jensen-Shannon divergence; and the PACT paper's
+figures by its authors' definitions: the country spread (each country's
+allow-rate delta and their range), the signed demographic effects (younger -
+older, female - male, actor and receiver), majority alignment, distributional
+MAE, signed gap and uncertainty correlation with humans, paired flips between
+two models (base vs instruct), and the human study by respondent country and
+relation. Simulated episodes (ngsim) add, per assistant and mode, the judge's
+mean scores, the constraint outcomes and inference rate, the goal-met rate and
+turns, by culture, domain and subgroup, the subgroup coverage, and a leaderboard
+(--rank-by; assistance by default).
 
 The language of every turn is detected on all cores (-j). Memory stays bounded by
 the distinct cultures, categories and lengths, plus ~100 bytes per record for
@@ -104,6 +110,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
 	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	by := fs.StringSlice("by", nil, "also report counts and every metric by each value of the persona attribute `ATTR` (comma-separated or repeated; records without it as (none))")
+	rankBy := fs.String("rank-by", stats.RankBys[0], "order the simulation leaderboard by `FIGURE`: "+strings.Join(stats.RankBys, ", ")+" (assistance: the CultureConverse paper's)")
 	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 	args, err := p.Parse(env)
 	if err != nil {
@@ -112,6 +119,9 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
 	if err != nil {
 		return p.Usagef("%v", err)
+	}
+	if !slices.Contains(stats.RankBys, *rankBy) {
+		return p.Usagef("--rank-by %q: want one of %s", *rankBy, strings.Join(stats.RankBys, ", "))
 	}
 	if *card {
 		if fs.Changed("format") || *asJSON || *asMD || *asHTML {
@@ -168,7 +178,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				return nil, err
 			}
 			c := stats.NewCollector()
-			c.IDs, c.Examples, c.DupThreshold = *ids, *examples, *dupThreshold
+			c.IDs, c.Examples, c.DupThreshold, c.RankBy = *ids, *examples, *dupThreshold, *rankBy
 			c.Browse, c.ShowDefect = format == "html", *showDefect
 			c.ByPersona(*by...)
 			rs := &reportSink{Collector: c, out: out}

@@ -201,6 +201,9 @@ func addEval(r *record.Record, i int, rng *rand.Rand) {
 			FollowOption: "Remove the shoes", AllowOption: "Keep them on"}
 		if i%10 == 0 {
 			r.PactItem.Receiver = "host"
+			r.PactItem.ScenarioID, r.PactItem.MetadataSource = fmt.Sprintf("sc-%d", i/20), "CultureAtlas"
+			r.PactItem.ActorCountry, r.PactItem.ReceiverCountry = "Brazil", "India"
+			r.PactItem.ActorAge, r.PactItem.ActorGender, r.PactItem.ReceiverAge, r.PactItem.ReceiverGender = "younger", "female", "older", "male"
 			r.PactItem.Human = &record.HumanShare{FollowCulture: float64(i%11) / 10, N: 20 + i%7}
 		}
 		p := rng.Float64()

@@ -1,0 +1,191 @@
+package imports
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// A human-study file (the PACT authors' tidy_human_responses.csv) has one
+// row per respondent and item: respondent_id, respondent_country,
+// human_personal and human_norm (A: the culture-following choice, B the
+// other; or FOLLOW_CULTURE / ALLOW_PREFERENCE), beside the item's
+// columns. ngcat --from pact merges its rows into one item per
+// scenario_item_id (else scenario_id, else id), in the order items first
+// appear, with the answers under pact_item.human.answers; the rows are
+// held in memory (a study's thousands, not a benchmark's millions).
+
+// respondentCols are the per-respondent columns, left out of the item.
+var respondentCols = []string{"respondent_id", "respondent_country", "human_personal", "human_norm",
+	"respondent_age_bucket", "respondent_age", "respondent_gender", "respondent_demo"}
+
+type groupedItem struct {
+	raw  []byte
+	line int64
+}
+
+func hasRespondents(header []string) bool {
+	return slices.ContainsFunc(header, func(h string) bool { return key(h) == "respondent_id" })
+}
+
+// groupRespondents reads the whole CSV and merges its rows per item.
+func (p *Pact) groupRespondents() error {
+	type acc struct {
+		obj     map[string]any
+		line    int64
+		answers []map[string]string
+	}
+	byKey := map[string]*acc{}
+	var order []string
+	for {
+		cells, err := p.csv.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+			return fmt.Errorf("%s:%d: %v", p.display, pe.StartLine, pe.Err)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.display, err)
+		}
+		l, _ := p.csv.FieldPos(0)
+		if len(cells) != len(p.header) {
+			return fmt.Errorf("%s:%d: %d cells, the header has %d", p.display, l, len(cells), len(p.header))
+		}
+		row := map[string]string{}
+		for i, c := range cells {
+			if !utf8.ValidString(c) {
+				return fmt.Errorf("%s:%d: not UTF-8 text; convert the file to UTF-8 first", p.display, l)
+			}
+			if p.header[i] != "" {
+				row[key(p.header[i])] = strings.TrimSpace(c)
+			}
+		}
+		k := cmpOr(row["scenario_item_id"], row["scenario_id"], row["id"])
+		if k == "" {
+			return fmt.Errorf("%s:%d: a human-study row without scenario_item_id, scenario_id or id", p.display, l)
+		}
+		a := byKey[k]
+		if a == nil {
+			a = &acc{obj: map[string]any{}, line: int64(l)}
+			for i, h := range p.header {
+				if h != "" && !slices.Contains(respondentCols, key(h)) {
+					a.obj[h] = cells[i]
+				}
+			}
+			byKey[k] = a
+			order = append(order, k)
+		}
+		a.answers = append(a.answers, map[string]string{"respondent": row["respondent_id"], "country": row["respondent_country"],
+			"personal": row["human_personal"], "norm": row["human_norm"]})
+	}
+	if len(order) == 0 {
+		return fmt.Errorf("%s: empty input (no items)", p.display)
+	}
+	p.grouped = []groupedItem{}
+	for _, k := range order {
+		a := byKey[k]
+		a.obj["human_answers"] = a.answers
+		raw, err := json.Marshal(a.obj)
+		if err != nil {
+			return err
+		}
+		p.grouped = append(p.grouped, groupedItem{raw: raw, line: a.line})
+	}
+	p.csv = nil
+	return nil
+}
+
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// choiceOf reads a human choice: A (the culture-following option in the
+// PACT study) or B, FOLLOW_CULTURE / ALLOW_PREFERENCE in any case, 1 or 0;
+// "" is no answer.
+func choiceOf(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return "", nil
+	case "a", "follow_culture", "1":
+		return record.PactFollow, nil
+	case "b", "allow_preference", "0":
+		return record.PactAllow, nil
+	}
+	return "", fmt.Errorf("choice %q: want A or B (FOLLOW_CULTURE or ALLOW_PREFERENCE)", s)
+}
+
+// setAnswers reads human_answers, a list of {respondent, country,
+// personal, norm}, into h with the shares they give: per framing, and
+// follow_culture over both (an item's own human_follow_culture, read
+// after, wins).
+func setAnswers(h *record.HumanShare, v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return errors.New("want a list of {respondent, country, personal, norm}")
+	}
+	var follow, all [2]int // personal, norm
+	for i, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return fmt.Errorf("answer %d: want an object", i+1)
+		}
+		var a record.HumanAnswer
+		for k, fv := range m {
+			s, err := scalar(fv)
+			if err != nil {
+				return fmt.Errorf("answer %d: %s: %v", i+1, k, err)
+			}
+			switch key(k) {
+			case "respondent", "respondent_id":
+				a.Respondent = s
+			case "country", "respondent_country":
+				a.Country = s
+			case "personal", "norm":
+				c, err := choiceOf(s)
+				if err != nil {
+					return fmt.Errorf("answer %d: %s: %v", i+1, k, err)
+				}
+				j := 0
+				if key(k) == "norm" {
+					a.Norm, j = c, 1
+				} else {
+					a.Personal = c
+				}
+				if c != "" {
+					all[j]++
+					if c == record.PactFollow {
+						follow[j]++
+					}
+				}
+			}
+		}
+		h.Answers = append(h.Answers, a)
+	}
+	share := func(k, n int) *float64 {
+		if n == 0 {
+			return nil
+		}
+		f := float64(k) / float64(n)
+		return &f
+	}
+	h.Personal, h.Norm = share(follow[0], all[0]), share(follow[1], all[1])
+	h.N = len(h.Answers) // an item's own human_n, read after, wins
+	if p := share(follow[0]+follow[1], all[0]+all[1]); p != nil {
+		h.FollowCulture = *p
+	}
+	return nil
+}

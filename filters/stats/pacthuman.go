@@ -1,0 +1,140 @@
+package stats
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ngkit/ngkit/pkg/record"
+)
+
+// The PACT human study as its authors summarise it
+// (section5_metrics.py's summarize_human_group): per framing (personal,
+// norm), the human culture rate overall, by respondent country and by
+// the relation of the respondent's country to the scenario's (same,
+// close, far: the authors' table, country_relation), and the majority
+// agreement of each group, max(rate, 1 - rate) of its rate. From the
+// items' human.answers, one per respondent.
+
+// PactHumanGroup is one group of the human study's judgments.
+type PactHumanGroup struct {
+	Framing     string   `json:"framing"`  // personal, norm
+	Grouping    string   `json:"grouping"` // overall, respondent_country, relation
+	Value       string   `json:"value"`
+	Judgments   int64    `json:"judgments"`
+	Respondents int64    `json:"respondents"`
+	Items       int64    `json:"items"`
+	CultureRate Interval `json:"culture_rate"` // Wilson over judgments
+	Agreement   float64  `json:"majority_agreement"`
+}
+
+// countryRelations is the authors' COUNTRY_RELATIONS: for a respondent's
+// country, the scenario countries close to it and far from it; any other
+// is same when equal, else far.
+var countryRelations = map[string]map[string][]string{
+	"Brazil":                   {"close": {"Myanmar", "Singapore"}},
+	"India":                    {"close": {"Bangladesh", "Nepal", "Pakistan"}, "far": {"Canada", "United States of America"}},
+	"South Africa":             {"close": {"Zimbabwe", "Ethiopia"}, "far": {"Argentina", "Bangladesh", "Iran"}},
+	"United Kingdom":           {"close": {"Ireland"}, "far": {"Argentina", "Bangladesh", "Iran"}},
+	"United States of America": {"close": {"Canada", "Mexico"}, "far": {"Afghanistan", "Bangladesh", "Pakistan"}},
+}
+
+// countryAliases spell the study's countries as the authors' table does.
+var countryAliases = map[string]string{
+	"usa": "United States of America", "us": "United States of America", "united states": "United States of America",
+	"america": "United States of America", "uk": "United Kingdom", "britain": "United Kingdom", "great britain": "United Kingdom",
+}
+
+func studyCountry(c string) string {
+	c = strings.TrimSpace(c)
+	if a, ok := countryAliases[strings.ToLower(c)]; ok {
+		return a
+	}
+	return c
+}
+
+// countryRelation is the authors' country_relation(respondent, scenario).
+func countryRelation(respondent, scenario string) string {
+	r, s := studyCountry(respondent), studyCountry(scenario)
+	for _, label := range []string{"same", "close", "far"} {
+		if slices.Contains(countryRelations[r][label], s) {
+			return label
+		}
+	}
+	if r == s {
+		return "same"
+	}
+	return "far"
+}
+
+type humanGroupAcc struct {
+	follow, n   int64
+	respondents map[string]bool
+	items       map[string]bool
+}
+
+// addHumanAnswers folds an item's answers in.
+func (a *pactAcc) addHumanAnswers(rec *record.Record) {
+	it := rec.PactItem
+	scenario := it.ReceiverCountry
+	if scenario == "" {
+		scenario = rec.Culture
+	}
+	if a.human == nil {
+		a.human = map[[3]string]*humanGroupAcc{}
+	}
+	for _, ans := range it.Human.Answers {
+		for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
+			if c != record.PactFollow && c != record.PactAllow {
+				continue
+			}
+			for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", countryRelation(ans.Country, scenario)}} {
+				k := [3]string{framing, g[0], g[1]}
+				acc := a.human[k]
+				if acc == nil {
+					acc = &humanGroupAcc{respondents: map[string]bool{}, items: map[string]bool{}}
+					a.human[k] = acc
+				}
+				acc.n++
+				if c == record.PactFollow {
+					acc.follow++
+				}
+				acc.respondents[ans.Respondent] = true
+				acc.items[rec.ID] = true
+			}
+		}
+	}
+}
+
+var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2}
+
+func (a *pactAcc) humanReport() []PactHumanGroup {
+	out := []PactHumanGroup{}
+	keys := slices.Collect(maps.Keys(a.human))
+	slices.SortFunc(keys, func(x, y [3]string) int {
+		return cmp.Or(cmp.Compare(questionOrder(x[0]), questionOrder(y[0])), cmp.Compare(humanGroupingOrder[x[1]], humanGroupingOrder[y[1]]), cmp.Compare(x[2], y[2]))
+	})
+	for _, k := range keys {
+		acc := a.human[k]
+		g := PactHumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n,
+			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: shareWilson(acc.follow, acc.n)}
+		g.Agreement = agreementOf(g.CultureRate.Mean)
+		out = append(out, g)
+	}
+	return out
+}
+
+func humanStudyTable(gs []PactHumanGroup) []table {
+	if len(gs) == 0 {
+		return nil
+	}
+	t := table{title: "PACT, the paper's human study: culture rate and majority agreement",
+		header: []string{"framing", "grouping", "value", "judgments", "respondents", "items", "culture rate (95% CI)", "majority agreement"}}
+	for _, g := range gs {
+		t.rows = append(t.rows, []string{g.Framing, g.Grouping, orNone(g.Value), num(g.Judgments), num(g.Respondents), num(g.Items), ivPct(g.CultureRate), pct(g.Agreement)})
+	}
+	t.notes = append(t.notes, "from human.answers, one per respondent; relation of the respondent's country to the scenario's (same, close, far) as the authors' table;",
+		"majority agreement = max(rate, 1 - rate) of the group's rate; Wilson intervals over judgments")
+	return []table{t}
+}
