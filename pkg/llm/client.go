@@ -501,10 +501,10 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
 		}
 		if !f.retry {
-			return nil, errors.New(f.reason)
+			return nil, final(comp != nil && f.kind != "truncated", f.reason)
 		}
 		if retries >= c.cfg.MaxRetries {
-			return nil, fmt.Errorf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason)
+			return nil, final(comp != nil && f.kind != "truncated", fmt.Sprintf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason))
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
@@ -515,6 +515,16 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, stopped()
 		}
 	}
+}
+
+// final is the error of a call that failed for good: ErrBadReply when
+// its last attempt got a reply of the model's, a plain error when the
+// server or the network failed it (a prompt the server cut included).
+func final(replied bool, msg string) error {
+	if replied {
+		return badReply{msg}
+	}
+	return errors.New(msg)
 }
 
 func (s *CallStats) fault(kind string) {
