@@ -153,8 +153,9 @@ func (c *Client) overContext(f *failure, raw string) {
 // response_format or json_schema (no structured outputs); llama.cpp's 400
 // "Failed to initialize samplers" (the grammar could not be set up) and
 // its 500 "Failed to parse input" (it dropped a grammar it could not
-// compile, or could not parse what it generated as the JSON asked for).
-// None of them is transient: the same request fails again.
+// compile, or could not parse what it generated as the JSON asked for);
+// Ollama's 500 "invalid JSON schema in format" (a schema it cannot turn
+// into a grammar). None of them is transient: the same request fails again.
 func formatFailure(status int, msg string) bool {
 	l := strings.ToLower(msg)
 	switch status {
@@ -163,7 +164,8 @@ func formatFailure(status int, msg string) bool {
 			strings.Contains(l, "response format") || strings.Contains(l, "failed to initialize samplers") ||
 			strings.Contains(l, "grammar")
 	case http.StatusInternalServerError:
-		return strings.Contains(l, "failed to parse input") || strings.Contains(l, "failed to initialize samplers")
+		return strings.Contains(l, "failed to parse input") || strings.Contains(l, "failed to initialize samplers") ||
+			strings.Contains(l, "invalid json schema in format")
 	}
 	return false
 }

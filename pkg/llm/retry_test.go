@@ -146,6 +146,9 @@ func TestResponseFormatLadder(t *testing.T) {
 			{Format: "json_schema", Status: 500, Message: "Failed to parse input at pos 22: 억 깜서 벧"},
 			{Format: "json_object", Content: "ten he!"},
 		}}, []int{500, 200, 200}, "", 2},
+		{"Ollama: 500 invalid JSON schema in format", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
+			{Format: "json_schema", Status: 500, Message: "invalid JSON schema in format"},
+		}}, []int{500, 200}, "json_object", 1},
 		{"400 Failed to initialize samplers", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
 			{Format: "json_schema", Status: 400, Message: "Failed to initialize samplers"},
 			{Format: "json_object", Status: 400, Message: "Failed to initialize samplers"},
