@@ -172,7 +172,7 @@ func (u *usage) report(price Price, priced bool) Usage {
 
 // writeSummary prints the report in a few lines.
 func (r *Usage) writeSummary(w io.Writer) {
-	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r))
+	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced())
 	if len(r.ByCall) > 1 {
 		for _, n := range slices.Sorted(maps.Keys(r.ByCall)) {
 			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
@@ -241,10 +241,17 @@ func (s *CallStats) line(r *Usage) string {
 			}
 			b.WriteString(")")
 		}
-	} else {
-		fmt.Fprintf(&b, "; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 	}
 	return b.String()
+}
+
+// unpriced is the note of a summary whose model has no price, said once
+// on its first line (not on each call's or role's line under it).
+func (r *Usage) unpriced() string {
+	if r.Priced {
+		return ""
+	}
+	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 }
 
 // writeJSON writes the report to path atomically.

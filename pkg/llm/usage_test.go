@@ -1,7 +1,12 @@
 package llm
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
 // The built-in prices apply at api.openai.com only.
@@ -29,5 +34,26 @@ func TestPriceLookup(t *testing.T) {
 	}
 	if _, err := loadPrices("/nonexistent/prices.json", true); err == nil {
 		t.Error("missing price file accepted")
+	}
+}
+
+// An unpriced model's note is said once, on the summary's first line, not
+// again on each call's line under it.
+func TestUnpricedNoteOnce(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	var stderr bytes.Buffer
+	cfg := quick(srv)
+	cfg.Stderr = &stderr
+	c := testClient(t, cfg)
+	for _, call := range []string{"a", "b", "c"} {
+		if _, err := c.Call(context.Background(), Request{Call: call, Messages: []Message{User("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	if lines, n := strings.Count(stderr.String(), "\n"), strings.Count(stderr.String(), "cost not estimated"); lines != 4 || n != 1 ||
+		!strings.Contains(strings.SplitN(stderr.String(), "\n", 2)[0], "cost not estimated (no price for fake here") {
+		t.Errorf("%d lines, %d notes:\n%s", lines, n, stderr.String())
 	}
 }
