@@ -416,6 +416,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 	}
 	msgs := req.Messages
 	retries, reasks := 0, 0
+	defer func() { st.Retries, st.Reasks = int64(retries), int64(reasks) }() // failed calls too
 	for {
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
@@ -425,7 +426,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		var f *failure
 		if c.bat != nil {
 			var deferred bool
-			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
+			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Attempts), c.params(send, sch, samp, mode)); deferred {
 				return nil, ErrDeferred
 			}
 			est = 0 // no tpm bucket for the Batch API
@@ -450,7 +451,10 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
 			c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		}
-		st.Requests++
+		st.Attempts++
+		if f == nil || !f.unreached {
+			st.Requests++
+		}
 		if ctx.Err() != nil {
 			return nil, stopped()
 		}
@@ -469,7 +473,6 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
 			}
 			if f == nil {
-				st.Retries, st.Reasks = int64(retries), int64(reasks)
 				gen.Retries = retries + reasks
 				return resp, nil
 			}

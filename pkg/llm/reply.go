@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,6 +62,9 @@ type failure struct {
 	// notJSON: a reply with no JSON at all, which under json_object says
 	// that the server does not enforce it.
 	notJSON bool
+	// unreached: the request never reached the server (the connection
+	// was refused, or the dial failed).
+	unreached bool
 }
 
 // send makes one request with the per-request timeout.
@@ -89,7 +93,11 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
 		}
 		if status == 0 {
-			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
+			f := &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
+			if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
+				f.kind, f.unreached = "refused", true
+			}
+			return nil, f
 		}
 		f := c.httpFailure(status, msg, header)
 		if status == http.StatusBadRequest {

@@ -57,3 +57,34 @@ func TestUnpricedNoteOnce(t *testing.T) {
 		t.Errorf("%d lines, %d notes:\n%s", lines, n, stderr.String())
 	}
 }
+
+// The counters of failed calls: a call that gives up still reports its
+// retries and re-asks, and attempts that never reached the server (a
+// refused connection) are attempts, not requests.
+func TestUsageCountsFailedCalls(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "not JSON at all"}}})
+	defer srv.Close()
+	cfg := quick(srv)
+	cfg.MaxRetries, cfg.MaxReasks = 1, 1
+	c := testClient(t, cfg)
+	if _, err := c.Call(context.Background(), Request{Call: "bad", Schema: "echo", Messages: []Message{User("x")}}); err == nil {
+		t.Fatal("an invalid reply accepted")
+	}
+	got := *c.Usage().ByCall["bad"]
+	if got.Failed != 1 || got.Attempts != 3 || got.Requests != 3 || got.Retries != 1 || got.Reasks != 1 || srv.Count() != 3 {
+		t.Errorf("invalid replies: %+v, %d requests served", got, srv.Count())
+	}
+
+	dead := llmtest.New(llmtest.Options{})
+	cfg = quick(dead)
+	dead.Close() // nothing listens at its address now
+	cfg.MaxRetries = 2
+	c = testClient(t, cfg)
+	if _, err := c.Call(context.Background(), Request{Call: "refused", Messages: []Message{User("x")}}); err == nil {
+		t.Fatal("a call to a closed port answered")
+	}
+	got = *c.Usage().ByCall["refused"]
+	if got.Failed != 1 || got.Attempts != 3 || got.Requests != 0 || got.Retries != 2 || got.Faults["refused"] != 3 {
+		t.Errorf("refused: %+v", got)
+	}
+}
