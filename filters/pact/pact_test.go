@@ -360,7 +360,7 @@ func TestServerDiesMidCall(t *testing.T) {
 				}})
 			t.Cleanup(fake.Close)
 			cfg := testkit.LLMConfig(dying(t, fake), "ngpact")
-			cfg.MaxRetries, cfg.MaxReasks = 2, 0
+			cfg.MaxRetries, cfg.MaxReasks = 2, 1
 			s := pact.Subject{Name: "x", Caller: testkit.Client(t, cfg)}
 			st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: method, Samples: 1, PromptLang: pact.PromptItem})
 			if err != nil {

@@ -417,6 +417,9 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 	msgs := req.Messages
 	retries, reasks := 0, 0
 	defer func() { st.Retries, st.Reasks = int64(retries), int64(reasks) }() // failed calls too
+	// freshAnswered: the fresh request (no re-ask in it) got a reply of
+	// the model's, under response format freshMode.
+	freshAnswered, freshMode := false, 0
 	for {
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
@@ -468,6 +471,9 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
 			gen.ModelAnswered = comp.Model
+			if len(msgs) == len(req.Messages) {
+				freshAnswered, freshMode = true, mode
+			}
 			choice := comp.Choices[0]
 			if f = c.truncated(in, estPrompt); f == nil {
 				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
@@ -508,6 +514,12 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		}
 		if retries >= c.cfg.MaxRetries {
 			return nil, final(comp != nil && f.kind != "truncated", fmt.Sprintf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason))
+		}
+		if comp != nil && freshAnswered && samp.deterministic() && c.mode() == freshMode && c.bat == nil {
+			// A fresh attempt would resend a request the model answered
+			// (unusably), unchanged: at temperature 0, for the same reply.
+			return nil, final(true, fmt.Sprintf("gave up after %s: %s (at temperature 0 a fresh attempt would be the same request, for the same reply)",
+				plural(retries+reasks+1, "attempt"), f.reason))
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation

@@ -267,3 +267,40 @@ func TestCancelIsVisible(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A deterministic request (temperature 0) whose reply is valid but
+// unusable is not sent again unchanged: its re-asks change it, then the
+// call stops (before, each fresh attempt resent the first request and
+// its re-asks byte for byte). Otherwise fresh attempts go on.
+func TestNoIdenticalRetries(t *testing.T) {
+	zero, warm := 0.0, 0.7
+	for _, tc := range []struct {
+		temp *float64
+		want int
+	}{{&zero, 3}, {&warm, 3 + 2}, {nil, 3 + 2}} {
+		srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "B"}}})
+		cfg := quick(srv)
+		cfg.MaxRetries, cfg.MaxReasks = 2, 2
+		c := testClient(t, cfg)
+		bad := func(*Response) (any, error) { return nil, errors.New("not the label wanted") }
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("A or B?")}, Check: bad,
+			Sampling: &Sampling{Temperature: tc.temp, MaxTokens: 1}})
+		if err == nil || !errors.Is(err, ErrBadReply) {
+			t.Errorf("err %v, want ErrBadReply", err)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != tc.want {
+			t.Errorf("temperature %v: %d requests, want %d", tc.temp != nil && *tc.temp == 0, len(reqs), tc.want)
+		}
+		if tc.temp == &zero {
+			seen := map[string]bool{}
+			for _, r := range reqs {
+				if seen[string(r.Body)] {
+					t.Errorf("sent twice: %s", r.Body)
+				}
+				seen[string(r.Body)] = true
+			}
+		}
+		srv.Close()
+	}
+}

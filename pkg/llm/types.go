@@ -43,6 +43,9 @@ type Sampling struct {
 	TopLogprobs int
 }
 
+// deterministic: at temperature 0 the same request gets the same reply.
+func (s Sampling) deterministic() bool { return s.Temperature != nil && *s.Temperature == 0 }
+
 // over returns s with the fields set in o replaced.
 func (s Sampling) over(o *Sampling) Sampling {
 	if o == nil {
