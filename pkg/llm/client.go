@@ -43,6 +43,10 @@ type Config struct {
 	// Backoff is the first retry's wait, doubled at each retry, jittered;
 	// RetryAfterCap caps every wait, the server's Retry-After included.
 	Backoff, RetryAfterCap time.Duration
+	// WaitServer is how long refused connections are waited out once the
+	// server has answered (a restart), before calls fail; 0: not at all.
+	// A server never reached fails the call at its first refusal.
+	WaitServer time.Duration
 	// ResponseFormat: auto, json_schema, json_object or prompt.
 	ResponseFormat string
 	// CacheDir is the cache directory; "" disables the cache.
@@ -111,6 +115,12 @@ type Client struct {
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
 	maxCompletion bool
+	// reached: the server has answered a request (any HTTP reply); down
+	// is when it began to refuse connections since (UnixNano; 0: it does
+	// not), and downNoted whether that was said on stderr.
+	reached   atomic.Bool
+	down      atomic.Int64
+	downNoted atomic.Bool
 }
 
 // New makes a client; errors are usage errors (a bad file or directory).
@@ -415,7 +425,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
 	}
 	msgs := req.Messages
-	retries, reasks := 0, 0
+	retries, reasks, waits := 0, 0, 0
 	defer func() { st.Retries, st.Reasks = int64(retries), int64(reasks) }() // failed calls too
 	// freshAnswered: the fresh request (no re-ask in it) got a reply of
 	// the model's, under response format freshMode.
@@ -457,6 +467,9 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		st.Attempts++
 		if f == nil || !f.unreached {
 			st.Requests++
+			if c.bat == nil {
+				c.answered()
+			}
 		}
 		if ctx.Err() != nil {
 			return nil, stopped()
@@ -500,6 +513,17 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		} else {
 			c.tpm.adjust(-est) // not served: nothing was spent
 		}
+		if comp == nil && f.unreached {
+			st.fault(f.kind)
+			waits++
+			if err := c.awaitServer(ctx, f, waits); err != nil {
+				if ctx.Err() != nil {
+					return nil, stopped()
+				}
+				return nil, err
+			}
+			continue // the same request, not a retry: the server never saw it
+		}
 		if f.badFormat && c.auto() && mode < formatPrompt {
 			st.fault(f.kind)
 			c.stepDown(mode, f.reason)
@@ -530,6 +554,37 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, stopped()
 		}
 	}
+}
+
+// answered notes that the server answered a request: it is up.
+func (c *Client) answered() {
+	c.reached.Store(true)
+	if c.down.Load() != 0 {
+		c.down.Store(0)
+		c.downNoted.Store(false)
+	}
+}
+
+// awaitServer handles a refused connection (n: the call's nth). A server
+// that never answered fails the call at once: nothing listens there (a
+// wrong --base-url, a server not started), and waiting would only delay
+// the error. One that answered before is restarting: it is waited for,
+// with backoff, up to --wait-server from its first refusal, which is
+// said once on stderr; after that the calls fail.
+func (c *Client) awaitServer(ctx context.Context, f *failure, n int) error {
+	if !c.reached.Load() {
+		return fmt.Errorf("%s (nothing answers at %s: is the server running?)", f.reason, redactURL(c.cfg.BaseURL))
+	}
+	now := time.Now().UnixNano()
+	c.down.CompareAndSwap(0, now)
+	since := time.Duration(now - c.down.Load())
+	if since >= c.cfg.WaitServer {
+		return fmt.Errorf("%s: the server has refused connections for %s (--wait-server %s)", f.reason, since.Round(time.Second), c.cfg.WaitServer)
+	}
+	if c.cfg.Stderr != nil && c.downNoted.CompareAndSwap(false, true) {
+		fmt.Fprintf(c.cfg.Stderr, "%s: %s refused; retrying for up to %s (--wait-server)\n", c.cfg.Stage, redactURL(c.cfg.BaseURL), c.cfg.WaitServer)
+	}
+	return sleep(ctx, min(c.backoff(n, 0), 5*time.Second, c.cfg.WaitServer-since))
 }
 
 // final is the error of a call that failed for good: ErrBadReply when

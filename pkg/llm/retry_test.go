@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -302,5 +303,71 @@ func TestNoIdenticalRetries(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// A server that answered and then refuses connections (a restart) is
+// waited for, said once on stderr, and the calls go on when it is back;
+// one that stays down fails the calls after --wait-server; one never
+// reached fails at the first refusal (issue 25: in seconds, not after the
+// retries).
+func TestServerRestart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_, hs := llmtest.Listen(l, llmtest.Options{})
+	var stderr bytes.Buffer
+	cfg := Config{BaseURL: "http://" + addr + "/v1", Backoff: time.Millisecond, RetryAfterCap: 50 * time.Millisecond,
+		MaxRetries: 1, Timeout: time.Second, WaitServer: 10 * time.Second, Stderr: &stderr}
+	c := testClient(t, cfg)
+	call := func() error {
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	hs.Close() // killed
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { errs <- call() }()
+	}
+	time.Sleep(300 * time.Millisecond)
+	l2, err := net.Listen("tcp", addr) // back on the same port
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	_, hs2 := llmtest.Listen(l2, llmtest.Options{})
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Errorf("a call across the restart failed: %v", err)
+		}
+	}
+	if n := strings.Count(stderr.String(), "refused; retrying for up to 10s"); n != 1 {
+		t.Errorf("%d notes: %q", n, stderr.String())
+	}
+	u := c.Usage().Total
+	// Waits are not retries (a retry is a request the server dropped, on a
+	// connection it had open).
+	if u.Calls != 9 || u.Retries != u.Faults["connection"] || u.Faults["refused"] == 0 || u.Attempts != u.Requests+u.Faults["refused"] {
+		t.Errorf("usage %+v", u)
+	}
+
+	// Down for good: the calls fail after --wait-server.
+	hs2.Close()
+	c.cfg.WaitServer = 200 * time.Millisecond
+	start := time.Now()
+	err = call()
+	if err == nil || !strings.Contains(err.Error(), "(--wait-server 200ms)") || time.Since(start) < 150*time.Millisecond {
+		t.Errorf("after %s: %v", time.Since(start), err)
+	}
+
+	// Never reached: at once.
+	c = testClient(t, cfg)
+	start = time.Now()
+	if err := call(); err == nil || !strings.Contains(err.Error(), "is the server running?") || time.Since(start) > time.Second {
+		t.Errorf("never reached, after %s: %v", time.Since(start), err)
 	}
 }

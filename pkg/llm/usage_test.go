@@ -84,7 +84,8 @@ func TestUsageCountsFailedCalls(t *testing.T) {
 		t.Fatal("a call to a closed port answered")
 	}
 	got = *c.Usage().ByCall["refused"]
-	if got.Failed != 1 || got.Attempts != 3 || got.Requests != 0 || got.Retries != 2 || got.Faults["refused"] != 3 {
+	// (A server never reached fails at its first refusal: see TestServerRestart.)
+	if got.Failed != 1 || got.Attempts != 1 || got.Requests != 0 || got.Retries != 0 || got.Faults["refused"] != 1 {
 		t.Errorf("refused: %+v", got)
 	}
 }
