@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,6 +122,10 @@ type Client struct {
 	reached   atomic.Bool
 	down      atomic.Int64
 	downNoted atomic.Bool
+	// ollamaCtx asks, once, at the first reply, the context the server
+	// loaded the model with (Ollama's /api/ps), into ctxSize.
+	ollamaCtx sync.Once
+	hc        *http.Client
 }
 
 // New makes a client; errors are usage errors (a bad file or directory).
@@ -218,6 +223,7 @@ func New(cfg Config) (*Client, error) {
 	if k := cfg.APIKey.reveal(); k != "" {
 		opts = append(opts, option.WithAPIKey(k))
 	}
+	c.hc = hc
 	c.svc = openai.NewChatCompletionService(opts...)
 	c.opts = opts
 	return c, nil
@@ -430,6 +436,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 	// freshAnswered: the fresh request (no re-ask in it) got a reply of
 	// the model's, under response format freshMode.
 	freshAnswered, freshMode := false, 0
+	freshIn, lastIn := 0, 0 // prompt tokens of the fresh request, and of the last one
 	for {
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
@@ -484,11 +491,17 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
 			gen.ModelAnswered = comp.Model
+			// A re-ask holds the request before it, so it cannot have
+			// fewer prompt tokens; a fresh attempt has the fresh request's.
+			floor := lastIn
 			if len(msgs) == len(req.Messages) {
-				freshAnswered, freshMode = true, mode
+				floor = freshIn
+				freshAnswered, freshMode, freshIn = true, mode, in
 			}
+			lastIn = in
+			c.learnContext(ctx)
 			choice := comp.Choices[0]
-			if f = c.truncated(in, estPrompt); f == nil {
+			if f = c.truncated(in, estPrompt, floor); f == nil {
 				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
 			}
 			if f == nil {
@@ -719,29 +732,52 @@ func estimatePrompt(msgs []Message) float64 {
 // 2048, later 4096; llama.cpp's -c), at which a prompt cut to fit shows.
 var commonContexts = map[int]bool{2048: true, 4096: true, 8192: true, 16384: true, 32768: true, 65536: true, 131072: true}
 
+// learnContext asks the server, once, at its first reply, the context it
+// loaded the model with, where it tells (Ollama's /api/ps; llama-server's
+// came from /props or its over-context error). Not at OpenAI.
+func (c *Client) learnContext(ctx context.Context) {
+	if c.ctxSize.Load() > 0 || c.maxCompletion || c.bat != nil {
+		return
+	}
+	c.ollamaCtx.Do(func() {
+		if n := fetchOllamaContext(ctx, c.hc, c.cfg.BaseURL, c.cfg.Model); n > 0 {
+			c.ctxSize.CompareAndSwap(0, int64(n))
+		}
+	})
+}
+
 // truncated tells a reply to a prompt the server cut: Ollama cuts a
-// prompt longer than its context and answers 200 with prompt_tokens equal
-// to the context. Signs: prompt tokens equal to (or over) the context the
-// server reported, or to a common context size while the prompt looked at
-// least that long, or far fewer than estimated. Not retried: the same
-// prompt is cut the same way.
-func (c *Client) truncated(in int, est float64) *failure {
+// prompt longer than its context and answers 200, with prompt_tokens the
+// context (a prompt cut in its last message) or fewer (older messages
+// dropped). Signs: prompt tokens equal to (or over) the context the server
+// reported (/props, /api/ps, an over-context error); fewer than floor, the
+// prompt tokens of a request this one holds (the request a re-ask repeats,
+// or the same fresh request before); a common context size while the
+// prompt looked at least that long; far fewer than estimated. Not retried:
+// the same prompt is cut the same way.
+func (c *Client) truncated(in int, est float64, floor int) *failure {
 	n := int(c.ctxSize.Load())
 	why := ""
 	switch {
 	case in <= 0:
 		return nil
 	case n > 0 && in >= n:
-		why = fmt.Sprintf("the server reported prompt_tokens %d, its whole context of %d tokens", in, n)
+		why = fmt.Sprintf("prompt_tokens %d is its whole context", in)
+	case floor > 0 && in < floor:
+		why = fmt.Sprintf("prompt_tokens %d, where the request it holds had %d", in, floor)
 	case commonContexts[in] && est >= 0.8*float64(in):
-		why = fmt.Sprintf("the server reported prompt_tokens %d, exactly a common context size, for a prompt of about %.0f tokens", in, est)
+		why = fmt.Sprintf("prompt_tokens %d, exactly a common context size, for a prompt of about %.0f tokens", in, est)
 	case est >= 1000 && float64(in)*3 < est:
-		why = fmt.Sprintf("the server reported prompt_tokens %d for a prompt of about %.0f tokens", in, est)
+		why = fmt.Sprintf("prompt_tokens %d for a prompt of about %.0f tokens", in, est)
 	default:
 		return nil
 	}
-	return &failure{kind: "truncated", reason: "prompt cut by the server to fit its context (" + why +
-		"): the reply answers part of the prompt; give the server a larger context (Ollama: num_ctx / OLLAMA_CONTEXT_LENGTH; llama-server: -c)"}
+	ctxOf := ""
+	if n > 0 {
+		ctxOf = fmt.Sprintf(" of %d", n)
+	}
+	return &failure{kind: "truncated", reason: fmt.Sprintf("the server cut the prompt to %d tokens (its context%s): %s; the reply answers part of the prompt. "+
+		"Give the server a larger context (Ollama: OLLAMA_CONTEXT_LENGTH=N for ollama serve, or PARAMETER num_ctx N in the model's Modelfile; llama-server: -c)", in, ctxOf, why)}
 }
 
 // backoff is the wait before retry n: exponential with jitter (half to
