@@ -131,8 +131,9 @@ type Client struct {
 // New makes a client; errors are usage errors (a bad file or directory).
 func New(cfg Config) (*Client, error) {
 	var props *serverProps
+	start := 0 // the window's first limit (0: its ceiling)
 	if cfg.ConcurrencyAuto {
-		cfg.Concurrency, props = autoConcurrency(cfg)
+		cfg.Concurrency, start, props = autoConcurrency(cfg)
 	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
@@ -152,6 +153,9 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
 	if props != nil {
 		c.ctxSize.Store(int64(props.Defaults.NCtx))
+	}
+	if start > 0 && start < cfg.Concurrency {
+		c.win.limit = float64(start)
 	}
 	if cfg.Deadline > 0 {
 		c.deadline = c.start.Add(cfg.Deadline)
@@ -235,10 +239,12 @@ func (c *Client) Workers() int { return c.cfg.Workers() }
 
 // autoConcurrency is --concurrency auto: llama-server's slots (/props
 // total_slots), which serve that many requests at once and queue the
-// rest; other servers do not say, and get the default of 16, with a note.
-func autoConcurrency(cfg Config) (int, *serverProps) {
+// rest; Ollama does not tell its OLLAMA_NUM_PARALLEL (v0.24), so the
+// window starts at 4 (start) and grows from there up to 16 while replies
+// stay quick; other servers get 16, with a note.
+func autoConcurrency(cfg Config) (n, start int, props *serverProps) {
 	if cfg.EmitRequests != "" || cfg.Responses != "" {
-		return 16, nil
+		return 16, 0, nil
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -246,17 +252,24 @@ func autoConcurrency(cfg Config) (int, *serverProps) {
 	}
 	p, err := fetchProps(context.Background(), hc, cfg.BaseURL, cfg.APIKey)
 	if err != nil {
+		if v := fetchOllamaVersion(context.Background(), hc, cfg.BaseURL); v != "" {
+			if cfg.Stderr != nil && !cfg.Quiet {
+				fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s is Ollama %s, which does not say how many requests it serves at once (its OLLAMA_NUM_PARALLEL); starting at 4 calls in flight, up to 16 while replies stay quick\n",
+					cfg.Stage, redactURL(cfg.BaseURL), v)
+			}
+			return 16, 4, nil
+		}
 		if cfg.Stderr != nil {
-			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (Ollama: its OLLAMA_NUM_PARALLEL; vLLM: 32-64 is a fair start)\n",
+			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (vLLM: 32-64 is a fair start)\n",
 				cfg.Stage, redactURL(cfg.BaseURL), err)
 		}
-		return 16, nil
+		return 16, 0, nil
 	}
 	if cfg.Stderr != nil && !cfg.Quiet {
 		fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s has %d slots (%d tokens of context each); %d calls in flight\n",
 			cfg.Stage, redactURL(cfg.BaseURL), p.TotalSlots, p.Defaults.NCtx, p.TotalSlots)
 	}
-	return p.TotalSlots, p
+	return p.TotalSlots, 0, p
 }
 
 // Call answers one request: from the cache, from the --responses file,

@@ -29,8 +29,18 @@ func TestConcurrencyAutoReadsSlots(t *testing.T) {
 	plain := newFake(t)
 	stderr.Reset()
 	c = testClient(t, Config{BaseURL: plain.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
-	if c.cfg.Concurrency != 16 || !strings.Contains(stderr.String(), "does not say how many requests it serves at once (GET /props: HTTP 404); using 16 (Ollama: its OLLAMA_NUM_PARALLEL") {
+	if c.cfg.Concurrency != 16 || !strings.Contains(stderr.String(), "does not say how many requests it serves at once (GET /props: HTTP 404); using 16") {
 		t.Errorf("concurrency %d, stderr: %s", c.cfg.Concurrency, stderr.String())
+	}
+	// Ollama (no /props, /api/version answers) starts the window at 4,
+	// up to 16: the window finds the rest.
+	ol := llmtest.New(llmtest.Options{Ollama: true})
+	defer ol.Close()
+	stderr.Reset()
+	c = testClient(t, Config{BaseURL: ol.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
+	if limit, _ := c.win.current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0, which does not say") ||
+		!strings.Contains(stderr.String(), "starting at 4 calls in flight, up to 16") {
+		t.Errorf("Ollama: ceiling %d, window %g, stderr: %s", c.cfg.Concurrency, limit, stderr.String())
 	}
 }
 

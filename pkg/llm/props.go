@@ -86,3 +86,27 @@ func fetchOllamaContext(ctx context.Context, hc *http.Client, baseURL, model str
 	}
 	return 0
 }
+
+// fetchOllamaVersion is Ollama's version from GET /api/version (beside
+// /v1), "" when the server is not Ollama.
+func fetchOllamaVersion(ctx context.Context, hc *http.Client, baseURL string) string {
+	u := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1") + "/api/version"
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return ""
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	var v struct {
+		Version string `json:"version"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&v) != nil {
+		return ""
+	}
+	return v.Version
+}

@@ -46,3 +46,16 @@ func TestRealOllamaCutPrompt(t *testing.T) {
 		t.Errorf("short prompt: %v", err)
 	}
 }
+
+// --concurrency auto on the real Ollama: found as Ollama by its
+// /api/version, the window starts at 4.
+func TestRealOllamaConcurrencyAuto(t *testing.T) {
+	u, _ := realOllama(t)
+	var stderr strings.Builder
+	cfg := realConfig(u)
+	cfg.APIKey, cfg.ConcurrencyAuto, cfg.Stderr = NewSecret(""), true, &stderr
+	c := testClient(t, cfg)
+	if limit, _ := c.win.current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0") {
+		t.Errorf("ceiling %d, window %g: %s", c.cfg.Concurrency, limit, stderr.String())
+	}
+}

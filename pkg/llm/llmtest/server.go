@@ -92,7 +92,8 @@ type Options struct {
 	// Ollama, with Context, imitates Ollama v0.24's cutting: the oldest
 	// messages after the system message are dropped until the rest fits
 	// (the last one cut to fit if it alone does not), and GET /api/ps
-	// reports the loaded model's context_length; /props is a 404.
+	// reports the loaded model's context_length, GET /api/version
+	// 0.24.0; /props is a 404.
 	Ollama bool
 	// Logprobs and NoLogprobs: see logprobs.go.
 	Logprobs   func(req *ChatRequest, content string) []TopLogprob
@@ -271,6 +272,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.URL.Path == "/props" && s.opt.Slots > 0 {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.opt.Slots, s.opt.Context)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/api/version" && s.opt.Ollama {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"version":"0.24.0"}`)
 		return
 	}
 	if r.Method == http.MethodGet && r.URL.Path == "/api/ps" && s.opt.Ollama {
