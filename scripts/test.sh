@@ -2,7 +2,8 @@
 # The whole test suite: formatting, vet, staticcheck, unit tests with the
 # race detector, a short run of every fuzz target, the shell test of the
 # whole pipeline (scripts/e2e.sh), the LLM programs against a real
-# llama-server when ../shared/llm has one (scripts/realserver.sh), and the
+# llama-server when ../shared/llm has one (scripts/realserver.sh) and a real
+# Ollama when ../shared/ollama has one (scripts/realserver-ollama.sh), and the
 # interop checks (our Parquet read by DuckDB, our Arrow IPC read by
 # apache-arrow JS), and the review loop in the Label Studio editor.
 # Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
@@ -80,6 +81,9 @@ bash scripts/e2e.sh
 
 step "real server: the LLM programs against llama-server from ../shared/llm (skipped without it)"
 bash scripts/realserver.sh
+
+step "real server: the LLM programs against Ollama from ../shared/ollama, killed and restarted once (skipped without it)"
+bash scripts/realserver-ollama.sh
 
 step "interop: DuckDB and apache-arrow read our files"
 bash scripts/interop.sh

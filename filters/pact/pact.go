@@ -223,7 +223,10 @@ func (s *Stage) byLogprobs(ctx context.Context, rec *record.Record, subj Subject
 	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, 0), Messages: msgs, PromptPack: s.opt.Pack.Version(),
 		Sampling: &llm.Sampling{Temperature: &temp, MaxTokens: 1, TopLogprobs: TopLogprobs}, Check: check})
 	if err != nil {
-		if first != "" && ctx.Err() == nil {
+		// Only the model's own answer is a result: a call that ended on a
+		// server or transport error fails the record (an earlier bad reply
+		// left first set), so that --resume asks again.
+		if first != "" && errors.Is(err, llm.ErrBadReply) && ctx.Err() == nil {
 			res.Error = fmt.Sprintf("no option label among the first token's top_logprobs (first token %q)", first)
 			return res, nil, nil
 		}
@@ -313,7 +316,7 @@ func (s *Stage) sample(ctx context.Context, rec *record.Record, subj Subject, q 
 	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, n), Messages: msgs, PromptPack: s.opt.Pack.Version(),
 		Sampling: &llm.Sampling{Temperature: s.opt.Temperature, Seed: &seed}, Check: check})
 	if err != nil {
-		if last != "" && ctx.Err() == nil {
+		if last != "" && errors.Is(err, llm.ErrBadReply) && ctx.Err() == nil {
 			return -1, strconv.Quote(cutText(last, 80)), nil, nil
 		}
 		return -1, "", nil, err

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/pact"
@@ -359,5 +362,54 @@ func TestFramings(t *testing.T) {
 	}
 	if qs, err := pact.ParseQuestions([]string{"choice", "personal"}); err != nil || strings.Join(qs, ",") != "choice,personal" {
 		t.Errorf("ParseQuestions = %v, %v", qs, err)
+	}
+}
+
+// dying serves the fake's first reply, then stops listening (the reply
+// says Connection: close), as a server killed mid-run: the next attempts
+// are refused.
+func dying(t *testing.T, fake *llmtest.Server) string {
+	t.Helper()
+	var hs *httptest.Server
+	var n atomic.Int32
+	hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Connection", "close")
+			hs.Listener.Close()
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/v1"
+}
+
+// A call whose first reply names neither option and whose retries are
+// then refused (the server died) fails its record, for --resume: before,
+// the earlier bad reply was written as the item's result (exit 0), for
+// both methods.
+func TestServerDiesMidCall(t *testing.T) {
+	for _, method := range []string{pact.MethodLogprobs, pact.MethodSample} {
+		t.Run(method, func(t *testing.T) {
+			fake := llmtest.New(llmtest.Options{
+				Reply: func(*llmtest.ChatRequest) string { return "I cannot choose between these." },
+				Logprobs: func(*llmtest.ChatRequest, string) []llmtest.TopLogprob {
+					return []llmtest.TopLogprob{{Token: "The", Logprob: -0.1}}
+				}})
+			t.Cleanup(fake.Close)
+			cfg := testkit.LLMConfig(dying(t, fake), "ngpact")
+			cfg.MaxRetries, cfg.MaxReasks = 2, 1
+			s := pact.Subject{Name: "x", Caller: testkit.Client(t, cfg)}
+			st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Method: method, Samples: 1, PromptLang: pact.PromptItem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := testkit.Run(t, st, items(1)[:1], 1)
+			if len(res.Out) != 0 || len(res.Errors) != 1 {
+				t.Fatalf("written %d (%+v), failed %d: want the record failed", len(res.Out), res.Out, len(res.Errors))
+			}
+			if e := res.Errors[0].Error; !strings.Contains(e, "connection") {
+				t.Errorf("error %q: want the refused connection", e)
+			}
+		})
 	}
 }

@@ -128,7 +128,11 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 		if call > 1 {
 			suffix = "." + strconv.Itoa(call)
 		}
-		resp, err := s.call(ctx, in.ID, "pact"+suffix, "pact", "pact_items", cu.c.Name, data, func(r *llm.Response) (any, error) {
+		reply, err := countSchema("pact_items", "items", len(open))
+		if err != nil {
+			return nil, err
+		}
+		resp, err := s.call(ctx, in.ID, "pact"+suffix, "pact", "pact_items", cu.c.Name, data, reply, func(r *llm.Response) (any, error) {
 			var v struct {
 				Items []pactDraft `json:"items"`
 			}
@@ -233,8 +237,12 @@ func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.No
 	if err != nil {
 		return nil, record.Gen{}, err
 	}
+	reply, err := countSchema("pact_conflict", "items", len(drafts))
+	if err != nil {
+		return nil, record.Gen{}, err
+	}
 	resp, err := s.opt.Judge.Call(ctx, llm.Request{
-		ID: id, Call: name, Schema: "pact_conflict", PromptPack: s.opt.Pack.Version(),
+		ID: id, Call: name, Schema: "pact_conflict", ReplySchema: reply, PromptPack: s.opt.Pack.Version(),
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 		Check: func(r *llm.Response) (any, error) {
 			var v struct {

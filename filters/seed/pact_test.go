@@ -1,6 +1,7 @@
 package seed_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -94,10 +95,31 @@ func TestPactItems(t *testing.T) {
 	if n := srv.Count(); n != 6 {
 		t.Errorf("%d requests, want 6", n)
 	}
-	// The prompts asked for two actors and named the norm.
+	// The prompts asked for two actors and named the norm, and the
+	// schemas sent say two items (minItems = maxItems = 2), the judge's
+	// indices at most 2.
 	for _, rq := range srv.Requests() {
 		if rq.Request.SchemaName() == "pact_items" && strings.Count(rq.Request.LastUser(), "any actor") != 2 {
 			t.Errorf("writer prompt: %s", rq.Request.LastUser())
+		}
+		var sch struct {
+			Properties struct {
+				Items struct {
+					MinItems, MaxItems int
+					Items              struct {
+						Properties struct {
+							Index *struct{ Maximum int } `json:"index"`
+						} `json:"properties"`
+					} `json:"items"`
+				} `json:"items"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(rq.Request.Schema(), &sch); err != nil {
+			t.Fatal(err)
+		}
+		it := sch.Properties.Items
+		if it.MinItems != 2 || it.MaxItems != 2 || (rq.Request.SchemaName() == "pact_conflict") != (it.Items.Properties.Index != nil && it.Items.Properties.Index.Maximum == 2) {
+			t.Errorf("%s: schema sent %s", rq.Request.SchemaName(), rq.Request.Schema())
 		}
 	}
 }

@@ -291,7 +291,11 @@ func (s *Stage) scenarios(ctx context.Context, rec *record.Record, norm normbank
 		if call > 1 {
 			name += "." + strconv.Itoa(call)
 		}
-		resp, err := s.call(ctx, rec.ID, name, "scenarios", "seed_scenarios", cu.c.Name, data, check)
+		reply, err := countSchema("seed_scenarios", "scenarios", data.Count)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := s.call(ctx, rec.ID, name, "scenarios", "seed_scenarios", cu.c.Name, data, reply, check)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +345,7 @@ func (s *Stage) variant(ctx context.Context, in *record.Record, norm normbank.No
 	data := newPromptData(norm, cu.c)
 	data.Scenario = sc.text
 	data.Persona = persona.Lines(p)
-	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, func(r *llm.Response) (any, error) {
+	resp, err := s.call(ctx, adh.ID, "situation", "situation", "seed_situation", cu.c.Name, data, nil, func(r *llm.Response) (any, error) {
 		var v struct {
 			Situation string `json:"situation"`
 		}
@@ -385,7 +389,7 @@ func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Nor
 	data.Type, data.Scenario, data.Situation = typ, adh.Scenario, adh.Situation
 	parent := normalize(adh.Situation)
 	type derived struct{ scenario, situation string }
-	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, func(r *llm.Response) (any, error) {
+	resp, err := s.call(ctx, d.ID, typ, typ, "seed_"+typ, cu.c.Name, data, nil, func(r *llm.Response) (any, error) {
 		var v struct {
 			Scenario  string `json:"scenario"`
 			Situation string `json:"situation"`
@@ -415,15 +419,51 @@ func (s *Stage) derive(ctx context.Context, in *record.Record, norm normbank.Nor
 }
 
 // call renders a prompt and makes one structured call.
-func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string, data promptData, check func(*llm.Response) (any, error)) (*llm.Response, error) {
+func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string, data promptData, reply *llm.Schema, check func(*llm.Response) (any, error)) (*llm.Response, error) {
 	p, err := s.opt.Pack.Render("seed", task, culture, data)
 	if err != nil {
 		return nil, err
 	}
 	return s.caller.Call(ctx, llm.Request{
-		ID: id, Call: name, Schema: schema, PromptPack: s.opt.Pack.Version(), Check: check,
+		ID: id, Call: name, Schema: schema, ReplySchema: reply, PromptPack: s.opt.Pack.Version(), Check: check,
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 	})
+}
+
+// countSchemas are reply schemas whose array of N items (a call that
+// asks for N) says N: minItems = maxItems = N, and an item's index at
+// most N. A server that decodes under the schema then writes exactly N
+// (seen on Ollama v0.24.0 and llama-server: 8 of 8 replies), where the
+// schema file's 1 to 100 let it write any number. Cached per schema and
+// N (N is at most 100).
+var countSchemas sync.Map
+
+func countSchema(name, prop string, n int) (*llm.Schema, error) {
+	if n < 1 {
+		return nil, nil // the file's own
+	}
+	key := name + "\x00" + strconv.Itoa(n)
+	if sc, ok := countSchemas.Load(key); ok {
+		return sc.(*llm.Schema), nil
+	}
+	sc, err := llm.DeriveSchema(name, func(doc map[string]any) {
+		props, _ := doc["properties"].(map[string]any)
+		arr, _ := props[prop].(map[string]any)
+		if arr == nil {
+			return
+		}
+		arr["minItems"], arr["maxItems"] = n, n
+		item, _ := arr["items"].(map[string]any)
+		itemProps, _ := item["properties"].(map[string]any)
+		if idx, ok := itemProps["index"].(map[string]any); ok {
+			idx["maximum"] = n
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	countSchemas.Store(key, sc)
+	return sc, nil
 }
 
 // newSeed makes an empty seed of a norm with persona p: its id is stable,

@@ -129,8 +129,10 @@ var cannedReply = []byte(`{"id":"x","object":"chat.completion","model":"fake","c
 	strconv.Quote(koJSON) + `},"finish_reason":"stop"}],"usage":{"prompt_tokens":40,"completion_tokens":12}}`)
 
 func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	io.Copy(io.Discard, r.Body)
-	r.Body.Close()
+	if r.Body != nil { // a GET (the client's /api/ps) has none
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
 	if m.latency > 0 {
 		time.Sleep(m.latency)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,10 @@ type Config struct {
 	// Backoff is the first retry's wait, doubled at each retry, jittered;
 	// RetryAfterCap caps every wait, the server's Retry-After included.
 	Backoff, RetryAfterCap time.Duration
+	// WaitServer is how long refused connections are waited out once the
+	// server has answered (a restart), before calls fail; 0: not at all.
+	// A server never reached fails the call at its first refusal.
+	WaitServer time.Duration
 	// ResponseFormat: auto, json_schema, json_object or prompt.
 	ResponseFormat string
 	// CacheDir is the cache directory; "" disables the cache.
@@ -111,13 +116,24 @@ type Client struct {
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
 	maxCompletion bool
+	// reached: the server has answered a request (any HTTP reply); down
+	// is when it began to refuse connections since (UnixNano; 0: it does
+	// not), and downNoted whether that was said on stderr.
+	reached   atomic.Bool
+	down      atomic.Int64
+	downNoted atomic.Bool
+	// ollamaCtx asks, once, at the first reply, the context the server
+	// loaded the model with (Ollama's /api/ps), into ctxSize.
+	ollamaCtx sync.Once
+	hc        *http.Client
 }
 
 // New makes a client; errors are usage errors (a bad file or directory).
 func New(cfg Config) (*Client, error) {
 	var props *serverProps
+	start := 0 // the window's first limit (0: its ceiling)
 	if cfg.ConcurrencyAuto {
-		cfg.Concurrency, props = autoConcurrency(cfg)
+		cfg.Concurrency, start, props = autoConcurrency(cfg)
 	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
@@ -137,6 +153,9 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
 	if props != nil {
 		c.ctxSize.Store(int64(props.Defaults.NCtx))
+	}
+	if start > 0 && start < cfg.Concurrency {
+		c.win.limit = float64(start)
 	}
 	if cfg.Deadline > 0 {
 		c.deadline = c.start.Add(cfg.Deadline)
@@ -208,6 +227,7 @@ func New(cfg Config) (*Client, error) {
 	if k := cfg.APIKey.reveal(); k != "" {
 		opts = append(opts, option.WithAPIKey(k))
 	}
+	c.hc = hc
 	c.svc = openai.NewChatCompletionService(opts...)
 	c.opts = opts
 	return c, nil
@@ -219,10 +239,12 @@ func (c *Client) Workers() int { return c.cfg.Workers() }
 
 // autoConcurrency is --concurrency auto: llama-server's slots (/props
 // total_slots), which serve that many requests at once and queue the
-// rest; other servers do not say, and get the default of 16, with a note.
-func autoConcurrency(cfg Config) (int, *serverProps) {
+// rest; Ollama does not tell its OLLAMA_NUM_PARALLEL (v0.24), so the
+// window starts at 4 (start) and grows from there up to 16 while replies
+// stay quick; other servers get 16, with a note.
+func autoConcurrency(cfg Config) (n, start int, props *serverProps) {
 	if cfg.EmitRequests != "" || cfg.Responses != "" {
-		return 16, nil
+		return 16, 0, nil
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -230,17 +252,24 @@ func autoConcurrency(cfg Config) (int, *serverProps) {
 	}
 	p, err := fetchProps(context.Background(), hc, cfg.BaseURL, cfg.APIKey)
 	if err != nil {
+		if v := fetchOllamaVersion(context.Background(), hc, cfg.BaseURL); v != "" {
+			if cfg.Stderr != nil && !cfg.Quiet {
+				fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s is Ollama %s, which does not say how many requests it serves at once (its OLLAMA_NUM_PARALLEL); starting at 4 calls in flight, up to 16 while replies stay quick\n",
+					cfg.Stage, redactURL(cfg.BaseURL), v)
+			}
+			return 16, 4, nil
+		}
 		if cfg.Stderr != nil {
-			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (Ollama: its OLLAMA_NUM_PARALLEL; vLLM: 32-64 is a fair start)\n",
+			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (vLLM: 32-64 is a fair start)\n",
 				cfg.Stage, redactURL(cfg.BaseURL), err)
 		}
-		return 16, nil
+		return 16, 0, nil
 	}
 	if cfg.Stderr != nil && !cfg.Quiet {
 		fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s has %d slots (%d tokens of context each); %d calls in flight\n",
 			cfg.Stage, redactURL(cfg.BaseURL), p.TotalSlots, p.Defaults.NCtx, p.TotalSlots)
 	}
-	return p.TotalSlots, p
+	return p.TotalSlots, 0, p
 }
 
 // Call answers one request: from the cache, from the --responses file,
@@ -415,7 +444,12 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
 	}
 	msgs := req.Messages
-	retries, reasks := 0, 0
+	retries, reasks, waits := 0, 0, 0
+	defer func() { st.Retries, st.Reasks = int64(retries), int64(reasks) }() // failed calls too
+	// freshAnswered: the fresh request (no re-ask in it) got a reply of
+	// the model's, under response format freshMode.
+	freshAnswered, freshMode := false, 0
+	freshIn, lastIn := 0, 0 // prompt tokens of the fresh request, and of the last one
 	for {
 		mode := c.mode()
 		send := c.withFormat(msgs, sch, mode)
@@ -425,7 +459,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		var f *failure
 		if c.bat != nil {
 			var deferred bool
-			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Requests), c.params(send, sch, samp, mode)); deferred {
+			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Attempts), c.params(send, sch, samp, mode)); deferred {
 				return nil, ErrDeferred
 			}
 			est = 0 // no tpm bucket for the Batch API
@@ -450,7 +484,13 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
 			c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 		}
-		st.Requests++
+		st.Attempts++
+		if f == nil || !f.unreached {
+			st.Requests++
+			if c.bat == nil {
+				c.answered()
+			}
+		}
 		if ctx.Err() != nil {
 			return nil, stopped()
 		}
@@ -464,12 +504,20 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			st.TokensOut += int64(out)
 			c.tpm.adjust(float64(in+out) - est)
 			gen.ModelAnswered = comp.Model
+			// A re-ask holds the request before it, so it cannot have
+			// fewer prompt tokens; a fresh attempt has the fresh request's.
+			floor := lastIn
+			if len(msgs) == len(req.Messages) {
+				floor = freshIn
+				freshAnswered, freshMode, freshIn = true, mode, in
+			}
+			lastIn = in
+			c.learnContext(ctx)
 			choice := comp.Choices[0]
-			if f = c.truncated(in, estPrompt); f == nil {
+			if f = c.truncated(in, estPrompt, floor); f == nil {
 				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
 			}
 			if f == nil {
-				st.Retries, st.Reasks = int64(retries), int64(reasks)
 				gen.Retries = retries + reasks
 				return resp, nil
 			}
@@ -491,6 +539,17 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		} else {
 			c.tpm.adjust(-est) // not served: nothing was spent
 		}
+		if comp == nil && f.unreached {
+			st.fault(f.kind)
+			waits++
+			if err := c.awaitServer(ctx, f, waits); err != nil {
+				if ctx.Err() != nil {
+					return nil, stopped()
+				}
+				return nil, err
+			}
+			continue // the same request, not a retry: the server never saw it
+		}
 		if f.badFormat && c.auto() && mode < formatPrompt {
 			st.fault(f.kind)
 			c.stepDown(mode, f.reason)
@@ -501,10 +560,16 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
 		}
 		if !f.retry {
-			return nil, errors.New(f.reason)
+			return nil, final(comp != nil && f.kind != "truncated", f.reason)
 		}
 		if retries >= c.cfg.MaxRetries {
-			return nil, fmt.Errorf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason)
+			return nil, final(comp != nil && f.kind != "truncated", fmt.Sprintf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason))
+		}
+		if comp != nil && freshAnswered && samp.deterministic() && c.mode() == freshMode && c.bat == nil {
+			// A fresh attempt would resend a request the model answered
+			// (unusably), unchanged: at temperature 0, for the same reply.
+			return nil, final(true, fmt.Sprintf("gave up after %s: %s (at temperature 0 a fresh attempt would be the same request, for the same reply)",
+				plural(retries+reasks+1, "attempt"), f.reason))
 		}
 		retries++
 		msgs = req.Messages // a fresh attempt, not the re-ask conversation
@@ -515,6 +580,47 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			return nil, stopped()
 		}
 	}
+}
+
+// answered notes that the server answered a request: it is up.
+func (c *Client) answered() {
+	c.reached.Store(true)
+	if c.down.Load() != 0 {
+		c.down.Store(0)
+		c.downNoted.Store(false)
+	}
+}
+
+// awaitServer handles a refused connection (n: the call's nth). A server
+// that never answered fails the call at once: nothing listens there (a
+// wrong --base-url, a server not started), and waiting would only delay
+// the error. One that answered before is restarting: it is waited for,
+// with backoff, up to --wait-server from its first refusal, which is
+// said once on stderr; after that the calls fail.
+func (c *Client) awaitServer(ctx context.Context, f *failure, n int) error {
+	if !c.reached.Load() {
+		return fmt.Errorf("%s (nothing answers at %s: is the server running?)", f.reason, redactURL(c.cfg.BaseURL))
+	}
+	now := time.Now().UnixNano()
+	c.down.CompareAndSwap(0, now)
+	since := time.Duration(now - c.down.Load())
+	if since >= c.cfg.WaitServer {
+		return fmt.Errorf("%s: the server has refused connections for %s (--wait-server %s)", f.reason, since.Round(time.Second), c.cfg.WaitServer)
+	}
+	if c.cfg.Stderr != nil && c.downNoted.CompareAndSwap(false, true) {
+		fmt.Fprintf(c.cfg.Stderr, "%s: %s refused; retrying for up to %s (--wait-server)\n", c.cfg.Stage, redactURL(c.cfg.BaseURL), c.cfg.WaitServer)
+	}
+	return sleep(ctx, min(c.backoff(n, 0), 5*time.Second, c.cfg.WaitServer-since))
+}
+
+// final is the error of a call that failed for good: ErrBadReply when
+// its last attempt got a reply of the model's, a plain error when the
+// server or the network failed it (a prompt the server cut included).
+func final(replied bool, msg string) error {
+	if replied {
+		return badReply{msg}
+	}
+	return errors.New(msg)
 }
 
 func (s *CallStats) fault(kind string) {
@@ -639,29 +745,52 @@ func estimatePrompt(msgs []Message) float64 {
 // 2048, later 4096; llama.cpp's -c), at which a prompt cut to fit shows.
 var commonContexts = map[int]bool{2048: true, 4096: true, 8192: true, 16384: true, 32768: true, 65536: true, 131072: true}
 
+// learnContext asks the server, once, at its first reply, the context it
+// loaded the model with, where it tells (Ollama's /api/ps; llama-server's
+// came from /props or its over-context error). Not at OpenAI.
+func (c *Client) learnContext(ctx context.Context) {
+	if c.ctxSize.Load() > 0 || c.maxCompletion || c.bat != nil {
+		return
+	}
+	c.ollamaCtx.Do(func() {
+		if n := fetchOllamaContext(ctx, c.hc, c.cfg.BaseURL, c.cfg.Model); n > 0 {
+			c.ctxSize.CompareAndSwap(0, int64(n))
+		}
+	})
+}
+
 // truncated tells a reply to a prompt the server cut: Ollama cuts a
-// prompt longer than its context and answers 200 with prompt_tokens equal
-// to the context. Signs: prompt tokens equal to (or over) the context the
-// server reported, or to a common context size while the prompt looked at
-// least that long, or far fewer than estimated. Not retried: the same
-// prompt is cut the same way.
-func (c *Client) truncated(in int, est float64) *failure {
+// prompt longer than its context and answers 200, with prompt_tokens the
+// context (a prompt cut in its last message) or fewer (older messages
+// dropped). Signs: prompt tokens equal to (or over) the context the server
+// reported (/props, /api/ps, an over-context error); fewer than floor, the
+// prompt tokens of a request this one holds (the request a re-ask repeats,
+// or the same fresh request before); a common context size while the
+// prompt looked at least that long; far fewer than estimated. Not retried:
+// the same prompt is cut the same way.
+func (c *Client) truncated(in int, est float64, floor int) *failure {
 	n := int(c.ctxSize.Load())
 	why := ""
 	switch {
 	case in <= 0:
 		return nil
 	case n > 0 && in >= n:
-		why = fmt.Sprintf("the server reported prompt_tokens %d, its whole context of %d tokens", in, n)
+		why = fmt.Sprintf("prompt_tokens %d is its whole context", in)
+	case floor > 0 && in < floor:
+		why = fmt.Sprintf("prompt_tokens %d, where the request it holds had %d", in, floor)
 	case commonContexts[in] && est >= 0.8*float64(in):
-		why = fmt.Sprintf("the server reported prompt_tokens %d, exactly a common context size, for a prompt of about %.0f tokens", in, est)
+		why = fmt.Sprintf("prompt_tokens %d, exactly a common context size, for a prompt of about %.0f tokens", in, est)
 	case est >= 1000 && float64(in)*3 < est:
-		why = fmt.Sprintf("the server reported prompt_tokens %d for a prompt of about %.0f tokens", in, est)
+		why = fmt.Sprintf("prompt_tokens %d for a prompt of about %.0f tokens", in, est)
 	default:
 		return nil
 	}
-	return &failure{kind: "truncated", reason: "prompt cut by the server to fit its context (" + why +
-		"): the reply answers part of the prompt; give the server a larger context (Ollama: num_ctx / OLLAMA_CONTEXT_LENGTH; llama-server: -c)"}
+	ctxOf := ""
+	if n > 0 {
+		ctxOf = fmt.Sprintf(" of %d", n)
+	}
+	return &failure{kind: "truncated", reason: fmt.Sprintf("the server cut the prompt to %d tokens (its context%s): %s; the reply answers part of the prompt. "+
+		"Give the server a larger context (Ollama: OLLAMA_CONTEXT_LENGTH=N for ollama serve, or PARAMETER num_ctx N in the model's Modelfile; llama-server: -c)", in, ctxOf, why)}
 }
 
 // backoff is the wait before retry n: exponential with jitter (half to

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -28,8 +29,18 @@ func TestConcurrencyAutoReadsSlots(t *testing.T) {
 	plain := newFake(t)
 	stderr.Reset()
 	c = testClient(t, Config{BaseURL: plain.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
-	if c.cfg.Concurrency != 16 || !strings.Contains(stderr.String(), "does not say how many requests it serves at once (GET /props: HTTP 404); using 16 (Ollama: its OLLAMA_NUM_PARALLEL") {
+	if c.cfg.Concurrency != 16 || !strings.Contains(stderr.String(), "does not say how many requests it serves at once (GET /props: HTTP 404); using 16") {
 		t.Errorf("concurrency %d, stderr: %s", c.cfg.Concurrency, stderr.String())
+	}
+	// Ollama (no /props, /api/version answers) starts the window at 4,
+	// up to 16: the window finds the rest.
+	ol := llmtest.New(llmtest.Options{Ollama: true})
+	defer ol.Close()
+	stderr.Reset()
+	c = testClient(t, Config{BaseURL: ol.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
+	if limit, _ := c.win.current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0, which does not say") ||
+		!strings.Contains(stderr.String(), "starting at 4 calls in flight, up to 16") {
+		t.Errorf("Ollama: ceiling %d, window %g, stderr: %s", c.cfg.Concurrency, limit, stderr.String())
 	}
 }
 
@@ -82,9 +93,11 @@ func TestSilentTruncationFails(t *testing.T) {
 		opt  llmtest.Options
 		want string
 	}{
-		"prompt_tokens at a common context": {llmtest.Options{Context: 2048}, "prompt_tokens 2048, exactly a common context size"},
-		"far fewer than estimated":          {llmtest.Options{Context: 700}, "prompt_tokens 700 for a prompt of about 3"},
-		"the context /props reported":       {llmtest.Options{Context: 3000, Slots: 1}, "prompt_tokens 3000, its whole context of 3000 tokens"},
+		"prompt_tokens at a common context": {llmtest.Options{Context: 2048}, "to 2048 tokens (its context): prompt_tokens 2048, exactly a common context size"},
+		"far fewer than estimated":          {llmtest.Options{Context: 700}, "to 700 tokens (its context): prompt_tokens 700 for a prompt of about 3"},
+		"the context /props reported":       {llmtest.Options{Context: 3000, Slots: 1}, "to 3000 tokens (its context of 3000): prompt_tokens 3000 is its whole context"},
+		// Ollama at OLLAMA_CONTEXT_LENGTH=3000: only its /api/ps tells.
+		"the context Ollama's /api/ps reported": {llmtest.Options{Context: 3000, Ollama: true}, "to 3000 tokens (its context of 3000): prompt_tokens 3000 is its whole context"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.New(tc.opt)
@@ -93,13 +106,29 @@ func TestSilentTruncationFails(t *testing.T) {
 			cfg.ConcurrencyAuto = tc.opt.Slots > 0
 			c := testClient(t, cfg)
 			_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User(long)}})
-			if err == nil || !strings.Contains(err.Error(), "prompt cut by the server to fit its context (the server reported "+tc.want) || srv.Count() != 1 {
+			if err == nil || !strings.Contains(err.Error(), "the server cut the prompt "+tc.want) || !strings.Contains(err.Error(), "OLLAMA_CONTEXT_LENGTH") || srv.Count() != 1 {
 				t.Errorf("%v after %d requests", err, srv.Count())
 			}
 			if _, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("short")}}); err != nil {
 				t.Errorf("short prompt: %v", err)
 			}
 		})
+	}
+}
+
+// Ollama dropping the oldest user message of a re-ask conversation that
+// outgrew its context (seen at 4096: a re-ask at 1,452 prompt tokens
+// after a first request of 3,695): the re-ask holds the first request, so
+// fewer prompt tokens than it had say the prompt was cut.
+func TestReaskCutByOllama(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Context: 4096, Ollama: true, Rules: []llmtest.Rule{{Content: "no"}}})
+	defer srv.Close()
+	c := testClient(t, quick(srv))
+	sys, user := strings.Repeat("Write as a host would. ", 260), strings.Repeat("The guest thanks the host. ", 380) // ~1.5k and ~2.6k tokens: 4068 in all
+	fails := func(*Response) (any, error) { return nil, errors.New("not yet") }
+	_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{System(sys), User(user)}, Check: fails})
+	if err == nil || !strings.Contains(err.Error(), "the server cut the prompt to ") || !strings.Contains(err.Error(), "where the request it holds had ") || srv.Count() != 2 {
+		t.Errorf("%v after %d requests", err, srv.Count())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,6 +62,9 @@ type failure struct {
 	// notJSON: a reply with no JSON at all, which under json_object says
 	// that the server does not enforce it.
 	notJSON bool
+	// unreached: the request never reached the server (the connection
+	// was refused, or the dial failed).
+	unreached bool
 }
 
 // send makes one request with the per-request timeout.
@@ -89,7 +93,11 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
 		}
 		if status == 0 {
-			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
+			f := &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
+			if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
+				f.kind, f.unreached = "refused", true
+			}
+			return nil, f
 		}
 		f := c.httpFailure(status, msg, header)
 		if status == http.StatusBadRequest {
@@ -153,8 +161,9 @@ func (c *Client) overContext(f *failure, raw string) {
 // response_format or json_schema (no structured outputs); llama.cpp's 400
 // "Failed to initialize samplers" (the grammar could not be set up) and
 // its 500 "Failed to parse input" (it dropped a grammar it could not
-// compile, or could not parse what it generated as the JSON asked for).
-// None of them is transient: the same request fails again.
+// compile, or could not parse what it generated as the JSON asked for);
+// Ollama's 500 "invalid JSON schema in format" (a schema it cannot turn
+// into a grammar). None of them is transient: the same request fails again.
 func formatFailure(status int, msg string) bool {
 	l := strings.ToLower(msg)
 	switch status {
@@ -163,7 +172,8 @@ func formatFailure(status int, msg string) bool {
 			strings.Contains(l, "response format") || strings.Contains(l, "failed to initialize samplers") ||
 			strings.Contains(l, "grammar")
 	case http.StatusInternalServerError:
-		return strings.Contains(l, "failed to parse input") || strings.Contains(l, "failed to initialize samplers")
+		return strings.Contains(l, "failed to parse input") || strings.Contains(l, "failed to initialize samplers") ||
+			strings.Contains(l, "invalid json schema in format")
 	}
 	return false
 }

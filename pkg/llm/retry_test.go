@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -146,6 +147,9 @@ func TestResponseFormatLadder(t *testing.T) {
 			{Format: "json_schema", Status: 500, Message: "Failed to parse input at pos 22: 억 깜서 벧"},
 			{Format: "json_object", Content: "ten he!"},
 		}}, []int{500, 200, 200}, "", 2},
+		{"Ollama: 500 invalid JSON schema in format", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
+			{Format: "json_schema", Status: 500, Message: "invalid JSON schema in format"},
+		}}, []int{500, 200}, "json_object", 1},
 		{"400 Failed to initialize samplers", llmtest.Options{Reply: fenced, Rules: []llmtest.Rule{
 			{Format: "json_schema", Status: 400, Message: "Failed to initialize samplers"},
 			{Format: "json_object", Status: 400, Message: "Failed to initialize samplers"},
@@ -262,5 +266,108 @@ func TestCancelIsVisible(t *testing.T) {
 	_, err := testClient(t, quick(srv)).Call(ctx, Request{Call: "c", Messages: []Message{User("x")}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v", err)
+	}
+}
+
+// A deterministic request (temperature 0) whose reply is valid but
+// unusable is not sent again unchanged: its re-asks change it, then the
+// call stops (before, each fresh attempt resent the first request and
+// its re-asks byte for byte). Otherwise fresh attempts go on.
+func TestNoIdenticalRetries(t *testing.T) {
+	zero, warm := 0.0, 0.7
+	for _, tc := range []struct {
+		temp *float64
+		want int
+	}{{&zero, 3}, {&warm, 3 + 2}, {nil, 3 + 2}} {
+		srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "B"}}})
+		cfg := quick(srv)
+		cfg.MaxRetries, cfg.MaxReasks = 2, 2
+		c := testClient(t, cfg)
+		bad := func(*Response) (any, error) { return nil, errors.New("not the label wanted") }
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("A or B?")}, Check: bad,
+			Sampling: &Sampling{Temperature: tc.temp, MaxTokens: 1}})
+		if err == nil || !errors.Is(err, ErrBadReply) {
+			t.Errorf("err %v, want ErrBadReply", err)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != tc.want {
+			t.Errorf("temperature %v: %d requests, want %d", tc.temp != nil && *tc.temp == 0, len(reqs), tc.want)
+		}
+		if tc.temp == &zero {
+			seen := map[string]bool{}
+			for _, r := range reqs {
+				if seen[string(r.Body)] {
+					t.Errorf("sent twice: %s", r.Body)
+				}
+				seen[string(r.Body)] = true
+			}
+		}
+		srv.Close()
+	}
+}
+
+// A server that answered and then refuses connections (a restart) is
+// waited for, said once on stderr, and the calls go on when it is back;
+// one that stays down fails the calls after --wait-server; one never
+// reached fails at the first refusal (issue 25: in seconds, not after the
+// retries).
+func TestServerRestart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_, hs := llmtest.Listen(l, llmtest.Options{})
+	var stderr bytes.Buffer
+	cfg := Config{BaseURL: "http://" + addr + "/v1", Backoff: time.Millisecond, RetryAfterCap: 50 * time.Millisecond,
+		MaxRetries: 1, Timeout: time.Second, WaitServer: 10 * time.Second, Stderr: &stderr}
+	c := testClient(t, cfg)
+	call := func() error {
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	hs.Close() // killed
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { errs <- call() }()
+	}
+	time.Sleep(300 * time.Millisecond)
+	l2, err := net.Listen("tcp", addr) // back on the same port
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	_, hs2 := llmtest.Listen(l2, llmtest.Options{})
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Errorf("a call across the restart failed: %v", err)
+		}
+	}
+	if n := strings.Count(stderr.String(), "refused; retrying for up to 10s"); n != 1 {
+		t.Errorf("%d notes: %q", n, stderr.String())
+	}
+	u := c.Usage().Total
+	// Waits are not retries (a retry is a request the server dropped, on a
+	// connection it had open).
+	if u.Calls != 9 || u.Retries != u.Faults["connection"] || u.Faults["refused"] == 0 || u.Attempts != u.Requests+u.Faults["refused"] {
+		t.Errorf("usage %+v", u)
+	}
+
+	// Down for good: the calls fail after --wait-server.
+	hs2.Close()
+	c.cfg.WaitServer = 200 * time.Millisecond
+	start := time.Now()
+	err = call()
+	if err == nil || !strings.Contains(err.Error(), "(--wait-server 200ms)") || time.Since(start) < 150*time.Millisecond {
+		t.Errorf("after %s: %v", time.Since(start), err)
+	}
+
+	// Never reached: at once.
+	c = testClient(t, cfg)
+	start = time.Now()
+	if err := call(); err == nil || !strings.Contains(err.Error(), "is the server running?") || time.Since(start) > time.Second {
+		t.Errorf("never reached, after %s: %v", time.Since(start), err)
 	}
 }

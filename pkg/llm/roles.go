@@ -494,8 +494,8 @@ func (m *Models) Close() error {
 func (m *Models) writeSummary(w io.Writer, u *Usage) {
 	fmt.Fprintf(w, "%s: llm over %d endpoints, %.1fs: %s\n", m.stage, len(u.Endpoints), u.Seconds, u.Total.line(u))
 	for _, e := range u.Endpoints {
-		fmt.Fprintf(w, "%s:   endpoint %s (%s at %s, %.0f%% of its %d-call window in use): %s\n", m.stage, e.Alias, e.Model, e.BaseURL,
-			100*e.Utilisation, e.Concurrency, e.Total.line(e))
+		fmt.Fprintf(w, "%s:   endpoint %s (%s at %s, %.0f%% of its %d-call window in use): %s%s\n", m.stage, e.Alias, e.Model, e.BaseURL,
+			100*e.Utilisation, e.Concurrency, e.Total.line(e), e.unpriced())
 		for _, r := range slices.Sorted(maps.Keys(e.ByRole)) {
 			fmt.Fprintf(w, "%s:     role %s: %s\n", m.stage, r, e.ByRole[r].line(e))
 		}

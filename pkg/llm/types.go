@@ -43,6 +43,9 @@ type Sampling struct {
 	TopLogprobs int
 }
 
+// deterministic: at temperature 0 the same request gets the same reply.
+func (s Sampling) deterministic() bool { return s.Temperature != nil && *s.Temperature == 0 }
+
 // over returns s with the fields set in o replaced.
 func (s Sampling) over(o *Sampling) Sampling {
 	if o == nil {
@@ -155,3 +158,17 @@ func (r *Response) Decode(v any) error {
 // the replies come back (--responses). An LLM program (cmd/internal/app)
 // drops such records from the output without failing them.
 var ErrDeferred = errors.New("llm: request written to the --emit-requests file, not answered yet")
+
+// ErrBadReply marks a call that failed for good on what the model
+// answered (a reply that is invalid, cut, empty or fails the request's
+// Check), as opposed to the server or the network failing (refused or
+// dropped connections, 5xx, timeouts, the deadline): a stage may keep a
+// bad answer as a result, but never a server failure (--resume retries
+// the record).
+var ErrBadReply = errors.New("llm: the model's replies were not usable")
+
+// badReply is a final error that is ErrBadReply.
+type badReply struct{ msg string }
+
+func (e badReply) Error() string        { return e.msg }
+func (e badReply) Is(target error) bool { return target == ErrBadReply }

@@ -21,7 +21,11 @@ type CallStats struct {
 	CacheHits int64 `json:"cache_hits"` // answered from the cache
 	Replayed  int64 `json:"replayed"`   // answered from --responses
 	Emitted   int64 `json:"emitted"`    // written to --emit-requests
-	Requests  int64 `json:"requests"`   // HTTP requests sent
+	// Attempts are the requests tried; Requests those that reached the
+	// server (not a refused connection or a failed dial). Retries and
+	// Reasks count the calls' retries and re-asks, failed calls too.
+	Attempts  int64 `json:"attempts"`
+	Requests  int64 `json:"requests"`
 	Retries   int64 `json:"retries"`
 	Reasks    int64 `json:"reasks"` // invalid structured replies asked again
 	TokensIn  int64 `json:"tokens_in"`
@@ -32,7 +36,7 @@ type CallStats struct {
 	// Batched counts the calls answered by the Batch API (--batch).
 	Batched int64 `json:"batched,omitempty"`
 	// Faults counts failed attempts by kind (429, 5xx, timeout,
-	// connection, malformed, empty, length, content_filter, reasoning,
+	// connection, refused (never reached), malformed, empty, length, content_filter, reasoning,
 	// invalid, check, ...).
 	Faults  map[string]int64 `json:"faults,omitempty"`
 	CostUSD float64          `json:"cost_usd"`
@@ -61,6 +65,7 @@ func (s *CallStats) add(o *CallStats) {
 	s.CacheHits += o.CacheHits
 	s.Replayed += o.Replayed
 	s.Emitted += o.Emitted
+	s.Attempts += o.Attempts
 	s.Requests += o.Requests
 	s.Retries += o.Retries
 	s.Reasks += o.Reasks
@@ -172,7 +177,7 @@ func (u *usage) report(price Price, priced bool) Usage {
 
 // writeSummary prints the report in a few lines.
 func (r *Usage) writeSummary(w io.Writer) {
-	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r))
+	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced())
 	if len(r.ByCall) > 1 {
 		for _, n := range slices.Sorted(maps.Keys(r.ByCall)) {
 			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
@@ -208,6 +213,9 @@ func (s *CallStats) line(r *Usage) string {
 		fmt.Fprintf(&b, ", %d failed", s.Failed)
 	}
 	fmt.Fprintf(&b, "; %d requests", s.Requests)
+	if s.Attempts > s.Requests {
+		fmt.Fprintf(&b, " (of %d attempts: %d did not reach the server)", s.Attempts, s.Attempts-s.Requests)
+	}
 	if s.Retries > 0 || s.Reasks > 0 {
 		fmt.Fprintf(&b, ", %d retries, %d re-asks", s.Retries, s.Reasks)
 	}
@@ -241,10 +249,17 @@ func (s *CallStats) line(r *Usage) string {
 			}
 			b.WriteString(")")
 		}
-	} else {
-		fmt.Fprintf(&b, "; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 	}
 	return b.String()
+}
+
+// unpriced is the note of a summary whose model has no price, said once
+// on its first line (not on each call's or role's line under it).
+func (r *Usage) unpriced() string {
+	if r.Priced {
+		return ""
+	}
+	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 }
 
 // writeJSON writes the report to path as every output is written

@@ -1,7 +1,12 @@
 package llm
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
 // The built-in prices apply at api.openai.com only.
@@ -29,5 +34,58 @@ func TestPriceLookup(t *testing.T) {
 	}
 	if _, err := loadPrices("/nonexistent/prices.json", true); err == nil {
 		t.Error("missing price file accepted")
+	}
+}
+
+// An unpriced model's note is said once, on the summary's first line, not
+// again on each call's line under it.
+func TestUnpricedNoteOnce(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	var stderr bytes.Buffer
+	cfg := quick(srv)
+	cfg.Stderr = &stderr
+	c := testClient(t, cfg)
+	for _, call := range []string{"a", "b", "c"} {
+		if _, err := c.Call(context.Background(), Request{Call: call, Messages: []Message{User("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	if lines, n := strings.Count(stderr.String(), "\n"), strings.Count(stderr.String(), "cost not estimated"); lines != 4 || n != 1 ||
+		!strings.Contains(strings.SplitN(stderr.String(), "\n", 2)[0], "cost not estimated (no price for fake here") {
+		t.Errorf("%d lines, %d notes:\n%s", lines, n, stderr.String())
+	}
+}
+
+// The counters of failed calls: a call that gives up still reports its
+// retries and re-asks, and attempts that never reached the server (a
+// refused connection) are attempts, not requests.
+func TestUsageCountsFailedCalls(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Rules: []llmtest.Rule{{Content: "not JSON at all"}}})
+	defer srv.Close()
+	cfg := quick(srv)
+	cfg.MaxRetries, cfg.MaxReasks = 1, 1
+	c := testClient(t, cfg)
+	if _, err := c.Call(context.Background(), Request{Call: "bad", Schema: "echo", Messages: []Message{User("x")}}); err == nil {
+		t.Fatal("an invalid reply accepted")
+	}
+	got := *c.Usage().ByCall["bad"]
+	if got.Failed != 1 || got.Attempts != 3 || got.Requests != 3 || got.Retries != 1 || got.Reasks != 1 || srv.Count() != 3 {
+		t.Errorf("invalid replies: %+v, %d requests served", got, srv.Count())
+	}
+
+	dead := llmtest.New(llmtest.Options{})
+	cfg = quick(dead)
+	dead.Close() // nothing listens at its address now
+	cfg.MaxRetries = 2
+	c = testClient(t, cfg)
+	if _, err := c.Call(context.Background(), Request{Call: "refused", Messages: []Message{User("x")}}); err == nil {
+		t.Fatal("a call to a closed port answered")
+	}
+	got = *c.Usage().ByCall["refused"]
+	// (A server never reached fails at its first refusal: see TestServerRestart.)
+	if got.Failed != 1 || got.Attempts != 1 || got.Requests != 0 || got.Retries != 0 || got.Faults["refused"] != 1 {
+		t.Errorf("refused: %+v", got)
 	}
 }

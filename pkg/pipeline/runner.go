@@ -467,6 +467,7 @@ func (e *errorRate) add(err error) string {
 			}
 		}
 	}
+	times := count[top] // counted before the reason is cut for the line
 	if len(top) > 300 {
 		n := 300
 		for n > 0 && !utf8.RuneStart(top[n]) {
@@ -474,5 +475,5 @@ func (e *errorRate) add(err error) string {
 		}
 		top = top[:n] + "..."
 	}
-	return fmt.Sprintf("%d of the last %d records failed (--max-error-rate %g); %d times: %s", e.failed, w, e.rate, count[top], top)
+	return fmt.Sprintf("%d of the last %d records failed (--max-error-rate %g); %d times: %s", e.failed, w, e.rate, times, top)
 }

@@ -369,6 +369,15 @@ func TestRunStopsOnErrorRate(t *testing.T) {
 	if n := calls.Load(); n > 20+4*4 || st.In > 60 {
 		t.Errorf("%d calls, %d records read before the stop", n, st.In)
 	}
+	// A reason over 300 bytes is counted whole, then cut for the line
+	// (it was cut first, and said "0 times").
+	long := StageFunc{"gen", func(context.Context, *record.Record) ([]*record.Record, error) {
+		return nil, errors.New("call dialogue: " + strings.Repeat("가", 200))
+	}}
+	st, err = Run(context.Background(), Config{Stage: long, Source: SliceSource(recs(100)), Sink: &memSink{}, Workers: 4, MaxErrorRate: 0.9})
+	if err != nil || !strings.Contains(st.Stopped, "; 20 times: call dialogue: 가가") || !strings.HasSuffix(st.Stopped, "가...") {
+		t.Errorf("long reason: err %v, stopped %q", err, st.Stopped)
+	}
 	calls.Store(0)
 	st, err = Run(context.Background(), Config{Stage: failing(2), Source: SliceSource(recs(1000)), Sink: &memSink{},
 		Workers: 4, MaxErrorRate: 0.9})

@@ -23,6 +23,7 @@ type LLMFlags struct {
 	Timeout, Deadline         time.Duration
 	MaxRetries, MaxReasks     int
 	Backoff, RetryAfterCap    time.Duration
+	WaitServer                time.Duration
 	ResponseFormat            string
 	Cache                     string
 	NoCache                   bool
@@ -56,6 +57,7 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxReasks, "max-reasks", 2, "times an invalid reply (schema or the stage's checks) is asked again with the reason, `N` in all; a reply still invalid is then tried afresh, within --max-retries")
 	fs.DurationVar(&f.Backoff, "backoff", time.Second, "wait `D` before the first retry, doubled at each one, with jitter")
 	fs.DurationVar(&f.RetryAfterCap, "retry-after-cap", time.Minute, "wait at most `D` before a retry, whatever the server's Retry-After says")
+	fs.DurationVar(&f.WaitServer, "wait-server", 2*time.Minute, "when a server that answered refuses connections (a restart), wait up to `D` for it before calls fail (0: do not wait); a server never reached fails at once")
 	fs.StringVar(&f.ResponseFormat, "response-format", "auto", "structured replies: `MODE` auto (json_schema, stepping down to json_object, then to the schema in the prompt, when the server cannot use it), json_schema, json_object or prompt")
 	fs.StringVar(&f.Cache, "cache", "", "reply cache `DIR` (default: ngkit/llm under the user cache directory)")
 	fs.BoolVar(&f.NoCache, "no-cache", false, "neither read nor write the reply cache")
@@ -75,7 +77,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		Concurrency: f.Concurrency.N, ConcurrencyAuto: f.Concurrency.Auto, RPM: f.RPM, TPM: f.TPM,
 		Timeout: f.Timeout, Deadline: f.Deadline,
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
-		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap,
+		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap, WaitServer: f.WaitServer,
 		ResponseFormat: f.ResponseFormat,
 		UsageJSON:      f.UsageJSON, Prices: f.Prices,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
@@ -129,8 +131,8 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	switch {
 	case f.Concurrency.N < 1 && !f.Concurrency.Auto:
 		return cfg, errors.New("--concurrency must be at least 1, or auto")
-	case f.RPM < 0 || f.TPM < 0 || f.MaxRetries < 0 || f.MaxReasks < 0 || f.MaxTokens < 0:
-		return cfg, errors.New("--rpm, --tpm, --max-retries, --max-reasks and --max-tokens cannot be negative")
+	case f.RPM < 0 || f.TPM < 0 || f.MaxRetries < 0 || f.MaxReasks < 0 || f.MaxTokens < 0 || f.WaitServer < 0:
+		return cfg, errors.New("--rpm, --tpm, --max-retries, --max-reasks, --max-tokens and --wait-server cannot be negative")
 	case f.Timeout <= 0:
 		return cfg, errors.New("--timeout must be positive")
 	case f.EmitRequests != "" && f.EmitRequests == f.Responses:

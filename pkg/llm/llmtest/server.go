@@ -89,6 +89,12 @@ type Options struct {
 	// Context, when set, cuts every prompt to Context tokens without a
 	// word, as Ollama does: prompt_tokens is then Context.
 	Context int
+	// Ollama, with Context, imitates Ollama v0.24's cutting: the oldest
+	// messages after the system message are dropped until the rest fits
+	// (the last one cut to fit if it alone does not), and GET /api/ps
+	// reports the loaded model's context_length, GET /api/version
+	// 0.24.0; /props is a 404.
+	Ollama bool
 	// Logprobs and NoLogprobs: see logprobs.go.
 	Logprobs   func(req *ChatRequest, content string) []TopLogprob
 	NoLogprobs bool
@@ -268,6 +274,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"total_slots":%d,"default_generation_settings":{"n_ctx":%d}}`, s.opt.Slots, s.opt.Context)
 		return
 	}
+	if r.Method == http.MethodGet && r.URL.Path == "/api/version" && s.opt.Ollama {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"version":"0.24.0"}`)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/api/ps" && s.opt.Ollama {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"models":[{"name":"fake:latest","model":"fake:latest","context_length":%d}]}`, s.opt.Context)
+		return
+	}
 	if isBatchPath(r.URL.Path) {
 		s.serveBatch(w, r) // the fake Batch API (batchapi.go)
 		return
@@ -424,11 +440,34 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	if s.opt.Model != "" {
 		model = s.opt.Model
 	}
+	if s.opt.Ollama {
+		prompt = ollamaPrompt(req.Messages, s.opt.Context)
+	}
 	if s.opt.Context > 0 && prompt > s.opt.Context {
 		prompt = s.opt.Context
 	}
 	writeCompletion(w, model, content, finish, prompt, s.logprobs(req, content))
 	return http.StatusOK
+}
+
+// ollamaPrompt is the prompt tokens after Ollama's cut (4 bytes a token,
+// 4 a message): the system message and the newest messages that fit.
+func ollamaPrompt(msgs []Message, ctx int) int {
+	size := func(m Message) int { return len(m.Text())/4 + 4 }
+	n, i := 0, 0
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		n, i = size(msgs[0]), 1
+	}
+	for j := len(msgs) - 1; j >= i; j-- {
+		if ctx > 0 && n+size(msgs[j]) > ctx && j < len(msgs)-1 {
+			break
+		}
+		n += size(msgs[j])
+	}
+	if ctx > 0 {
+		n = min(n, ctx)
+	}
+	return n
 }
 
 // reply is the scripted or default reply.
