@@ -51,6 +51,7 @@ func Rerun(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), envVar+"=1", "TMPDIR="+tmp, "HOME="+tmp, "XDG_RUNTIME_DIR=", "GOCOVERDIR=")
+	cmd.Dir = tmp // the checkout may sit in a folder nobody cannot enter (/root)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: UID, Gid: UID}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
