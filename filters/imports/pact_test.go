@@ -93,6 +93,8 @@ func FuzzDecodePact(f *testing.F) {
 	f.Add([]byte(`{"human_follow_culture":1e309,"human_n":"-1","persona":{"age":null},"age":3}`))
 	f.Add([]byte(`{"id":"x","human":{"follow_culture":0.5},"persona":{"a":{"b":1}}}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"scenario_id":"s1","scenario":"s","receiver_country":"India","choice_a":"f","choice_b":"g","cultural_expectation":"e","personal_preference":"p","variant_of":"v"}`))
+	f.Add([]byte(`{"scenario_item_id":"i","scenario_country":"Brazil","scenario":"s","human_answers":[{"respondent":"r","personal":"A","norm":"x"},{"personal":1},3]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		rec, err := DecodePact(raw, "f.jsonl", 0)
 		if err != nil {
