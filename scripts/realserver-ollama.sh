@@ -132,6 +132,9 @@ wait "$run_pid" || code=$?
 n=$(( $(wc -l < "$out/restart.jsonl") + $(wc -l < "$out/restart-errors.jsonl") ))
 [ "$n" = 40 ] || fail "restart: $n of 40 items written or failed"
 [ "$(grep -c 'refused; retrying for up to 2m0s' "$out/restart.stderr")" = 1 ] || fail "restart: not one waiting line: $(cat "$out/restart.stderr")"
+if jq -r '.pact[]?.error // empty' "$out/restart.jsonl" | grep -E -q 'HTTP|connection|refused'; then
+  fail "restart: a server failure written as an item's result"
+fi
 if grep -q -E 'refused|connection' "$out/restart-errors.jsonl"; then
   fail "restart: items failed on the restart: $(jq -r .error "$out/restart-errors.jsonl" | head -n 2)"
 fi
