@@ -60,7 +60,7 @@ export PATH="$tmp/bin:$PATH" NG_BASE_URL=$url NG_MODEL=babel-tiny
 unset OPENAI_API_KEY OPENAI_BASE_URL NG_API_KEY
 # Small bounds keep CI time short: the CPU build generates ~10 tokens/s
 # under load, and nearly every reply fails the content checks.
-common=(--no-cache --concurrency 4 --max-retries 0 --max-reasks 1 --max-tokens 120 --timeout 3m --deadline 5m --backoff 100ms)
+common=(--no-cache --concurrency 4 --max-retries 0 --max-reasks 1 --max-tokens 80 --timeout 3m --deadline 5m --backoff 100ms)
 
 ngcat --from normgenesis testdata/normgenesis/american_adherence.json testdata/normgenesis/korean_violation.json \
   | jq -c 'select(.category == "apology")' > "$tmp/release.jsonl"
@@ -117,7 +117,9 @@ pid=$(cat "$pidfile")
 # The same server again: its environment (state directory, port, context).
 mapfile -t env < <(tr '\0' '\n' < "/proc/$pid/environ" | grep -E '^(HOME|OLLAMA_[A-Z_]+)=')
 code=0
-ngpact --method logprobs "${common[@]}" --wait-server 2m "$tmp/forty.jsonl" \
+# --max-retries 2: the requests in flight when it dies are dropped (EOF),
+# and their retry is refused, then waited for.
+ngpact --method logprobs "${common[@]}" --max-retries 2 --wait-server 2m "$tmp/forty.jsonl" \
   -o "$out/restart.jsonl" --errors "$out/restart-errors.jsonl" 2> "$out/restart.stderr" &
 run_pid=$!
 sleep 2
@@ -129,7 +131,10 @@ wait "$run_pid" || code=$?
 [ "$code" = 0 ] || [ "$code" = 1 ] || fail "restart: exit $code: $(tail -n 3 "$out/restart.stderr")"
 n=$(( $(wc -l < "$out/restart.jsonl") + $(wc -l < "$out/restart-errors.jsonl") ))
 [ "$n" = 40 ] || fail "restart: $n of 40 items written or failed"
-grep -q 'refused; retrying for up to 2m0s' "$out/restart.stderr" || fail "restart: no waiting line: $(cat "$out/restart.stderr")"
+[ "$(grep -c 'refused; retrying for up to 2m0s' "$out/restart.stderr")" = 1 ] || fail "restart: not one waiting line: $(cat "$out/restart.stderr")"
+if jq -r '.pact[]?.error // empty' "$out/restart.jsonl" | grep -E -q 'HTTP|connection|refused'; then
+  fail "restart: a server failure written as an item's result"
+fi
 if grep -q -E 'refused|connection' "$out/restart-errors.jsonl"; then
   fail "restart: items failed on the restart: $(jq -r .error "$out/restart-errors.jsonl" | head -n 2)"
 fi

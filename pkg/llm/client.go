@@ -487,7 +487,9 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 		st.Attempts++
 		if f == nil || !f.unreached {
 			st.Requests++
-			if c.bat == nil {
+			// The server is up if it answered: not a connection it dropped
+			// (a server dying drops those in flight) or a timeout.
+			if c.bat == nil && (f == nil || f.kind != "connection" && f.kind != "timeout") {
 				c.answered()
 			}
 		}
