@@ -103,6 +103,9 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 
 	key := ""
 	if f.APIKeyEnv != "" {
+		if !llm.ValidEnvName(f.APIKeyEnv) {
+			return cfg, errors.New("--api-key-env: " + llm.ErrAPIKeyEnvName)
+		}
 		if key = getenv(f.APIKeyEnv); key == "" {
 			return cfg, fmt.Errorf("--api-key-env %s: the variable %s is empty or not set", f.APIKeyEnv, f.APIKeyEnv)
 		}
