@@ -99,7 +99,7 @@ var endpointKeys = []string{"base_url", "model", "api_key_env", "concurrency", "
 var secretKeys = []string{"api_key", "apikey", "key", "token", "secret", "password", "authorization", "bearer"}
 
 var (
-	aliasRe  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	aliasRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	// envVarRe is the rule for api_key_env and --api-key-env: a value
 	// that is not such a name may be the key itself, pasted by mistake,
 	// and is never printed.
