@@ -352,6 +352,13 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		r.err = j.item.Err
 		return r
 	}
+	// A culture names profiles and prompt templates: a record whose culture
+	// is not a culture name ("x/../quality") fails here, before any stage
+	// looks it up.
+	if err := record.CheckCulture(rec.Culture); err != nil {
+		r.err = err
+		return r
+	}
 	if ctx.Err() != nil {
 		r.err = fmt.Errorf("not processed: %w", context.Cause(ctx))
 		return r
