@@ -371,6 +371,11 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		}
 	}()
 	r.out, r.err = stage.Process(ctx, rec)
+	if fe := (*FatalError)(nil); errors.As(r.err, &fe) {
+		// A stage says the run cannot go on (a --where over its bounds).
+		r.fatal, r.out, r.err = fe, nil, nil
+		return r
+	}
 	if pe != nil && r.err == nil {
 		r.encoded = make([][]byte, len(r.out))
 		for i, o := range r.out {
