@@ -20,7 +20,7 @@ func hostileReport(t *testing.T) *Report {
 	c := NewCollector()
 	for i, h := range hostile {
 		c.Add(&record.Record{ID: "id" + h, Culture: "c" + h, Category: "cat" + h, DialogueType: []string{"adherence", "v" + h}[i%2],
-			Turns: []record.Turn{{Index: 0, Speaker: "s" + h, Text: "hello " + h}, {Index: 1, Speaker: "s" + h, Text: "t" + h}},
+			Turns:  []record.Turn{{Index: 0, Speaker: "s" + h, Text: "hello " + h}, {Index: 1, Speaker: "s" + h, Text: "t" + h}},
 			Checks: &record.Checks{Defects: []string{"d" + h}}})
 	}
 	return c.Report()
