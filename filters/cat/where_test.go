@@ -207,7 +207,10 @@ func TestWhereBounded(t *testing.T) {
 		}
 		_, err = w.Match(r)
 		var fe *pipeline.FatalError
-		if !errors.As(err, &fe) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "MiB") {
+		// Over the budget, or (slow machines, -race: concat copies
+		// element by element) over the time limit first.
+		if !errors.As(err, &fe) || strings.Contains(err.Error(), "\n") ||
+			!strings.Contains(err.Error(), "needs more than 64 MiB") && !strings.Contains(err.Error(), "took longer than") {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
