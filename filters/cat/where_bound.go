@@ -302,18 +302,14 @@ func plain(v reflect.Value, t reflect.Type, depth int) any {
 		}
 		return plain(reflect.Value{}, t.Elem(), depth+1)
 	case reflect.Struct:
-		m := map[string]any{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "" || name == "-" {
-				continue
-			}
+		fs := jsonFieldsOf(t)
+		m := make(map[string]any, len(fs))
+		for _, f := range fs {
 			var fv reflect.Value
 			if valid {
-				fv = v.Field(i)
+				fv = v.Field(f.index)
 			}
-			m[name] = plain(fv, f.Type, depth+1)
+			m[f.name] = plain(fv, f.typ, depth+1)
 		}
 		return m
 	case reflect.Slice, reflect.Array:
@@ -361,4 +357,30 @@ func plain(v reflect.Value, t reflect.Type, depth int) any {
 		}
 	}
 	return nil
+}
+
+type jsonField struct {
+	index int
+	name  string
+	typ   reflect.Type
+}
+
+var structFields sync.Map // reflect.Type -> []jsonField
+
+// jsonFieldsOf lists t's exported fields with a JSON name (cached: plain
+// runs on every record).
+func jsonFieldsOf(t reflect.Type) []jsonField {
+	if v, ok := structFields.Load(t); ok {
+		return v.([]jsonField)
+	}
+	var out []jsonField
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "" && name != "-" {
+			out = append(out, jsonField{i, name, f.Type})
+		}
+	}
+	structFields.Store(t, out)
+	return out
 }
