@@ -11,7 +11,6 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/vm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -24,9 +23,15 @@ import (
 // before any record is read. A field the record lacks reads as its zero
 // value ("", 0, false, an empty list), so that `quality.norm >= 4` is
 // simply false for a record without quality scores.
+//
+// The expression runs on the record as plain JSON values (a map of JSON
+// names, lists, strings, numbers, booleans: see plainEnv), never on Go
+// values, so that it cannot call a method or read a Go field; and it runs
+// bounded (see where_bound.go): a record whose evaluation would allocate
+// more than whereMemory or take longer than whereTime stops the run.
 type Where struct {
-	src  string
-	prog *vm.Program
+	src   string
+	progs sync.Pool // of *evaluator: each has its own allocation budget
 }
 
 var recordType = reflect.TypeOf(record.Record{})
@@ -34,7 +39,10 @@ var recordType = reflect.TypeOf(record.Record{})
 // CompileWhere compiles and type-checks src.
 func CompileWhere(src string) (*Where, error) {
 	r := &renamer{renamed: map[ast.Node]bool{}}
-	prog, err := expr.Compile(src, expr.Env(&record.Record{}), expr.AsBool(), expr.Patch(r))
+	// This compilation type-checks the expression against the record's
+	// struct, for its errors (an unknown field, a string compared with a
+	// number); the program that runs is compiled on plain values.
+	_, err := expr.Compile(src, expr.Env(&record.Record{}), expr.AsBool(), expr.Patch(r))
 	if r.unknown != "" {
 		return nil, fmt.Errorf("--where %q: %s", src, r.unknown)
 	}
@@ -44,18 +52,11 @@ func CompileWhere(src string) (*Where, error) {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
 		return nil, fmt.Errorf("--where %q: %s", src, msg)
 	}
-	return &Where{src: src, prog: prog}, nil
-}
-
-// Match evaluates the expression on rec.
-func (w *Where) Match(rec *record.Record) (bool, error) {
-	v, err := expr.Run(w.prog, zeroFilled(reflect.ValueOf(rec)).Interface())
-	if err != nil {
+	if _, err := newEvaluator(src); err != nil {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
-		return false, fmt.Errorf("--where %q: %s", w.src, msg)
+		return nil, fmt.Errorf("--where %q: %s", src, msg)
 	}
-	b, _ := v.(bool)
-	return b, nil
+	return &Where{src: src}, nil
 }
 
 // renamer is an expr patch that maps the JSON names users write onto the Go
@@ -76,6 +77,13 @@ func (r *renamer) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.IdentifierNode:
 		if r.renamed[n] {
+			return
+		}
+		if n.Value == "$env" {
+			// $env["Tu"+"rns"] would name fields by computed (Go) names.
+			if r.unknown == "" {
+				r.unknown = "$env is not part of --where: name the record's fields (id, turns, quality.norm, ...)"
+			}
 			return
 		}
 		if g, ok := goField(recordType, n.Value); ok {
@@ -172,105 +180,6 @@ func jsonFields(t reflect.Type) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// hasPointer caches whether values of a type can hold a pointer that
-// zeroFilled must replace.
-var hasPointer sync.Map // reflect.Type -> bool
-
-func needsFill(t reflect.Type) bool {
-	if v, ok := hasPointer.Load(t); ok {
-		return v.(bool)
-	}
-	hasPointer.Store(t, false) // recursive types: assume no until known
-	var yes bool
-	switch t.Kind() {
-	case reflect.Pointer:
-		yes = true
-	case reflect.Slice, reflect.Array:
-		yes = needsFill(t.Elem())
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); f.IsExported() && needsFill(f.Type) {
-				yes = true
-			}
-		}
-	}
-	hasPointer.Store(t, yes)
-	return yes
-}
-
-// zeroFilled returns v with every nil pointer reachable through exported
-// fields, slices and pointers replaced by a pointer to a zero value, so
-// that expressions read absent fields as zero values instead of failing.
-// v itself is not changed: what holds a nil pointer is copied.
-func zeroFilled(v reflect.Value) reflect.Value {
-	t := v.Type()
-	if !needsFill(t) {
-		return v
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			p := reflect.New(t.Elem())
-			p.Elem().Set(zeroFilled(p.Elem()))
-			return p
-		}
-		e := zeroFilled(v.Elem())
-		if sameValue(e, v.Elem()) {
-			return v
-		}
-		p := reflect.New(t.Elem())
-		p.Elem().Set(e)
-		return p
-	case reflect.Slice:
-		var out reflect.Value
-		for i := 0; i < v.Len(); i++ {
-			e := zeroFilled(v.Index(i))
-			if !out.IsValid() && !sameValue(e, v.Index(i)) {
-				out = reflect.MakeSlice(t, v.Len(), v.Len())
-				reflect.Copy(out, v)
-			}
-			if out.IsValid() {
-				out.Index(i).Set(e)
-			}
-		}
-		if out.IsValid() {
-			return out
-		}
-		return v
-	case reflect.Struct:
-		var out reflect.Value
-		for i := 0; i < t.NumField(); i++ {
-			if !t.Field(i).IsExported() || !needsFill(t.Field(i).Type) {
-				continue
-			}
-			f := zeroFilled(v.Field(i))
-			if !out.IsValid() && !sameValue(f, v.Field(i)) {
-				out = reflect.New(t).Elem()
-				out.Set(v)
-			}
-			if out.IsValid() {
-				out.Field(i).Set(f)
-			}
-		}
-		if out.IsValid() {
-			return out
-		}
-		return v
-	}
-	return v
-}
-
-// sameValue reports whether zeroFilled left a value as it was.
-func sameValue(a, b reflect.Value) bool {
-	switch a.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		return a.Pointer() == b.Pointer() && (a.Kind() != reflect.Slice || a.Len() == b.Len())
-	case reflect.Struct:
-		return a.CanAddr() && b.CanAddr() && a.Addr().Pointer() == b.Addr().Pointer()
-	}
-	return true
 }
 
 // Drop is a --where / --drop-defects stage: records that fail the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -127,5 +128,114 @@ func BenchmarkWhere(b *testing.B) {
 	recs := whereRecords()
 	for i := 0; i < b.N; i++ {
 		w.Match(recs[i%len(recs)])
+	}
+}
+
+// --where sees plain JSON values: no Go method, no Go field name, however
+// the name is computed (issue 24).
+func TestWhereSandbox(t *testing.T) {
+	rec := func() *record.Record {
+		return &record.Record{ID: "a", Turns: []record.Turn{{Speaker: "A", Text: "x", Labels: &record.Labels{Norm: "adhered"}}},
+			Checks: &record.Checks{Defects: []string{"end_marker"}}}
+	}
+	for _, src := range []string{
+		`len([$env["Tu"+"rns"][0].Labels.Set("norm","PWNED")]) > 0`,
+		`len($env["Che"+"cks"].Defects) > 0`,
+		`$env.Checks.Defects != nil`,
+	} {
+		if _, err := CompileWhere(src); err == nil || !strings.Contains(err.Error(), "$env is not part of --where") {
+			t.Errorf("%s: compiled (%v)", src, err)
+		}
+	}
+	// What the checker cannot see (a computed member) meets plain values
+	// at run time: there is no Labels, no Set, no Defects.
+	for _, src := range []string{
+		`len([turns[0][("La"+"bels")].Set("norm","PWNED")]) > 0`,
+		`len(checks[("Def"+"ects")]) > 0`,
+		`turns[0][("La"+"bels")] != nil`,
+	} {
+		w, err := CompileWhere(src)
+		if err != nil {
+			continue // refused: fine
+		}
+		r := rec()
+		ok, _ := w.Match(r)
+		if ok || r.Turns[0].Labels.Norm != "adhered" {
+			t.Errorf("%s: kept %v, labels %+v", src, ok, r.Turns[0].Labels)
+		}
+	}
+	env := plainEnv(rec())
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k != strings.ToLower(k) {
+					t.Errorf("key %q is not a JSON name", k)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string, int, float64, bool, nil:
+		default:
+			t.Errorf("a %T in the plain record", v)
+		}
+	}
+	walk(env)
+}
+
+// --where is bounded: allocation and time. Over a bound the run stops
+// (a pipeline.FatalError, exit 2) with one line, never a Go fatal error.
+func TestWhereBounded(t *testing.T) {
+	r := &record.Record{ID: "a", Scenario: strings.Repeat("ab", 1000)}
+	for _, src := range []string{
+		`len(repeat(repeat("a",999999),999999)) > 0`,
+		`len(replace(repeat("a", 1000000), "a", repeat("b", 1000))) > 0`,
+		`len(reduce(1..100, #acc + #acc, "ab")) > 0`,
+		`len(join(map(1..100000, scenario), ",")) > 0`,
+		`len(reduce(1..60, concat(#acc, #acc), [1])) > 0`,
+		`len(toJSON(map(1..200000, scenario))) > 0`,
+		`len(reduce(1..40, upper(#acc + #acc), "a")) > 0`,
+	} {
+		w, err := CompileWhere(src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		_, err = w.Match(r)
+		var fe *pipeline.FatalError
+		// Over the budget, or (slow machines, -race: concat copies
+		// element by element) over the time limit first.
+		if !errors.As(err, &fe) || strings.Contains(err.Error(), "\n") ||
+			!strings.Contains(err.Error(), "needs more than 64 MiB") && !strings.Contains(err.Error(), "took longer than") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	// Ordinary strings are not refused.
+	w, err := CompileWhere(`len(repeat(scenario, 100) + "x") == 200001 && len(replace(scenario, "a", "cc")) == 3000`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := w.Match(r); !ok || err != nil {
+		t.Fatalf("%v %v", ok, err)
+	}
+}
+
+// A slow evaluation (regular expressions over a long text, many times)
+// stops the run at the time limit.
+func TestWhereTimeLimit(t *testing.T) {
+	defer func(d time.Duration) { whereTime = d }(whereTime)
+	whereTime = 50 * time.Millisecond
+	w, err := CompileWhere(`any(1..900000, scenario matches "(x+x+)+y")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Match(&record.Record{ID: "slow", Scenario: strings.Repeat("x", 5000)})
+	var fe *pipeline.FatalError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), `on record "slow": evaluation took longer than 50ms`) {
+		t.Fatalf("%v", err)
 	}
 }

@@ -251,7 +251,7 @@ func DefaultBody(info CardInfo) string {
 		if s.Files > 0 {
 			files = fmt.Sprint(s.Files)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s |\n", s.Name, s.NumExamples, files)
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", cell(s.Name), s.NumExamples, files)
 		total += s.NumExamples
 	}
 	fmt.Fprintf(&b, "| **total** | %d | |\n\n", total)

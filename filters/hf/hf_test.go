@@ -836,3 +836,30 @@ func TestForceFollowsCardLink(t *testing.T) {
 		t.Errorf("the linked card was not written: %.40q", b)
 	}
 }
+
+// Record values in the card's tables (models, stages, prompt packs,
+// languages, cultures) are escaped: no heading, remote image, raw HTML,
+// link or control character reaches the card a user publishes (issue 24).
+func TestCardEscapesHostileValues(t *testing.T) {
+	hostile := []string{"m\n# Heading", "![px](https://t.example/p.gif)", `<img src=x onerror=alert(1)>`,
+		"[c](javascript:alert(1))", "`x`|y", "\x1b]0;t\x07", "k\u009b2J"}
+	var p Provenance
+	for _, h := range hostile {
+		p.Add(&record.Record{ID: "a", Culture: h, Lang: h, DialogueType: "adherence",
+			Gen: []record.Gen{{Stage: h, Model: h, PromptPack: h}}})
+	}
+	md := p.Markdown()
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "#") && strings.Contains(line, "Heading") {
+			t.Errorf("a value made a heading: %q", line)
+		}
+	}
+	if m := regexp.MustCompile(`(^|[^\\])\]\(`).FindStringIndex(md); m != nil {
+		t.Errorf("a link survives: %q", md[max(0, m[0]-40):min(len(md), m[1]+40)])
+	}
+	for _, bad := range []string{"![", "<img", "\x1b", "\u009b", "`x`", "\n# "} {
+		if strings.Contains(md, bad) {
+			t.Errorf("%q survives in:\n%s", bad, md)
+		}
+	}
+}

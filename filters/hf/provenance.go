@@ -93,21 +93,21 @@ func (p *Provenance) Markdown() string {
 		b.WriteString("Models, by pipeline stage, as the records' provenance (`gen`) names them:\n\n| stage | model | calls |\n|---|---|---:|\n")
 		for _, stage := range sortedKeys(p.models) {
 			for _, m := range sortedKeys(p.models[stage]) {
-				fmt.Fprintf(&b, "| %s | %s | %d |\n", stage, m, p.models[stage][m])
+				fmt.Fprintf(&b, "| %s | %s | %d |\n", cell(stage), cell(m), p.models[stage][m])
 			}
 		}
 		b.WriteString("\n")
 		if len(p.packs) > 0 {
-			fmt.Fprintf(&b, "Prompt packs: %s.\n\n", strings.Join(sortedKeys(p.packs), ", "))
+			fmt.Fprintf(&b, "Prompt packs: %s.\n\n", cell(strings.Join(sortedKeys(p.packs), ", ")))
 		}
 	}
 	b.WriteString("## Languages and cultures\n\n| language | records |\n|---|---:|\n")
 	for _, l := range sortedKeys(p.langs) {
-		fmt.Fprintf(&b, "| %s | %d |\n", l, p.langs[l])
+		fmt.Fprintf(&b, "| %s | %d |\n", cell(l), p.langs[l])
 	}
 	b.WriteString("\n| culture | records |\n|---|---:|\n")
 	for _, c := range sortedKeys(p.cultures) {
-		fmt.Fprintf(&b, "| %s | %d |\n", c, p.cultures[c])
+		fmt.Fprintf(&b, "| %s | %d |\n", cell(c), p.cultures[c])
 	}
 	b.WriteString("\n")
 	if p.normGenesis {
@@ -125,6 +125,11 @@ func (p *Provenance) Markdown() string {
 	}
 	return b.String()
 }
+
+// cell is a record value (a model, stage, pack, language or culture
+// name) in the card: the one Markdown cell escaper, so that no heading,
+// image, link or HTML reaches the card a user publishes.
+func cell(s string) string { return record.MarkdownCell(s) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

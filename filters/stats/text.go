@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // WriteJSON writes the report as indented JSON with stable keys.
@@ -382,12 +383,12 @@ func WriteText(w io.Writer, r *Report, ids int) error {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
-		bw.WriteString(t.title + "\n")
+		bw.WriteString(record.PrintableLine(t.title) + "\n")
 		if len(t.rows) > 0 {
 			writeAligned(bw, append([][]string{t.header}, t.rows...))
 		}
 		for _, n := range t.notes {
-			bw.WriteString("  " + n + "\n")
+			bw.WriteString("  " + record.PrintableLine(n) + "\n")
 		}
 	}
 	return bw.Flush()
@@ -396,6 +397,16 @@ func WriteText(w io.Writer, r *Report, ids int) error {
 // writeAligned pads the cells into columns (by display width, so CJK
 // names line up): numeric columns to the right, text to the left.
 func writeAligned(w *bufio.Writer, rows [][]string) {
+	// Cells quote record values (ids, cultures, speakers): no control
+	// character reaches the terminal.
+	esc := make([][]string, len(rows))
+	for i, row := range rows {
+		esc[i] = make([]string, len(row))
+		for j, c := range row {
+			esc[i][j] = record.PrintableLine(c)
+		}
+	}
+	rows = esc
 	var width []int
 	for _, row := range rows {
 		for i, c := range row {
@@ -446,9 +457,13 @@ func isNumeric(s string) bool {
 func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
 	h := strings.Repeat("#", level)
 	for _, t := range allTables(r, ids) {
-		fmt.Fprintf(w, "%s %s\n\n", h, t.title)
+		fmt.Fprintf(w, "%s %s\n\n", h, mdEscape(t.title))
 		if len(t.rows) > 0 {
-			fmt.Fprintf(w, "| %s |\n|", strings.Join(t.header, " | "))
+			head := make([]string, len(t.header))
+			for i, c := range t.header {
+				head[i] = mdEscape(c) // the culture x type header names record values
+			}
+			fmt.Fprintf(w, "| %s |\n|", strings.Join(head, " | "))
 			for i := range t.header {
 				if numericColumn(t.rows, i) {
 					fmt.Fprint(w, " ---: |")
@@ -476,6 +491,5 @@ func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
 	return nil
 }
 
-var mdReplacer = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ", "*", `\*`, "`", "\\`")
-
-func mdEscape(s string) string { return mdReplacer.Replace(s) }
+// mdEscape is the one Markdown cell escaper (record.MarkdownCell).
+func mdEscape(s string) string { return record.MarkdownCell(s) }

@@ -23,6 +23,10 @@ type Config struct {
 	BaseURL string
 	Model   string
 	APIKey  Secret
+	// KeyWithheld names a key variable that was set but not sent to
+	// BaseURL (OPENAI_API_KEY, which goes only to OpenAI: see
+	// OpenAIKeyAllowed), so that a 401 says why no key was sent.
+	KeyWithheld string
 	// Stage names the program, in gen and the usage summary.
 	Stage string
 	// Alias names the endpoint (a models file's alias, or DefaultAlias for

@@ -99,12 +99,23 @@ var endpointKeys = []string{"base_url", "model", "api_key_env", "concurrency", "
 var secretKeys = []string{"api_key", "apikey", "key", "token", "secret", "password", "authorization", "bearer"}
 
 var (
-	aliasRe  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	envVarRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	aliasRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	// envVarRe is the rule for api_key_env and --api-key-env: a value
+	// that is not such a name may be the key itself, pasted by mistake,
+	// and is never printed.
+	envVarRe = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 	// keyLike are shapes of real API keys (OpenAI sk-..., Anthropic,
 	// Hugging Face hf_..., Groq gsk_..., Google AIza...).
 	keyLike = regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_-]{30,})`)
 )
+
+// ErrAPIKeyEnvName is the error for an api_key_env (or --api-key-env)
+// that is not an environment variable's name ([A-Z_][A-Z0-9_]*). It never
+// quotes the value, which may be a key.
+const ErrAPIKeyEnvName = "api_key_env must name an environment variable ([A-Z_][A-Z0-9_]*), never hold the key itself"
+
+// ValidEnvName reports whether s is a name api_key_env accepts.
+func ValidEnvName(s string) bool { return envVarRe.MatchString(s) }
 
 // DefaultModelsPath is the models file used when neither --models nor
 // $NG_MODELS names one: ~/.config/ngkit/models.yaml (under the user
@@ -282,7 +293,7 @@ func (p *modelsParser) endpoint(alias string, line int, n *yaml.Node) (*Endpoint
 			e.Model = s
 		case "api_key_env":
 			if !envVarRe.MatchString(s) {
-				return nil, at("%q is not the name of an environment variable (the key itself never goes in the file)", cut(s, 4))
+				return nil, at("%s", ErrAPIKeyEnvName)
 			}
 			e.APIKeyEnv = s
 		case "concurrency":

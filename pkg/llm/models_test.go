@@ -72,7 +72,10 @@ func TestParseModelsErrors(t *testing.T) {
 		{"key in file", ep + "    api_key: abc\n", "m.yaml:5: endpoint a: api_key: a models file never holds a key"},
 		{"key value", ep + "    api_key_env: sk-proj-abcdefghijklmnopqrstuvwx\n", "m.yaml:5: this looks like an API key"},
 		{"key anywhere", "# sk-abcdefghijklmnopqrstuvwxyz012345\n" + ep, "m.yaml:1: this looks like an API key"},
-		{"env not a name", ep + "    api_key_env: my key\n", "m.yaml:5: endpoint a: api_key_env: \"my k...\" is not the name of an environment variable"},
+		{"env not a name", ep + "    api_key_env: my key\n", "m.yaml:5: endpoint a: api_key_env: api_key_env must name an environment variable"},
+		// A key of no known shape pasted as the variable's name is never
+		// printed, not even in part (issue 24).
+		{"env is a key", ep + "    api_key_env: ZqXw9PlMnBvC8rTyUiOpAsDfGhJkL4e2\n", "m.yaml:5: endpoint a: api_key_env: api_key_env must name an environment variable"},
 		{"concurrency", ep + "    concurrency: 0\n", `m.yaml:5: endpoint a: concurrency: "0": want a number of at least 1, or auto`},
 		{"rpm", ep + "    rpm: -1\n", "m.yaml:5: endpoint a: rpm:"},
 		{"timeout", ep + "    timeout: 5\n", `m.yaml:5: endpoint a: timeout: "5": want a positive duration`},
@@ -100,7 +103,7 @@ func TestParseModelsErrors(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s:\n got %q\nwant %q...", c.name, err, c.want)
 		}
-		if strings.Contains(err.Error(), "abcdefghijklmnop") {
+		if strings.Contains(err.Error(), "abcdefghijklmnop") || strings.Contains(err.Error(), "ZqXw") {
 			t.Errorf("%s: the key is in the error: %q", c.name, err)
 		}
 	}

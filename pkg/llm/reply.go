@@ -123,6 +123,9 @@ func (c *Client) httpFailure(status int, msg string, h http.Header) *failure {
 	if msg = strings.TrimSpace(msg); msg != "" {
 		reason += ": " + cut(c.cfg.APIKey.redact(msg), 300)
 	}
+	if status == http.StatusUnauthorized && !c.cfg.APIKey.IsSet() && c.cfg.KeyWithheld != "" {
+		reason += " (" + withheldNote(c.cfg.KeyWithheld) + ")"
+	}
 	f := &failure{kind: strconv.Itoa(status), reason: reason, after: retryAfter(h)}
 	switch {
 	case formatFailure(status, msg):

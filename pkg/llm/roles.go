@@ -278,7 +278,7 @@ func defaultModelsPath(getenv func(string) string) string {
 func (e *Endpoint) config(base Config, file string, getenv func(string) string) (Config, error) {
 	cfg := base
 	cfg.Alias, cfg.BaseURL, cfg.Model = e.Alias, e.BaseURL, e.Model
-	cfg.APIKey = Secret{}
+	cfg.APIKey, cfg.KeyWithheld = Secret{}, ""
 	if e.APIKeyEnv != "" {
 		k := getenv(e.APIKeyEnv)
 		if k == "" {

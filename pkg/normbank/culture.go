@@ -10,13 +10,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/record"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -75,8 +75,6 @@ const (
 	FamilyGiven = "family-given"
 )
 
-var cultureName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
-
 // profileExts are the file name extensions of profile files, in the order
 // a culture directory is searched.
 var profileExts = []string{".yaml", ".yml", ".json"}
@@ -101,7 +99,7 @@ func BuiltinCultures() []string {
 // BuiltinProfile returns the built-in profile of a culture.
 func BuiltinProfile(name string) (*Culture, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
-	if !cultureName.MatchString(name) {
+	if !record.ValidCultureName(name) {
 		return nil, fmt.Errorf("culture %q: not a valid culture name (lower-case letters, digits and '-')", name)
 	}
 	b, err := cultureFiles.ReadFile(path.Join("cultures", name+".yaml"))
@@ -153,7 +151,7 @@ var sharedProfiles sync.Map // UserCultureDir + NUL + name -> profileEntry
 // profile.
 func Profile(name string) (*Culture, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
-	if !cultureName.MatchString(name) {
+	if !record.ValidCultureName(name) {
 		return nil, fmt.Errorf("culture %q: not a valid culture name (lower-case letters, digits and '-')", name)
 	}
 	dir := UserCultureDir()
@@ -259,7 +257,7 @@ func (c *Culture) Validate() error {
 	switch {
 	case c.Name == "":
 		bad("name is missing")
-	case !cultureName.MatchString(c.Name):
+	case !record.ValidCultureName(c.Name):
 		bad("name %q: want lower-case letters, digits and '-', starting with a letter (at most 32)", c.Name)
 	}
 	checkLang := func(key, tag string, required bool) {

@@ -60,7 +60,7 @@ func (l *ErrorLog) Add(stderr io.Writer, stage string, rec *record.Record, it It
 	if l == nil {
 		if stderr != nil {
 			msg, _, _ := strings.Cut(e.Error, "\n")
-			fmt.Fprintf(stderr, "%s: record %s (%s) failed: %s\n", stage, e.ID, e.Where, msg)
+			fmt.Fprintf(stderr, "%s: record %s (%s) failed: %s\n", stage, record.PrintableLine(e.ID), record.PrintableLine(e.Where), record.PrintableLine(msg))
 		}
 		return
 	}

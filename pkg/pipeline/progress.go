@@ -17,6 +17,7 @@ import (
 
 	"github.com/cheggaaa/pb/v3"
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/term"
 )
@@ -341,11 +342,31 @@ func InputTotal(names []string) (total int64, inBytes bool) {
 // when w is not a terminal; on a terminal, a writer that puts out whole
 // lines, each led by "\r\x1b[K" (back to the line start, clear it), so
 // that no message is glued to a bar line (see Progress).
+//
+// Either way control characters in a message (a record's id, culture or
+// text quoted in an error) are escaped (record.Printable): a message is
+// one write (fmt.Fprintf), so a write is escaped whole.
 func MessageWriter(w io.Writer) io.Writer {
-	if !recio.IsTerminal(w) {
+	if _, ok := w.(*lineWriter); ok {
 		return w
 	}
+	if _, ok := w.(printableWriter); ok {
+		return w
+	}
+	if !recio.IsTerminal(w) {
+		return printableWriter{w}
+	}
 	return &lineWriter{w: w}
+}
+
+// printableWriter escapes control characters in each write.
+type printableWriter struct{ w io.Writer }
+
+func (p printableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, record.Printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 type lineWriter struct {
@@ -367,7 +388,7 @@ func (l *lineWriter) Write(b []byte) (int, error) {
 			return len(b), nil
 		}
 		// One write per line: a terminal takes a small write whole.
-		line := append([]byte(clearLine), l.buf[:i+1]...)
+		line := append([]byte(clearLine), record.Printable(string(l.buf[:i+1]))...)
 		l.buf = l.buf[i+1:]
 		if _, err := l.w.Write(line); err != nil {
 			return len(b), err

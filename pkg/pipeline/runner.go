@@ -359,6 +359,13 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		r.err = j.item.Err
 		return r
 	}
+	// A culture names profiles and prompt templates: a record whose culture
+	// is not a culture name ("x/../quality") fails here, before any stage
+	// looks it up.
+	if err := record.CheckCulture(rec.Culture); err != nil {
+		r.err = err
+		return r
+	}
 	if ctx.Err() != nil {
 		r.err = fmt.Errorf("not processed: %w", context.Cause(ctx))
 		return r
@@ -371,6 +378,11 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		}
 	}()
 	r.out, r.err = stage.Process(ctx, rec)
+	if fe := (*FatalError)(nil); errors.As(r.err, &fe) {
+		// A stage says the run cannot go on (a --where over its bounds).
+		r.fatal, r.out, r.err = fe, nil, nil
+		return r
+	}
 	if pe != nil && r.err == nil {
 		r.encoded = make([][]byte, len(r.out))
 		for i, o := range r.out {

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 //go:embed packs
@@ -163,6 +165,11 @@ func parse(name string, data []byte) (*template.Template, error) {
 // template finds stage/task for culture: the culture's own file, else the
 // generic one; the user's directory first, then the built-in pack.
 func (p *Pack) template(stage, task, culture string) (*template.Template, error) {
+	// The culture is part of a file name: never a path (records are
+	// checked where they enter; this guards every other caller).
+	if c := strings.ToLower(strings.TrimSpace(culture)); culture != "" && !record.ValidCultureName(c) {
+		return nil, fmt.Errorf("prompt %s/%s: culture %q is not a culture name", stage, task, culture)
+	}
 	key := stage + "/" + task + "." + culture
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -105,3 +105,20 @@ func TestBuiltinOpens(t *testing.T) {
 		t.Fatal("no built-in pack")
 	}
 }
+
+// A culture is part of a template's file name, never a path: "x/../quality"
+// would otherwise render seed/quality.tmpl (issue 24).
+func TestRenderRefusesCulturePath(t *testing.T) {
+	base := fstest.MapFS{"VERSION": {Data: []byte("1\n")},
+		"label/turns.tmpl":   {Data: []byte(`{{define "system"}}turns{{end}}{{define "user"}}u{{end}}`)},
+		"label/quality.tmpl": {Data: []byte(`{{define "system"}}quality{{end}}{{define "user"}}u{{end}}`)},
+	}
+	p, err := open(base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Render("label", "turns", "x/../quality", nil)
+	if err == nil || !strings.Contains(err.Error(), "not a culture name") {
+		t.Fatalf("rendered %+v, err %v", got, err)
+	}
+}

@@ -32,7 +32,8 @@ func in(set []string, v string) bool {
 
 // Validate checks the record's invariants: an id, known dialogue type,
 // BCP-47 language tags, turns indexed 0..n-1, labels from the closed sets,
-// scores in range. Culture and category are open (users add their own).
+// scores in range, a culture that is a culture name. Culture and category
+// are open sets (users add their own).
 func (r *Record) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -41,6 +42,9 @@ func (r *Record) Validate() error {
 	}
 	if r.DialogueType != "" && !in(DialogueTypes, r.DialogueType) {
 		bad("dialogue_type %q is not one of %v", r.DialogueType, DialogueTypes)
+	}
+	if err := CheckCulture(r.Culture); err != nil {
+		errs = append(errs, err)
 	}
 	if r.Lang != "" && !langTag.MatchString(r.Lang) {
 		bad("lang %q is not a BCP-47 tag", r.Lang)

@@ -48,6 +48,11 @@ func TestConfigOrder(t *testing.T) {
 	if _, err := resolve(t, all, "--api-key-env", "UNSET_VAR"); err == nil || !strings.Contains(err.Error(), "UNSET_VAR is empty or not set") {
 		t.Errorf("--api-key-env of an unset variable: %v", err)
 	}
+	// A key pasted as the variable's name is never printed (issue 24).
+	if _, err := resolve(t, all, "--api-key-env", "ZqXw9PlMnBvC8rTyUiOpAsDfGhJkL4e2"); err == nil ||
+		!strings.Contains(err.Error(), "must name an environment variable") || strings.Contains(err.Error(), "ZqXw") {
+		t.Errorf("--api-key-env of a key: %v", err)
+	}
 	cfg, _ = resolve(t, all, "--temperature", "0", "--seed", "3", "--max-tokens", "99")
 	if cfg.Sampling.Temperature == nil || *cfg.Sampling.Temperature != 0 || cfg.Sampling.TopP != nil || *cfg.Sampling.Seed != 3 || cfg.Sampling.MaxTokens != 99 {
 		t.Errorf("sampling: %+v", cfg.Sampling)

@@ -42,7 +42,7 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default $NG_BASE_URL, else $OPENAI_BASE_URL, else OpenAI when a key is set); Ollama: http://localhost:11434/v1")
 	fs.StringVar(&f.Model, "model", "", "model `NAME` (default $NG_MODEL)")
-	fs.StringVar(&f.APIKeyEnv, "api-key-env", "", "read the API key from environment variable `VAR` (default $NG_API_KEY, else $OPENAI_API_KEY); the key itself is never a flag")
+	fs.StringVar(&f.APIKeyEnv, "api-key-env", "", "read the API key from environment variable `VAR` (default $NG_API_KEY, else $OPENAI_API_KEY, which is sent only to OpenAI or $OPENAI_BASE_URL); the key itself is never a flag")
 	fs.Float64Var(&f.Temperature, "temperature", 0, "sampling temperature `T` (default: the server's)")
 	fs.Float64Var(&f.TopP, "top-p", 0, "nucleus sampling `P` (default: the server's)")
 	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "most tokens per reply, `N` (default: the server's)")
@@ -105,18 +105,31 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 
 	key := ""
 	if f.APIKeyEnv != "" {
+		if !llm.ValidEnvName(f.APIKeyEnv) {
+			return cfg, errors.New("--api-key-env: " + llm.ErrAPIKeyEnvName)
+		}
 		if key = getenv(f.APIKeyEnv); key == "" {
 			return cfg, fmt.Errorf("--api-key-env %s: the variable %s is empty or not set", f.APIKeyEnv, f.APIKeyEnv)
 		}
 	} else {
-		key = first(getenv("NG_API_KEY"), getenv("OPENAI_API_KEY"))
+		key = getenv("NG_API_KEY")
 	}
-	cfg.APIKey = llm.NewSecret(key)
+	openaiKey := getenv("OPENAI_API_KEY")
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
 	offline := f.Responses != "" || f.EmitRequests != "" || f.Estimate
-	if cfg.BaseURL == "" && (key != "" || offline) {
+	if cfg.BaseURL == "" && (key != "" || openaiKey != "" || offline) {
 		cfg.BaseURL = llm.OpenAIBaseURL
 	}
+	// OPENAI_API_KEY goes only to OpenAI or $OPENAI_BASE_URL: a
+	// --base-url / NG_BASE_URL server (maybe a third party's) never sees it.
+	if key == "" && f.APIKeyEnv == "" && openaiKey != "" {
+		if llm.OpenAIKeyAllowed(cfg.BaseURL, getenv("OPENAI_BASE_URL")) {
+			key = openaiKey
+		} else {
+			cfg.KeyWithheld = "OPENAI_API_KEY"
+		}
+	}
+	cfg.APIKey = llm.NewSecret(key)
 	cfg.Model = first(f.Model, getenv("NG_MODEL"))
 	var missing []string
 	if cfg.BaseURL == "" {

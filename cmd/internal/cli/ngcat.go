@@ -319,7 +319,7 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var warnOnce sync.Once
 	templateFailed := func(rec *record.Record, err error) {
 		warnOnce.Do(func() {
-			fmt.Fprintf(env.Stderr, "ngcat: %s: %v (no example written; further failures not shown)\n", rec.ID, err)
+			fmt.Fprintf(env.Stderr, "ngcat: %s: %s (no example written; further failures not shown)\n", record.PrintableLine(rec.ID), record.PrintableLine(err.Error()))
 		})
 	}
 

@@ -34,7 +34,9 @@ id, culture, dialogue_type, quality.norm, checks.lang_ok, checks.defects,
 len(turns), turns[0].speaker, any(turns, .labels.norm == "violated"). It is
 type-checked before the input is read: an unknown field is an error. A field a
 record lacks reads as its zero value ("", 0, false, empty), so quality.norm >= 4
-is false for records without quality scores.
+is false for records without quality scores. The expression sees the record's
+JSON values only (no $env); one record's evaluation may build at most 64 MiB of
+strings and lists and take at most 2s, or the run stops (exit 2).
 
 --drop-defects CLASS,...|any drops the records with any of these defects, as
 ngstats finds them (its audit runs on each record, with ngstats' default
