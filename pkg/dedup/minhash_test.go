@@ -87,6 +87,17 @@ func TestSimilarityEstimates(t *testing.T) {
 	}
 }
 
+// The fast path of Sign normalizes as Normalize does.
+func TestNormalizeFast(t *testing.T) {
+	for _, s := range []string{"Hello, World!", "  a\n\n b,c  ", "你好，世界。", "x\x00y\xffz", "ÄÖ — Ünï", "...", "", "**Sarah**: [END] hi "} {
+		var nt normText
+		nt.normalize(s)
+		if want := string(Normalize(s)); string(nt.b) != want || len(nt.off) != len([]rune(want))+1 {
+			t.Errorf("normalize(%q) = %q, Normalize: %q", s, nt.b, want)
+		}
+	}
+}
+
 func TestSignEmpty(t *testing.T) {
 	if _, ok := Sign(" ... !! "); ok {
 		t.Error("a text of punctuation has a signature")
@@ -159,6 +170,11 @@ func FuzzSign(f *testing.F) {
 		f.Add(s, "other text")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
+		var nt normText
+		nt.normalize(a)
+		if want := string(Normalize(a)); string(nt.b) != want || len(nt.off) != len([]rune(want))+1 {
+			t.Fatalf("normalize(%q) = %q (%d offsets), Normalize: %q", a, nt.b, len(nt.off), want)
+		}
 		sa, ok := Sign(a)
 		if ok != (len(Normalize(a)) > 0) {
 			t.Fatalf("Sign(%q) ok=%v, normalized %q", a, ok, string(Normalize(a)))
