@@ -10,7 +10,12 @@
 #  3. go test -bench of pkg/lang (turns/s), pkg/dialogue and pkg/recio;
 #  4. install footprint.
 # Needs Node.js and scripts/interop/node_modules (npm ci there) for DuckDB.
-# `bash scripts/bench.sh parquet` runs only 1 and 2 (the Parquet figures).
+# `bash scripts/bench.sh parquet` runs only 1 and 2 (the Parquet figures);
+# `bash scripts/bench.sh ngstats` only 1c (ngstats' CPU budget) and 6 (CPU
+# and peak RSS at 1x and 8x), a few minutes.
+# Budgets: `budget NAME MS BUDGET` checks a median CPU time against its
+# budget; the run fails at the end when one is exceeded by more than 20%
+# (NGSTATS_CPU_BUDGET, in ms, overrides ngstats' 1500).
 # Wall times on a shared machine swing with its load, which is printed with
 # them; CPU times (user + sys) swing less.
 set -euo pipefail
@@ -32,6 +37,43 @@ cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 # peak RSS in MiB of a command
 rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'; }
+# "CPU-ms peak-RSS-MiB" of a command, in one run
+cpurss() { /usr/bin/time -f '%U %S %M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%d %.1f\n", ($1 + $2) * 1000, $3/1024}'; }
+over=()
+budget() { # NAME MEASURED-MS BUDGET-MS
+  awk -v n="$1" -v m="$2" -v b="$3" 'BEGIN {printf "budget %s: CPU %d ms of %d ms (%.2fx; fails above 1.20x)\n", n, m, b, m/b}'
+  if [ "$2" -gt $(( $3 * 12 / 10 )) ]; then over+=("$1"); fi
+}
+finish() {
+  if [ ${#over[@]} -gt 0 ]; then echo "FAIL: CPU budget exceeded by more than 20%: ${over[*]}"; exit 1; fi
+}
+
+if [ "$only" = all ] || [ "$only" = ngstats ]; then
+echo "== 1c. ngstats' full report of the release: CPU budget ($runs runs, median)"
+# Every turn's language, corpus-wide near-duplicates on; on the release
+# JSONL and Parquet. The goal (issue 30): 1.0 s wall, 1.5 s CPU, quiet machine.
+"$ng" ngcat --from normgenesis "$release"/*.json -o "$out/release.jsonl"
+"$ng" ngcat --from normgenesis "$release"/*.json -o "$out/release.parquet"
+for f in release.jsonl release.parquet; do
+  c=$(for i in $(seq "$runs"); do cpu "$ng" ngstats "$out/$f"; done | median)
+  w=$(for i in $(seq "$runs"); do wall "$ng" ngstats "$out/$f"; done | median)
+  echo "ngstats $f: CPU $c ms, wall $w ms (load average $(load))"
+  budget "ngstats $f" "$c" "${NGSTATS_CPU_BUDGET:-1500}"
+done
+fi
+
+if [ "$only" = all ] || [ "$only" = ngstats ]; then
+echo "== 6. CPU (ms) and peak RSS (MiB) at 1x and 8x the release (8x: copies with new ids)"
+for n in 1 8; do
+  for k in $(seq "$n"); do sed "s/^{\"id\":\"/{\"id\":\"c$k-/" "$out/release.jsonl"; done > "$out/scale.jsonl"
+  echo "${n}x ngstats:              $(cpurss "$ng" ngstats "$out/scale.jsonl")"
+  echo "${n}x ngcat --dedup near:   $(cpurss "$ng" ngcat --dedup near "$out/scale.jsonl" -o "$out/scale-dd.jsonl")"
+  echo "${n}x jsonl -> parquet:     $(cpurss "$ng" ngcat "$out/scale.jsonl" -o "$out/scale.parquet")"
+done
+rm -f "$out/scale.jsonl" "$out/scale-dd.jsonl" "$out/scale.parquet"
+echo "(load average $(load))"
+fi
+[ "$only" = ngstats ] && { finish; exit 0; }
 
 echo "== 1. import of the release to Parquet ($runs runs, median wall ms)"
 node_modules=scripts/interop/node_modules
@@ -85,7 +127,7 @@ for n in 1 3 10; do
 done
 rm -f "$out/xn.jsonl" "$out/xn.parquet" "$out/xn.arrows"
 echo "(load average $(load))"
-[ "$only" = all ] || exit 0
+[ "$only" = all ] || { finish; exit 0; }
 
 echo "== 3. go benchmarks"
 NG_RELEASE_DIR="$(cd "$release" && pwd)" go test -run='^$' -bench=. -benchmem -cpu 1,2 ./pkg/lang/ ./pkg/dialogue/ ./pkg/recio/ | grep -E '^(Benchmark|ok)'
@@ -103,3 +145,4 @@ echo "== 5. LLM runtime (pkg/llm) against the fake server"
 go test -run='^$' -bench='^BenchmarkThroughput$' -benchtime=5000x ./pkg/llm/ | grep -E '^Benchmark' | sed 's/^/cache on disk: /'
 NG_BENCH_CACHE=off go test -run='^$' -bench='^BenchmarkThroughput$' -benchtime=5000x ./pkg/llm/ | grep -E '^Benchmark' | sed 's/^/no cache:      /'
 go test -run='^$' -bench='^BenchmarkMillionRecords$' -benchtime=1x -timeout=30m ./pkg/llm/ | grep -E '^Benchmark'
+finish

@@ -70,7 +70,17 @@ type Collector struct {
 	sim  *simAcc  // sim.go
 
 	by *byPersona // --by: a report per persona attribute value (persona.go)
+
+	// Records wait in pending until a batch is full (or Report), so that
+	// their near-duplicate signatures are computed on every core before
+	// they are folded in order; sig is the one of the record being folded.
+	pending []*record.Record
+	sigs    []signed
+	sig     *signed
 }
+
+// batch is how many records are signed at once.
+const batch = 256
 
 type lenAcc struct {
 	turns         int64
@@ -140,8 +150,27 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 	g.Turns += turns
 }
 
-// Add folds one audited record into the report.
+// Add folds one audited record into the report (in batches: Report
+// folds what is pending).
 func (c *Collector) Add(rec *record.Record) {
+	c.pending = append(c.pending, rec)
+	if len(c.pending) == batch {
+		c.flush()
+	}
+}
+
+// flush signs the pending records on every core, then folds them in order.
+func (c *Collector) flush() {
+	c.sigs = signAll(c.pending, c.sigs)
+	for i, rec := range c.pending {
+		c.sig = &c.sigs[i]
+		c.add(rec)
+		c.pending[i] = nil
+	}
+	c.sig, c.pending = nil, c.pending[:0]
+}
+
+func (c *Collector) add(rec *record.Record) {
 	c.by.add(rec)
 	c.rep.Records++
 	c.addGen(rec)
@@ -318,7 +347,7 @@ func (c *Collector) nearDups() *nearDups {
 
 func (c *Collector) duplicates(rec *record.Record) {
 	dupExact := seen(&c.dlgExact, dedup.DialogueKey(rec))
-	dupNear := c.nearDups().dialogue(rec)
+	dupNear := c.nearDups().dialogues.add(rec.ID, c.sig.dlg, c.sig.dlgOK)
 	switch {
 	case dupExact:
 		c.defect(audit.DefectDuplicateDialogue, rec.ID)
@@ -348,7 +377,7 @@ func (c *Collector) scenario(rec *record.Record) {
 		c.variantScen[g] = key
 	}
 	dupExact := seen(&c.scenExact, key)
-	dupNear := c.nearDups().scenario(rec)
+	dupNear := c.nearDups().scenario(rec, c.sig)
 	switch {
 	case dupExact:
 		c.defect(audit.DefectDuplicateScenario, rec.ID)
@@ -410,6 +439,7 @@ func counts(m map[string]*Count) []Count {
 
 // Report returns the report of everything added so far.
 func (c *Collector) Report() *Report {
+	c.flush()
 	r := c.rep
 	r.Version = Version
 	r.ByPersona = c.by.reports()

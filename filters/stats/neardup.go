@@ -2,7 +2,10 @@ package stats
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -67,9 +70,39 @@ func newNearIndex(threshold float64) *nearIndex {
 	return &nearIndex{ix: dedup.NewIndex(threshold), clusters: map[int]*NearCluster{}}
 }
 
-// add files one text and reports whether it joined an earlier cluster.
-func (n *nearIndex) add(id, text string) bool {
-	sig, ok := dedup.Sign(text)
+// signed are a record's signatures: of its dialogue and of its scenario
+// (ok false: none, no letters or no text).
+type signed struct {
+	dlg, scen     dedup.Signature
+	dlgOK, scenOK bool
+}
+
+// signAll signs recs on every core into sigs (reused).
+func signAll(recs []*record.Record, sigs []signed) []signed {
+	sigs = slices.Grow(sigs[:0], len(recs))[:len(recs)]
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(recs)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(recs)); i = next.Add(1) - 1 {
+				r, s := recs[i], &sigs[i]
+				s.dlgOK, s.scenOK = false, false
+				if len(r.Turns) > 0 {
+					s.dlg, s.dlgOK = dedup.Sign(dedup.DialogueText(r))
+				}
+				if r.Scenario != "" {
+					s.scen, s.scenOK = dedup.Sign(r.Scenario)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return sigs
+}
+
+// add files one text's signature and reports whether it joined an earlier
+// cluster.
+func (n *nearIndex) add(id string, sig dedup.Signature, ok bool) bool {
 	if !ok {
 		return false
 	}
@@ -117,17 +150,13 @@ func newNearDups(threshold float64) *nearDups {
 	return &nearDups{threshold: threshold, dialogues: newNearIndex(threshold), scenarios: map[string]*nearIndex{}}
 }
 
-func (d *nearDups) dialogue(rec *record.Record) bool {
-	return d.dialogues.add(rec.ID, dedup.DialogueText(rec))
-}
-
-func (d *nearDups) scenario(rec *record.Record) bool {
+func (d *nearDups) scenario(rec *record.Record, sig *signed) bool {
 	ix := d.scenarios[rec.DialogueType]
 	if ix == nil {
 		ix = newNearIndex(d.threshold)
 		d.scenarios[rec.DialogueType] = ix
 	}
-	return ix.add(rec.ID, rec.Scenario)
+	return ix.add(rec.ID, sig.scen, sig.scenOK)
 }
 
 func (d *nearDups) report(limit int) *NearDuplicates {

@@ -219,8 +219,9 @@ func TestEveryDefectClass(t *testing.T) {
 		// At --dup-threshold 0.9 (below), the variants of goodEN with one
 		// turn of five rewritten are not near-duplicates; "near", goodEN
 		// three times over, and goodEN with a marker added to one turn
-		// are (the markers' punctuation is not compared).
-		audit.DefectNearDupDialogue:   {"near", "many", "endmarker", "header", "separator", "markdown"},
+		// are (the markers' punctuation is not compared); "markdown" also
+		// drops "for asking" (exact Jaccard 0.89: not one).
+		audit.DefectNearDupDialogue:   {"near", "many", "endmarker", "header", "separator"},
 		audit.DefectDuplicateScenario: {"scendup"},
 		// "scenario of endmarker2" is "scenario of endmarker" and a digit.
 		audit.DefectNearDupScenario:   {"scennear", "endmarker2"},

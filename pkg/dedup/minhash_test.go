@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,6 +88,17 @@ func TestSimilarityEstimates(t *testing.T) {
 	}
 }
 
+// The fast path of Sign normalizes as Normalize does.
+func TestNormalizeFast(t *testing.T) {
+	for _, s := range []string{"Hello, World!", "  a\n\n b,c  ", "你好，世界。", "x\x00y\xffz", "ÄÖ — Ünï", "...", "", "**Sarah**: [END] hi "} {
+		var nt normText
+		nt.normalize(s)
+		if want := string(Normalize(s)); string(nt.b) != want || len(nt.off) != len([]rune(want))+1 {
+			t.Errorf("normalize(%q) = %q, Normalize: %q", s, nt.b, want)
+		}
+	}
+}
+
 func TestSignEmpty(t *testing.T) {
 	if _, ok := Sign(" ... !! "); ok {
 		t.Error("a text of punctuation has a signature")
@@ -159,6 +171,11 @@ func FuzzSign(f *testing.F) {
 		f.Add(s, "other text")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
+		var nt normText
+		nt.normalize(a)
+		if want := string(Normalize(a)); string(nt.b) != want || len(nt.off) != len([]rune(want))+1 {
+			t.Fatalf("normalize(%q) = %q (%d offsets), Normalize: %q", a, nt.b, len(nt.off), want)
+		}
 		sa, ok := Sign(a)
 		if ok != (len(Normalize(a)) > 0) {
 			t.Fatalf("Sign(%q) ok=%v, normalized %q", a, ok, string(Normalize(a)))
@@ -178,4 +195,45 @@ func FuzzSign(f *testing.F) {
 			t.Fatalf("Jaccard(a, a) = %v", j)
 		}
 	})
+}
+
+// The index returns what a brute-force LSH does: the cluster of the first
+// earlier signature that shares a band and is similar enough, through the
+// table's growth and long chains (near copies of few texts).
+func TestIndexMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, th := range []float64{0.5, 0.6, 0.8} {
+		ix := NewIndex(th)
+		var sigs []Signature
+		var cluster []int
+		for n := range 1200 {
+			var s Signature
+			if n > 0 && rng.Intn(3) > 0 { // a near copy of an earlier one
+				s = sigs[rng.Intn(len(sigs))]
+				for range rng.Intn(K) {
+					s[rng.Intn(K)] = uint16(rng.Intn(1 << 16))
+				}
+			} else {
+				for i := range s {
+					s[i] = uint16(rng.Intn(1 << 16))
+				}
+			}
+			want, wantSim := n, 1.0
+			for j, e := range sigs {
+				band := false
+				for b := 0; b < ix.bands && !band; b++ {
+					band = slices.Equal(s[b*ix.rows:(b+1)*ix.rows], e[b*ix.rows:(b+1)*ix.rows])
+				}
+				if sim := Similarity(&s, &e); band && sim >= th {
+					want, wantSim = cluster[j], sim
+					break
+				}
+			}
+			got, sim := ix.Add(s)
+			if got != want || sim != wantSim {
+				t.Fatalf("threshold %v, signature %d: cluster %d (%.3f), brute force %d (%.3f)", th, n, got, sim, want, wantSim)
+			}
+			sigs, cluster = append(sigs, s), append(cluster, got)
+		}
+	}
 }

@@ -415,6 +415,100 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{K: k, N: n}, nil
 }
 
+// AutoShard resolves --shard auto and auto/N to K/N from the variables a
+// job engine sets in each of the N tasks it starts; any other spec is
+// returned as it is. Kubernetes Indexed Job: K is JOB_COMPLETION_INDEX,
+// N is from auto/N or NGKIT_SHARDS (the Job sets it to its completions).
+// Slurm job array: K is (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
+// SLURM_ARRAY_TASK_STEP (an array may start at 1 or step by 4), N is
+// SLURM_ARRAY_TASK_COUNT (or from MIN and MAX); auto/N must agree.
+func AutoShard(spec string, getenv func(string) string) (string, error) {
+	rest, ok := strings.CutPrefix(spec, "auto")
+	if !ok || rest != "" && rest[0] != '/' {
+		return spec, nil
+	}
+	bad := func(format string, a ...any) (string, error) {
+		return "", fmt.Errorf("--shard %s: "+format, append([]any{spec}, a...)...)
+	}
+	n := 0
+	if rest != "" {
+		v, err := strconv.Atoi(rest[1:])
+		if err != nil || v < 1 {
+			return bad("want auto or auto/N with N >= 1")
+		}
+		n = v
+	}
+	num := func(name string) (int, bool, error) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return 0, false, nil
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 {
+			return 0, true, fmt.Errorf("--shard %s: %s=%q is not a count", spec, name, v)
+		}
+		return i, true, nil
+	}
+	jobIndex, inJob, err := num("JOB_COMPLETION_INDEX")
+	if err != nil {
+		return "", err
+	}
+	task, inArray, err := num("SLURM_ARRAY_TASK_ID")
+	if err != nil {
+		return "", err
+	}
+	var k int
+	switch {
+	case inJob && inArray:
+		return bad("both JOB_COMPLETION_INDEX (Kubernetes) and SLURM_ARRAY_TASK_ID (Slurm) are set: give --shard K/N")
+	case inJob:
+		k = jobIndex
+		if n == 0 {
+			v, set, err := num("NGKIT_SHARDS")
+			if err != nil {
+				return "", err
+			}
+			if !set || v < 1 {
+				return bad("JOB_COMPLETION_INDEX=%d but no shard count: give --shard auto/N or set NGKIT_SHARDS to the Job's completions", k)
+			}
+			n = v
+		}
+	case inArray:
+		lo, _, err1 := num("SLURM_ARRAY_TASK_MIN")
+		hi, hiSet, err2 := num("SLURM_ARRAY_TASK_MAX")
+		step, stepSet, err3 := num("SLURM_ARRAY_TASK_STEP")
+		count, countSet, err4 := num("SLURM_ARRAY_TASK_COUNT")
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return "", err
+		}
+		if !stepSet || step < 1 {
+			step = 1
+		}
+		if task < lo || (task-lo)%step != 0 {
+			return bad("SLURM_ARRAY_TASK_ID=%d is not in the array from SLURM_ARRAY_TASK_MIN=%d by %d", task, lo, step)
+		}
+		k = (task - lo) / step
+		an := count
+		if !countSet && hiSet {
+			an = (hi-lo)/step + 1
+		}
+		switch {
+		case an < 1 && n == 0:
+			return bad("SLURM_ARRAY_TASK_ID=%d but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: give --shard auto/N", task)
+		case an >= 1 && n != 0 && an != n:
+			return bad("the Slurm array has %d tasks, not %d", an, n)
+		case an >= 1:
+			n = an
+		}
+	default:
+		return bad("no JOB_COMPLETION_INDEX (Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (Slurm job array) in the environment: give --shard K/N")
+	}
+	if k >= n {
+		return bad("task %d of %d: the index is not below the count", k, n)
+	}
+	return fmt.Sprintf("%d/%d", k, n), nil
+}
+
 // Keep reports whether id belongs to this shard.
 func (s Shard) Keep(id string) bool { return s.N <= 1 || record.Bucket(id, s.N) == s.K }
 
