@@ -434,8 +434,10 @@ func (s *Stage) call(ctx context.Context, id, name, task, schema, culture string
 // asks for N) says N: minItems = maxItems = N, and an item's index at
 // most N. A server that decodes under the schema then writes exactly N
 // (seen on Ollama v0.24.0 and llama-server: 8 of 8 replies), where the
-// schema file's 1 to 100 let it write any number. Cached per schema and
-// N (N is at most 100).
+// schema file's 1 to 100 let it write any number. Only the schema sent
+// says N (llm.DeriveSent): a reply of more is trimmed and one of fewer
+// topped up, as before, for servers that decode without a grammar.
+// Cached per schema and N (N is at most 100).
 var countSchemas sync.Map
 
 func countSchema(name, prop string, n int) (*llm.Schema, error) {
@@ -446,7 +448,7 @@ func countSchema(name, prop string, n int) (*llm.Schema, error) {
 	if sc, ok := countSchemas.Load(key); ok {
 		return sc.(*llm.Schema), nil
 	}
-	sc, err := llm.DeriveSchema(name, func(doc map[string]any) {
+	sc, err := llm.DeriveSent(name, func(doc map[string]any) {
 		props, _ := doc["properties"].(map[string]any)
 		arr, _ := props[prop].(map[string]any)
 		if arr == nil {

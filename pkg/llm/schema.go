@@ -105,6 +105,38 @@ func DeriveSchema(name string, edit func(doc map[string]any)) (*Schema, error) {
 	return &Schema{s: s}, nil
 }
 
+// DeriveSent makes a reply schema that is validated, and shown in the
+// prompt, as schemas/llm/<name>.schema.json is, but sent to the server
+// as response_format with edit applied to a copy of the file: a request
+// that asks for N items tells a grammar engine N (minItems = maxItems =
+// N) while a reply of more or fewer items still reaches the stage, which
+// trims or asks again (a server without grammars may write 12 of 3).
+func DeriveSent(name string, edit func(doc map[string]any)) (*Schema, error) {
+	base, err := loadSchema(name)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := schemas.LLM(name)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	delete(doc, "$schema")
+	edit(doc)
+	grammarSafe(doc)
+	wire, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s := *base
+	sum := sha256.Sum256(append([]byte(base.hash), wire...))
+	s.doc, s.hash = doc, hex.EncodeToString(sum[:8])
+	return &Schema{s: &s}, nil
+}
+
 // Name is the name of the schema file the schema was made from.
 func (s *Schema) Name() string { return s.s.name }
 

@@ -66,6 +66,10 @@ func seedCheck(t *testing.T, recs []*record.Record) {
 	for _, x := range seedPool().All() {
 		pool[x.Scenario], pool[x.Situation] = true, true
 	}
+	// The fake's WrongLang fault turns text into an English sentence: in
+	// an English culture's seed no language check can tell it from a
+	// scenario, so there it is a text the run may keep.
+	fault := llmtest.English("")
 	ids := map[string]bool{}
 	for _, r := range recs {
 		if err := r.Validate(); err != nil {
@@ -82,7 +86,8 @@ func seedCheck(t *testing.T, recs []*record.Record) {
 		if r.ParentID == "" || r.Lang != c.Lang || r.Category == "" || r.NormID == "" || r.Norm == "" || r.DialogueType == "" {
 			t.Errorf("%s: fields missing: %+v", r.ID, r)
 		}
-		if !pool[r.Scenario] || !pool[r.Situation] {
+		ok := func(s string) bool { return pool[s] || (c.Lang == "en" && s == fault) }
+		if !ok(r.Scenario) || !ok(r.Situation) {
 			t.Errorf("%s: texts not from the release: %q / %q", r.ID, r.Scenario, r.Situation)
 		}
 		for _, s := range []string{r.Scenario, r.Situation} {
