@@ -136,6 +136,9 @@ func count(m map[string]*Count, key string, dialogues, turns int64) {
 func (c *Collector) Add(rec *record.Record) {
 	c.by.add(rec)
 	c.rep.Records++
+	if record.IsDemo(rec) {
+		c.rep.DemoRecords++
+	}
 	c.addGen(rec)
 	c.addPanel(rec)
 	c.addPact(rec)
