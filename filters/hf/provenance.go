@@ -14,7 +14,7 @@ import (
 // method, and the language check rate. Add is called from one goroutine.
 type Provenance struct {
 	records     int64
-	demo        int64 // of them, made by the built-in demo model
+	demo        int64                       // of them, made by the built-in demo model
 	models      map[string]map[string]int64 // stage -> model answered -> calls
 	packs       map[string]int64
 	cultures    map[string]int64
