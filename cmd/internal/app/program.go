@@ -83,15 +83,20 @@ func NewProgram(name, summary, usage string) *Program {
 // (a usage error, exit 2).
 func (p *Program) Parse(env Env) (args []string, err error) {
 	help := p.Flags.BoolP("help", "h", false, "show this help")
+	version := p.Flags.Bool("version", false, "print ngkit's version, commit and Go version, and exit")
 	if err := p.Flags.Parse(env.Args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			p.PrintHelp(env.Stdout)
 			return nil, errHelped
 		}
-		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v (see %s --help)", p.Name, err, p.Name)}
+		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %s (see %s --help)", p.Name, p.didYouMean(err), p.Name)}
 	}
 	if *help {
 		p.PrintHelp(env.Stdout)
+		return nil, errHelped
+	}
+	if *version {
+		fmt.Fprintf(env.Stdout, "%s %s\n", p.Name, Version())
 		return nil, errHelped
 	}
 	return p.Flags.Args(), nil
