@@ -268,8 +268,12 @@ func reportFormat(flag, output string, asJSON, asMD, asHTML bool) (string, error
 		}
 		return picked[0], nil
 	case output != "" && output != "-":
-		if f, ok := reportExt[strings.ToLower(filepath.Ext(output))]; ok {
+		ext := strings.ToLower(filepath.Ext(output))
+		if f, ok := reportExt[ext]; ok {
 			return f, nil
+		}
+		if ext != "" {
+			return "", fmt.Errorf("-o %s: unknown extension %s: want .txt, .json, .md or .html, or give --format", output, ext)
 		}
 	}
 	return "text", nil
