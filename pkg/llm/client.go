@@ -111,6 +111,9 @@ type Client struct {
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
 	maxCompletion bool
+	// answered: the endpoint has sent an HTTP response in this process.
+	// Until it has, a refused connection is not retried (send).
+	answered atomic.Bool
 }
 
 // New makes a client; errors are usage errors (a bad file or directory).

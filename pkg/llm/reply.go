@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -70,6 +71,9 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 	var raw []byte
 	var hres *http.Response
 	_, err := c.svc.New(actx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hres))
+	if err == nil || hres != nil {
+		c.answered.Store(true)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &failure{kind: "cancelled", reason: ctx.Err().Error()}
@@ -87,6 +91,11 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 			}
 		} else if hres != nil && hres.StatusCode >= 400 {
 			status, header = hres.StatusCode, hres.Header // a body that is not an OpenAI error
+		}
+		if status == 0 && !c.answered.Load() && errors.Is(err, syscall.ECONNREFUSED) {
+			// Nothing listens there and nothing ever has in this run: a
+			// wrong URL or a server not started, not worth 48 s of retries.
+			return nil, &failure{kind: "connection", reason: fmt.Sprintf("connection refused at %s: no server is listening there (start it, or check --base-url); not retried, as it has not answered in this run", redactURL(c.cfg.BaseURL))}
 		}
 		if status == 0 {
 			return nil, &failure{kind: "connection", reason: "connection failed: " + c.cfg.APIKey.redact(err.Error()), retry: true}
