@@ -69,7 +69,7 @@ group there. The HTML report shows each group's tables folded.
 (or "any": records with at least one defect) is above its rate, so a pipeline
 stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
 	p.Examples = `
-ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
+ngcat --from normgenesis testdata/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
 ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o browse.html
