@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -320,7 +321,15 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 		return FailedError(prog, fmt.Sprintf("stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume",
 			st.Stopped, st.Out, st.Failed, where))
 	case st.Interrupted:
-		return InterruptedError(prog, fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed))
+		msg := fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed)
+		if f.Output != "" && f.Output != "-" {
+			args := env.Args
+			if !slices.Contains(args, "--resume") {
+				args = append(slices.Clip(args), "--resume")
+			}
+			msg += "; to go on from here, run:\n  " + resumeCommand(prog, args)
+		}
+		return InterruptedError(prog, msg)
 	case st.Failed > 0:
 		return FailedError(prog, fmt.Sprintf("%d of %d records failed (%s)", st.Failed, st.In, where))
 	case !finished:
