@@ -88,6 +88,9 @@ done
 step "e2e: the whole pipeline on the fake model (needs jq)"
 bash scripts/e2e.sh
 
+step "documented examples (README and --help, on the demo model)"
+bash scripts/examples.sh
+
 step "real server: the LLM programs against llama-server from ../shared/llm (skipped without it)"
 bash scripts/realserver.sh
 
