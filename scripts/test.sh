@@ -6,7 +6,8 @@
 # Ollama when ../shared/ollama has one (scripts/realserver-ollama.sh), and the
 # interop checks (our Parquet read by DuckDB, our Arrow IPC read by
 # apache-arrow JS), and the review loop in the Label Studio editor.
-# Usage: bash scripts/test.sh [--quick]   (--quick: unit tests only)
+# Usage: bash scripts/test.sh [--quick]   (--quick: go test -short of every
+# package but the CLI suite, without the race detector; nothing else)
 # Env: FUZZTIME (default 10s per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,16 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
 fuzztime=${FUZZTIME:-10s}
 
 step() { printf '\n== %s\n' "$*"; }
+
+if [ "${1:-}" = "--quick" ]; then
+  # The unit tests only, for a quick check while working: no race detector,
+  # -short, and not the CLI suite (cmd/internal/cli, every program run
+  # in-process, the slowest package by far); go test prints a line per
+  # package as it finishes. The full run (no --quick) has all of it.
+  step "go test -short (unit tests; not cmd/internal/cli, not -race)"
+  go test -short -count=1 -timeout 15m $(go list ./... | grep -v '/cmd/internal/cli$')
+  exit 0
+fi
 
 step gofmt
 bad=$(gofmt -l $(git ls-files -co --exclude-standard '*.go'))
@@ -29,7 +40,6 @@ step "go test -race"
 # 30 min per package: cmd/internal/cli runs every program under -race and
 # passed 10 min on a loaded machine; a hang still stops the run.
 go test -race -count=1 -timeout 30m ./...
-[ "${1:-}" = "--quick" ] && exit 0
 
 step "fuzz ($fuzztime per target)"
 # Exploratory target: FuzzRenderRoundTrip (the dialogue parser's Render
@@ -78,6 +88,9 @@ done
 
 step "e2e: the whole pipeline on the fake model (needs jq)"
 bash scripts/e2e.sh
+
+step "documented examples (README and --help, on the demo model)"
+bash scripts/examples.sh
 
 step "real server: the LLM programs against llama-server from ../shared/llm (skipped without it)"
 bash scripts/realserver.sh

@@ -48,6 +48,10 @@ func dispatch(env app.Env, argv []string) error {
 		}
 		return nil
 	}
+	if argv[1] == "--version" || argv[1] == "version" {
+		fmt.Fprintln(env.Stdout, app.Version())
+		return nil
+	}
 	if argv[1] == "links" {
 		if len(argv) != 3 {
 			return app.UsageError("ngkit", errors.New("usage: ngkit links DIR"))

@@ -30,6 +30,9 @@ type CardInfo struct {
 	// DownloadSize is the total size of the data files in bytes (0: not
 	// given).
 	DownloadSize int64
+	// Demo is the number of records the built-in demo model made
+	// (record.IsDemo): the card says first that the data is a demo.
+	Demo int64
 }
 
 // SplitInfo is one split of a card.
@@ -241,6 +244,10 @@ func DefaultBody(info CardInfo) string {
 		name = "Dataset"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", name)
+	if info.Demo > 0 {
+		fmt.Fprintf(&b, "**Demo data, not a dataset:** %d of the records were made by ngkit's built-in demo model (`--model demo`), "+
+			"which answers every call with canned text of the NormGenesis release sample.\n\n", info.Demo)
+	}
 	b.WriteString("Norm-aware dialogues in the [ngkit](https://github.com/ngkit/ngkit) record format " +
 		"(NormGenesis style: norms, scenarios, adherence, violation and violation-to-resolution dialogues, " +
 		"turn-level labels), exported with `ngcat --hf`.\n\n")

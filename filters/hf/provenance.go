@@ -14,6 +14,7 @@ import (
 // method, and the language check rate. Add is called from one goroutine.
 type Provenance struct {
 	records     int64
+	demo        int64                       // of them, made by the built-in demo model
 	models      map[string]map[string]int64 // stage -> model answered -> calls
 	packs       map[string]int64
 	cultures    map[string]int64
@@ -41,6 +42,9 @@ func (p *Provenance) Add(r *record.Record) {
 		p.cultures, p.langs = map[string]int64{}, map[string]int64{}
 	}
 	p.records++
+	if record.IsDemo(r) {
+		p.demo++
+	}
 	for _, g := range r.Gen {
 		if g.Model == "" {
 			continue

@@ -292,6 +292,7 @@ func (w *Writer) finish() error {
 	if info.PrettyName == "" {
 		info.PrettyName = filepath.Base(w.dir)
 	}
+	info.Demo = w.prov.demo
 	body := DefaultBody(info) + "\n" + w.prov.Markdown()
 	if w.opt.Summary != nil {
 		body += "\n" + strings.TrimSpace(w.opt.Summary.Markdown()) + "\n"

@@ -173,6 +173,9 @@ func (c *Collector) flush() {
 func (c *Collector) add(rec *record.Record) {
 	c.by.add(rec)
 	c.rep.Records++
+	if record.IsDemo(rec) {
+		c.rep.DemoRecords++
+	}
 	c.addGen(rec)
 	c.addPanel(rec)
 	c.addPact(rec)

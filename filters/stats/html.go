@@ -454,7 +454,7 @@ func clip(s string, width int) string {
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num": num, "pct": pct, "dec": dec, "key": orNone,
+	"num": num, "demo": DemoText, "pct": pct, "dec": dec, "key": orNone,
 	"ratio": func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
 	"many":  func(ids []string) bool { return len(ids) > 8 },
 	"share": func(n, total int64) string { return pct(float64(n) / float64(max(total, 1))) },
@@ -554,6 +554,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 
 <section id="totals">
 <h2>Totals</h2>
+{{with demo .R}}<p class="banner"><span class="bad">{{.}}</span></p>{{end}}
 <div class="cards">
 <div class="card"><b>{{num .R.Records}}</b><span>records</span></div>
 <div class="card"><b>{{num .R.Dialogues}}</b><span>dialogues (with turns)</span></div>

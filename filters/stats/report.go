@@ -20,6 +20,8 @@ type Report struct {
 	Records   int64 `json:"records"`
 	Dialogues int64 `json:"dialogues"`
 	Turns     int64 `json:"turns"`
+	// DemoRecords were made by the built-in demo model (record.IsDemo).
+	DemoRecords int64 `json:"demo_records,omitempty"`
 
 	Counts Counts `json:"counts"`
 

@@ -77,11 +77,29 @@ type table struct {
 	notes  []string
 }
 
+// demoNote says that the data is a demo, when the demo model made any.
+func demoNote(r *Report) []string {
+	if s := DemoText(r); s != "" {
+		return []string{s}
+	}
+	return nil
+}
+
+// DemoText is the sentence that says how many records the built-in demo
+// model made ("" when none): the report and the card show it first.
+func DemoText(r *Report) string {
+	if r.DemoRecords == 0 {
+		return ""
+	}
+	return fmt.Sprintf("DEMO DATA: %s of %s records were made by the built-in demo model (--model demo), which answers with canned text of the NormGenesis release sample: not a dataset.",
+		num(r.DemoRecords), num(r.Records))
+}
+
 // tables lays the report out as tables, in report order.
 func tables(r *Report, ids int) []table {
 	var ts []table
 	ts = append(ts, table{title: "Totals", header: []string{"records", "dialogues", "turns"},
-		rows: [][]string{{num(r.Records), num(r.Dialogues), num(r.Turns)}}})
+		rows: [][]string{{num(r.Records), num(r.Dialogues), num(r.Turns)}}, notes: demoNote(r)})
 	for _, g := range []struct {
 		name string
 		cs   []Count

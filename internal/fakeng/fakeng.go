@@ -37,13 +37,18 @@ type Model struct {
 // Rules are ngv2r's defaults: the fake's dialogues pass them.
 var Rules = v2r.Rules{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 1}
 
-// New loads the release fixtures of the stages' fakes.
-func New() (*Model, error) {
-	pool, err := seedtest.Load("")
+// New loads the release fixtures of the stages' fakes from the repository.
+func New() (*Model, error) { return Load(seedtest.Path(), v2rtest.ReleaseFiles()) }
+
+// Load loads the fixtures from the files given: ngseed's pool
+// (testdata/seed/release.jsonl) and the release sample's files
+// (testdata/normgenesis/*.json).
+func Load(poolFile string, releaseFiles []string) (*Model, error) {
+	pool, err := seedtest.Load(poolFile)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := imports.ReadNormGenesis(v2rtest.ReleaseFiles())
+	recs, err := imports.ReadNormGenesis(releaseFiles)
 	if err != nil {
 		return nil, err
 	}

@@ -605,7 +605,7 @@ func (c *Client) answered() {
 // said once on stderr; after that the calls fail.
 func (c *Client) awaitServer(ctx context.Context, f *failure, n int) error {
 	if !c.reached.Load() {
-		return fmt.Errorf("%s (nothing answers at %s: is the server running?)", f.reason, redactURL(c.cfg.BaseURL))
+		return fmt.Errorf("connection refused at %s: no server is listening there (is the server running? start it, or check --base-url); not retried, as it has not answered in this run", redactURL(c.cfg.BaseURL))
 	}
 	now := time.Now().UnixNano()
 	c.down.CompareAndSwap(0, now)

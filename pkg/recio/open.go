@@ -18,7 +18,8 @@ var (
 	magicZstd      = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
-// ErrEmpty is returned for an input with no bytes at all.
+// ErrEmpty is Sniff's error for an input with no bytes at all (or blank
+// lines only); Open reads such an input as a JSONL stream of no records.
 var ErrEmpty = errors.New("empty input")
 
 // PeekHead peeks at the start of an input, enough to sniff its format and
@@ -120,6 +121,11 @@ func Open(name string, opt OpenOptions) (Reader, error) {
 		return nil, fmt.Errorf("%s: %w", display, err)
 	}
 	format, err := Sniff(head)
+	if errors.Is(err, ErrEmpty) {
+		// An empty input is an empty dataset: a stage upstream with no
+		// survivors does not make the pipeline a usage error.
+		format, err = JSONL, nil
+	}
 	if err != nil {
 		closeQuietly(closer)
 		return nil, fmt.Errorf("%s: %w", display, err)

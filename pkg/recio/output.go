@@ -33,13 +33,18 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // ResolveFormat picks the output format: the flag if given, else the
-// extension of path, else JSONL.
+// extension of path, else (no extension) JSONL. An extension that names no
+// format (out.csv, out.jsonl.gz) is refused rather than written as JSONL
+// under a name that says otherwise.
 func ResolveFormat(flag, path string) (Format, error) {
 	if flag != "" {
 		return ParseFormat(flag)
 	}
 	if f, ok := FormatFromPath(path); ok {
 		return f, nil
+	}
+	if ext := filepath.Ext(path); ext != "" && path != "-" {
+		return "", fmt.Errorf("-o %s: unknown extension %s: want .jsonl, .parquet, .arrows (Arrow IPC stream) or .arrow (IPC file), or give --format", path, ext)
 	}
 	return JSONL, nil
 }

@@ -230,6 +230,22 @@ const (
 	VerdictReject = "reject"
 )
 
+// DemoModel is the model name of ngkit's built-in demo model (--model
+// demo): canned release text, not a model. A record any of whose calls it
+// answered is demo data (IsDemo), which ngstats and the dataset card say.
+const DemoModel = "demo"
+
+// IsDemo tells whether the built-in demo model answered any of the
+// record's calls.
+func IsDemo(r *Record) bool {
+	for _, g := range r.Gen {
+		if g.Model == DemoModel {
+			return true
+		}
+	}
+	return false
+}
+
 // Gen is the provenance of one LLM call that contributed to a record.
 type Gen struct {
 	Stage string `json:"stage" parquet:"stage"`

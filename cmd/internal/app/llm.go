@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -46,6 +47,10 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 	}
 	if !p.Flags.Changed("workers") {
 		p.IO.Workers = client.Workers()
+	}
+	if err := p.checkInputs(args); err != nil {
+		client.Abort()
+		return err
 	}
 	stage, err := build(client)
 	if err != nil {
@@ -96,4 +101,29 @@ func (d deferredStage) Process(ctx context.Context, rec *record.Record) ([]*reco
 		return nil, nil
 	}
 	return out, err
+}
+
+// checkInputs opens each named input file once before the stage is built:
+// a missing file is a usage error before any call to a model (ngpact's
+// logprobs probe, a judge's warm-up), not after. Programs whose arguments
+// are not record files (Source) check their own.
+func (p *Program) checkInputs(args []string) error {
+	if p.Source != nil {
+		return nil
+	}
+	for _, a := range args {
+		if a == "" || a == "-" {
+			continue
+		}
+		f, err := os.Open(a)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return p.Usagef("%s: %v", a, err)
+		}
+		f.Close()
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ngkit/ngkit/cmd/internal/demo"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/spf13/pflag"
 )
@@ -41,7 +42,7 @@ type LLMFlags struct {
 func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default $NG_BASE_URL, else $OPENAI_BASE_URL, else OpenAI when a key is set); Ollama: http://localhost:11434/v1")
-	fs.StringVar(&f.Model, "model", "", "model `NAME` (default $NG_MODEL)")
+	fs.StringVar(&f.Model, "model", "", "model `NAME` (default $NG_MODEL); demo, with no base URL: the built-in offline demo model (bundled release text, not a real model)")
 	fs.StringVar(&f.APIKeyEnv, "api-key-env", "", "read the API key from environment variable `VAR` (default $NG_API_KEY, else $OPENAI_API_KEY, which is sent only to OpenAI or $OPENAI_BASE_URL); the key itself is never a flag")
 	fs.Float64Var(&f.Temperature, "temperature", 0, "sampling temperature `T` (default: the server's)")
 	fs.Float64Var(&f.TopP, "top-p", 0, "nucleus sampling `P` (default: the server's)")
@@ -116,6 +117,12 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	}
 	openaiKey := getenv("OPENAI_API_KEY")
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
+	cfg.Model = first(f.Model, getenv("NG_MODEL"))
+	if cfg.BaseURL == "" && cfg.Model == demo.Model {
+		// The built-in demo model, answered in-process (cmd/internal/demo);
+		// its replies are not worth a cache.
+		cfg.BaseURL, cfg.HTTPClient, f.NoCache = demo.BaseURL, demo.Client(), true
+	}
 	offline := f.Responses != "" || f.EmitRequests != "" || f.Estimate
 	if cfg.BaseURL == "" && (key != "" || openaiKey != "" || offline) {
 		cfg.BaseURL = llm.OpenAIBaseURL
@@ -130,7 +137,6 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		}
 	}
 	cfg.APIKey = llm.NewSecret(key)
-	cfg.Model = first(f.Model, getenv("NG_MODEL"))
 	var missing []string
 	if cfg.BaseURL == "" {
 		missing = append(missing, "no LLM endpoint: set OPENAI_API_KEY for OpenAI, or --base-url / NG_BASE_URL for any OpenAI-compatible server (Ollama: http://localhost:11434/v1, vLLM: http://localhost:8000/v1)")

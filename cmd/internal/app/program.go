@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -83,12 +84,13 @@ func NewProgram(name, summary, usage string) *Program {
 // (a usage error, exit 2).
 func (p *Program) Parse(env Env) (args []string, err error) {
 	help := p.Flags.BoolP("help", "h", false, "show this help")
+	version := p.Flags.Bool("version", false, "print ngkit's version, commit and Go version, and exit")
 	if err := p.Flags.Parse(env.Args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			p.PrintHelp(env.Stdout)
 			return nil, errHelped
 		}
-		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v (see %s --help)", p.Name, err, p.Name)}
+		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %s (see %s --help)", p.Name, p.didYouMean(err), p.Name)}
 	}
 	if *help {
 		p.PrintHelp(env.Stdout)
@@ -102,6 +104,10 @@ func (p *Program) Parse(env Env) (args []string, err error) {
 		if p.IO.Shard, err = pipeline.AutoShard(p.IO.Shard, getenv); err != nil {
 			return nil, UsageError(p.Name, err)
 		}
+	}
+	if *version {
+		fmt.Fprintf(env.Stdout, "%s %s\n", p.Name, Version())
+		return nil, errHelped
 	}
 	return p.Flags.Args(), nil
 }
@@ -324,7 +330,15 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 		return FailedError(prog, fmt.Sprintf("stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume",
 			st.Stopped, st.Out, st.Failed, where))
 	case st.Interrupted:
-		return InterruptedError(prog, fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed))
+		msg := fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed)
+		if f.Output != "" && f.Output != "-" {
+			args := env.Args
+			if !slices.Contains(args, "--resume") {
+				args = append(slices.Clip(args), "--resume")
+			}
+			msg += "; to go on from here, run:\n  " + resumeCommand(prog, args)
+		}
+		return InterruptedError(prog, msg)
 	case st.Failed > 0:
 		return FailedError(prog, fmt.Sprintf("%d of %d records failed (%s)", st.Failed, st.In, where))
 	case !finished:

@@ -42,6 +42,10 @@ func (p *Program) RunModels(env Env, build func(*llm.Models) (pipeline.Stage, er
 	if !p.Flags.Changed("workers") {
 		p.IO.Workers = models.Workers()
 	}
+	if err := p.checkInputs(args); err != nil {
+		models.Abort()
+		return err
+	}
 	stage, err := build(models)
 	if err != nil {
 		models.Abort()

@@ -124,7 +124,7 @@ existing DIR/README.md is refused unless --force, which replaces both and keeps 
 rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset
 ` + ngcatQualityDetails
 	p.Examples = `
-ngcat --from normgenesis ../shared/data/normgenesis/*.json -o normgenesis.parquet
+ngcat --from normgenesis testdata/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]
 ngcat --from prosocial train-00000-of-00001.parquet validation-00000-of-00001.parquet -o prosocial.parquet
 ngcat --from text --separator '---' chats/*.txt -o chats.jsonl
@@ -140,7 +140,7 @@ ngcat corpus.parquet --split train=0.9,test=0.1 -o 'data/{split}.parquet'
 ngcat corpus.parquet --explode turns -o turns.parquet
 ngcat corpus.parquet --split train=0.9,test=0.1 --hf normgenesis-hf --pretty-name NormGenesis --license cc-by-sa-4.0
 ngcat corpus.parquet --shard 0/4 -o part-0.parquet
-ngcat corpus.jsonl --where 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
+ngcat corpus.jsonl --where 'dialogue_type == "adherence" && quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
 ngcat corpus.jsonl --drop-defects any -o clean.jsonl
 ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var quality ngcatQuality

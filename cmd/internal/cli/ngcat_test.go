@@ -172,7 +172,6 @@ func TestNgcatBadInput(t *testing.T) {
 		{"utf8.jsonl", good + "{\"id\":\"\xff\xfe\"}\n", "utf8.jsonl:line 2: invalid UTF-8 at byte 8"},
 		{"big.jsonl", good + `{"id":"` + strings.Repeat("x", 33<<20) + `"}` + "\n", "big.jsonl:line 2: line is longer than 32 MiB"},
 		{"truncated.parquet", string(pqBytes[:len(pqBytes)-9]), "truncated.parquet"},
-		{"empty.jsonl", "", "empty.jsonl: empty input"},
 		{"unknown.bin", "\x00\x01binary stuff", "unknown.bin: unknown input format"},
 		{"array.json", `[{"id":"a"}]`, "JSON array"},
 	}

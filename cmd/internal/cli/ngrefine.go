@@ -73,7 +73,7 @@ ngrefine seeds.jsonl -o refined.jsonl --errors failed.jsonl
 ngrefine seeds.jsonl --min-score 5 --max-rounds 5 --drop-rejected --errors rejected.jsonl
 ngrefine seeds.jsonl --max-rounds 0 | jq -c '{id, refinement}'    # judge only
 ngrefine seeds.parquet --exemplars my-exemplars.jsonl --k 5 -o refined.parquet
-ngrefine nz-seeds.jsonl --culture-file cultures/new-zealand.yaml --exemplars self -o refined.jsonl
+ngrefine nz-seeds.jsonl --culture-file testdata/cultures/new-zealand.yaml --exemplars self -o refined.jsonl
 ngrefine seeds.jsonl --emit-requests batch.jsonl   # then: ngrefine seeds.jsonl --responses out.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4
 ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --seed 7 | ngv2r`

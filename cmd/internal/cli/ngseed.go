@@ -112,7 +112,7 @@ ngseed --culture korean --personas personas.yaml --vary hierarchy=junior,senior 
 ngseed --types pact --per-norm 2 --vary age=18-29,30-49,50+ | ngpact --subjects gpt,qwen | ngstats
 ngseed --culture-file cultures/korean-busan.yaml --norms busan-norms.jsonl
 ngseed --types episode --culture thai --per-domain 3 --personas personas.yaml | ngsim --assistants a,b
-ngseed --make-norms --culture-file cultures/new-zealand.yaml -o nz-norms.jsonl   # review, then: --norms nz-norms.jsonl
+ngseed --make-norms --culture-file testdata/cultures/new-zealand.yaml -o nz-norms.jsonl   # review, then: --norms nz-norms.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korean --limit 2 --concurrency 4`
 	fs := p.Flags
 	culture := fs.String("culture", "", "use the norms of culture `NAME` only (built in: "+strings.Join(normbank.BuiltinCultures(), ", ")+"; or one with a profile)")

@@ -75,7 +75,7 @@ group there. The HTML report shows each group's tables folded.
 (or "any": records with at least one defect) is above its rate, so a pipeline
 stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
 	p.Examples = `
-ngcat --from normgenesis ../shared/data/normgenesis/*.json | ngstats
+ngcat --from normgenesis testdata/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
 ngstats corpus.parquet --html -o report.html
 ngstats corpus.parquet --html --examples 5 --show-defect wrong_language -o browse.html
@@ -278,8 +278,12 @@ func reportFormat(flag, output string, asJSON, asMD, asHTML bool) (string, error
 		}
 		return picked[0], nil
 	case output != "" && output != "-":
-		if f, ok := reportExt[strings.ToLower(filepath.Ext(output))]; ok {
+		ext := strings.ToLower(filepath.Ext(output))
+		if f, ok := reportExt[ext]; ok {
 			return f, nil
+		}
+		if ext != "" {
+			return "", fmt.Errorf("-o %s: unknown extension %s: want .txt, .json, .md or .html, or give --format", output, ext)
 		}
 	}
 	return "text", nil

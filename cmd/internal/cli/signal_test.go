@@ -30,6 +30,10 @@ func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
 	if !strings.Contains(stderr, "interrupted: 100 records written") {
 		t.Errorf("stderr: %s", stderr)
 	}
+	// The command that goes on from here: the same, with --resume.
+	if !strings.Contains(stderr, "; to go on from here, run:\n  ngcat -o "+out+" --resume\n") {
+		t.Errorf("no --resume command: %s", stderr)
+	}
 	code, got, errs := run(t, Ngcat, "", out)
 	if code != 0 || strings.Count(got, "\n") != 100 || !strings.Contains(got, `"id":"r99"`) {
 		t.Errorf("committed output: exit %d, %d lines, %s", code, strings.Count(got, "\n"), errs)

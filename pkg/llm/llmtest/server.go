@@ -231,6 +231,10 @@ func Listen(l net.Listener, opt Options) (*Server, *http.Server) {
 	return s, hs
 }
 
+// NewHandler makes a server that listens nowhere: its ServeHTTP answers
+// in-process (the built-in demo model, cmd/internal/demo).
+func NewHandler(opt Options) *Server { return newServer(opt) }
+
 func newServer(opt Options) *Server {
 	if len(opt.Faults) == 0 {
 		opt.Faults = AllFaults
