@@ -330,7 +330,6 @@ func TestProsocialBadRows(t *testing.T) {
 		{"utf8.jsonl", good + strings.Replace(row(0, 1, true, nil), "c0.1", "c\xff", 1), "utf8.jsonl:line 2: invalid UTF-8 at byte"},
 		{"notobject.jsonl", good + "{\"x\": 1}\n[1, 2]\n", "notobject.jsonl:line 2: dialogue_id is missing"},
 		{"array.json", "[" + strings.TrimSpace(good) + "]", "array.json: a JSON array; want the Hugging Face rows"},
-		{"empty.jsonl", "", "empty.jsonl: empty input"},
 		{"records.jsonl", `{"id":"a","turns":[{"index":0,"speaker":"A","text":"hi"}],"dialogue_id":3}` + "\n", "records.jsonl:line 1: this is an ngkit record"},
 	}
 	for _, c := range cases {
@@ -339,6 +338,10 @@ func TestProsocialBadRows(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v, want one line with %q", c.name, err, c.want)
 		}
+	}
+	// An empty file is an empty dataset (issue 25), as every input is.
+	if recs, err := drain(NewProsocial([]string{writeFile(t, dir, "empty.jsonl", "")}, ProsocialOptions{})); err != nil || len(recs) != 0 {
+		t.Errorf("empty.jsonl: %d records, %v; want none and no error", len(recs), err)
 	}
 	// Columnar rows name their row; a file of records is not rows.
 	recs, err := drain(NewProsocial([]string{prosocialSample}, ProsocialOptions{}))
