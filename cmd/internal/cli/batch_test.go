@@ -26,7 +26,7 @@ func chainFake(t *testing.T) *llmtest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3,
+	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3, PromptCache: true,
 		Faults: []llmtest.Fault{llmtest.WrongLang, llmtest.ServerError, llmtest.BadJSON}})
 	t.Cleanup(srv.Close)
 	srv.SetBatch(llmtest.BatchOptions{CompletionTime: 5 * time.Millisecond})
@@ -102,7 +102,7 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 	}
 	// The shared prefixes are below the 1024 tokens a provider caches from
 	// (README, Batch API): nothing is cached with today's prompts.
-	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.BatchStats().Prefix, cached)
+	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.CacheStats().Prefix, cached)
 	if online.Count() != batch.Count() {
 		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
 	}
