@@ -34,11 +34,12 @@ func chainFake(t *testing.T) *llmtest.Server {
 }
 
 // untimedAll zeroes the seconds of each call (a batch's time is not one
-// call's).
+// call's) and its prompt-cached tokens (they depend on the order the
+// provider saw the requests in).
 func untimedAll(recs []*record.Record) []*record.Record {
 	for _, r := range recs {
 		for i := range r.Gen {
-			r.Gen[i].Seconds = 0
+			r.Gen[i].Seconds, r.Gen[i].TokensCached, r.Gen[i].CachedSavedUSD = 0, 0, 0
 		}
 	}
 	return recs
@@ -105,6 +106,58 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.CacheStats().Prefix, cached)
 	if online.Count() != batch.Count() {
 		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
+	}
+}
+
+// On the chain ngseed | ngrefine | ngv2r | nglabel, with the fake playing
+// the providers' prompt cache, at least half of the prompt tokens of
+// each stage whose fixed part reaches 1,024 tokens are cached, the
+// summary says so, and each record's gen carries its call's share.
+func TestPromptCacheChain(t *testing.T) {
+	srv := chainFake(t)
+	dir := t.TempDir()
+	in := ""
+	for _, s := range []struct {
+		name string
+		prog func(app.Env) error
+		args []string
+		min  float64 // the share of prompt tokens cached, at least
+	}{
+		{"ngseed", Ngseed, []string{"--culture", "american", "--limit", "40", "--per-norm", "2", "--types", "adherence,violation,v2r"}, 0},
+		// The judge's fixed part is just over 1,024 tokens in English: 40%
+		// measured (README); checked to stay at least a third.
+		{"ngrefine", Ngrefine, nil, 0.33},
+		{"ngv2r", Ngv2r, nil, 0.5},
+		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
+	} {
+		usage := filepath.Join(dir, s.name+".json")
+		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usage}, s.args...)...)
+		code, out, stderr := run(t, s.prog, in, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
+		}
+		var u llm.Usage
+		if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+			t.Fatal(err)
+		}
+		share := float64(u.Total.TokensCached) / float64(u.Total.TokensIn)
+		recs := readJSONL(t, out)
+		var inGen int64
+		for _, r := range recs {
+			for _, g := range r.Gen {
+				if g.Stage == s.name {
+					inGen += int64(g.TokensCached)
+				}
+			}
+		}
+		t.Logf("%s: %d records, %d of %d prompt tokens cached (%.0f%%)", s.name, len(recs), u.Total.TokensCached, u.Total.TokensIn, 100*share)
+		if share < s.min {
+			t.Errorf("%s: %.0f%% of prompt tokens cached, want at least %.0f%%", s.name, 100*share, 100*s.min)
+		}
+		if s.min > 0 && inGen == 0 {
+			t.Errorf("%s: no cached tokens in the records' gen", s.name)
+		}
+		in = out
 	}
 }
 
