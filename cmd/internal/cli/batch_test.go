@@ -169,7 +169,7 @@ func TestEstimateWithin20Percent(t *testing.T) {
 	flags := func(args ...string) []string {
 		return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, args...)...)
 	}
-	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in, (\d+) out`)
+	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in \((\d+) of them from the provider's prompt cache\), (\d+) out`)
 	for _, culture := range []string{"american", "korean"} {
 		in := ""
 		for _, s := range []struct {
@@ -197,13 +197,14 @@ func TestEstimateWithin20Percent(t *testing.T) {
 			if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
 				t.Fatal(err)
 			}
+			m = []string{m[0], m[1], m[2], m[4], m[3]}
 			for i, real := range []int64{u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut} {
 				est, _ := strconv.ParseFloat(m[i+1], 64)
 				if math.Abs(est-float64(real)) > 0.2*float64(real) {
 					t.Errorf("%s: estimated %s, real %d (%s)", s.name, m[i+1], real, []string{"requests", "tokens in", "tokens out"}[i])
 				}
 			}
-			t.Logf("%s %s: estimate %s / %s / %s; real %d requests, %d tokens in, %d out", culture, s.name, m[1], m[2], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut)
+			t.Logf("%s %s: estimate %s / %s (%s cached) / %s; real %d requests, %d tokens in (%d cached), %d out", culture, s.name, m[1], m[2], m[4], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensCached, u.Total.TokensOut)
 			in = out
 		}
 	}

@@ -215,6 +215,9 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		if ep {
 			return episodes.stage(m, pack, cultures.Lookup, sampler, p.Flags.Args(), *culture, *normsFile, *categories, env.Stderr)
 		}
+		// One scenarios call per norm, then a situation or derived seed per
+		// scenario and type (7 at --per-norm 2 with three types, as measured).
+		p.CallsPerFirst = float64(1 + *perNorm*len(types))
 		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
 			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler, Judge: judge})
 	})
