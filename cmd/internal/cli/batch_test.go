@@ -124,9 +124,7 @@ func TestPromptCacheChain(t *testing.T) {
 		min  float64 // the share of prompt tokens cached, at least
 	}{
 		{"ngseed", Ngseed, []string{"--culture", "american", "--limit", "40", "--per-norm", "2", "--types", "adherence,violation,v2r"}, 0},
-		// The judge's fixed part is just over 1,024 tokens in English: 40%
-		// measured (README); checked to stay at least a third.
-		{"ngrefine", Ngrefine, nil, 0.33},
+		{"ngrefine", Ngrefine, nil, 0.5},
 		{"ngv2r", Ngv2r, nil, 0.5},
 		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
 	} {
