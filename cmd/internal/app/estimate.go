@@ -67,8 +67,8 @@ func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client
 	if !ok {
 		prof = defaultProfile
 	}
-	if p.CallsPerFirst > 0 {
-		prof.perFirst, prof.note = p.CallsPerFirst, "" // from the flags given
+	if e := p.Estimate; e != nil {
+		prof = callProfile{perFirst: e.PerFirst, inScale: e.InScale, outTokens: e.OutTokens} // from the flags given
 	}
 	scale := 0.0
 	if k > 0 {

@@ -179,7 +179,14 @@ func TestEstimateWithin20Percent(t *testing.T) {
 			{"ngrefine", Ngrefine, nil},
 			{"ngv2r", Ngv2r, nil},
 			{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+			// ngseed at other settings: its requests follow --per-norm and
+			// --types (they were the 7 of the setting above, 4x too few here).
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "2", "--per-norm", "10", "--types", "adherence,violation,v2r"}},
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "3"}},
 		} {
+			if s.name == "ngseed" && in != "" {
+				in = "" // the settings after the chain: no input, ngseed alone
+			}
 			before := srv.Count()
 			code, out, stderr := run(t, s.prog, in, flags(append(s.args, "--estimate")...)...)
 			m := re.FindStringSubmatch(stderr)
