@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +117,9 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 func TestPromptCacheChain(t *testing.T) {
 	srv := chainFake(t)
 	dir := t.TempDir()
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"fake": {"input": 0.15, "cached_input": 0.075, "output": 0.60}}`), 0o644)
+	summary := regexp.MustCompile(`tokens \d+ in, \d+ out \(\d+ in from the provider's prompt cache, \d+%\); est\. cost \$[0-9.]+ \(list \$[0-9.]+, cached input -\$[0-9.]+\)`)
 	in := ""
 	for _, s := range []struct {
 		name string
@@ -129,7 +133,7 @@ func TestPromptCacheChain(t *testing.T) {
 		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
 	} {
 		usage := filepath.Join(dir, s.name+".json")
-		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usage}, s.args...)...)
+		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usage, "--prices", prices, "--quiet=false"}, s.args...)...)
 		code, out, stderr := run(t, s.prog, in, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
@@ -141,10 +145,12 @@ func TestPromptCacheChain(t *testing.T) {
 		share := float64(u.Total.TokensCached) / float64(u.Total.TokensIn)
 		recs := readJSONL(t, out)
 		var inGen int64
+		var savedGen float64
 		for _, r := range recs {
 			for _, g := range r.Gen {
 				if g.Stage == s.name {
 					inGen += int64(g.TokensCached)
+					savedGen += g.CachedSavedUSD
 				}
 			}
 		}
@@ -152,10 +158,36 @@ func TestPromptCacheChain(t *testing.T) {
 		if share < s.min {
 			t.Errorf("%s: %.0f%% of prompt tokens cached, want at least %.0f%%", s.name, 100*share, 100*s.min)
 		}
-		if s.min > 0 && inGen == 0 {
-			t.Errorf("%s: no cached tokens in the records' gen", s.name)
+		if s.min > 0 && (inGen == 0 || savedGen <= 0 || !summary.MatchString(stderr)) {
+			t.Errorf("%s: %d cached tokens and $%g saved in the records' gen; summary: %s", s.name, inGen, savedGen, stderr)
 		}
 		in = out
+	}
+	// ngstats' cost table: the cached tokens and their saving per stage.
+	code, out, stderr := run(t, Ngstats, in, "--json")
+	var rep struct {
+		Calls []struct {
+			Stage          string  `json:"stage"`
+			TokensIn       int64   `json:"tokens_in"`
+			TokensCached   int64   `json:"tokens_cached"`
+			CachedSavedUSD float64 `json:"cached_saved_usd"`
+		} `json:"calls"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	stages := map[string]bool{}
+	for _, c := range rep.Calls {
+		if c.TokensCached > 0 && c.CachedSavedUSD > 0 {
+			stages[c.Stage] = true
+		}
+	}
+	if !stages["ngrefine"] || !stages["ngv2r"] || !stages["nglabel"] {
+		t.Errorf("ngstats: stages with cached tokens and a saving: %v (%+v)", stages, rep.Calls)
+	}
+	code, out, _ = run(t, Ngstats, in)
+	if code != 0 || !strings.Contains(out, "prompt-cached in") || !strings.Contains(out, "prompt cache saved $") {
+		t.Errorf("ngstats' text report has no prompt-cache columns:\n%s", out)
 	}
 }
 
