@@ -127,7 +127,7 @@ func TestPromptCacheChain(t *testing.T) {
 		args []string
 		min  float64 // the share of prompt tokens cached, at least
 	}{
-		{"ngseed", Ngseed, []string{"--culture", "american", "--limit", "40", "--per-norm", "2", "--types", "adherence,violation,v2r"}, 0},
+		{"ngseed", Ngseed, []string{"--culture", "american", "--per-norm", "3", "--types", "adherence,violation,v2r"}, 0}, // 1,080 seeds (the 120 norms)
 		{"ngrefine", Ngrefine, nil, 0.5},
 		{"ngv2r", Ngv2r, nil, 0.5},
 		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
