@@ -41,12 +41,12 @@ func TestPromptsGolden(t *testing.T) {
 	// Explanations in the dialogue's language, rules-of-thumb in English.
 	rec := pick(t, recs, "korean", "adherence")
 	p, err := pack.Render(PackStage, "turns", "korean", st.newPromptData(rec, []string{TaskSafety}, "dialogue", "en"))
-	if err != nil || !strings.Contains(p.User, "경험칙(rule-of-thumb) 하나 이상을 영어로") || !strings.Contains(p.User, "한국어로 쓴 짧은 한 문장") {
-		t.Errorf("korean languages: %v\n%s", err, p.User)
+	if err != nil || !strings.Contains(p.System, "경험칙(rule-of-thumb) 하나 이상을 영어로") || !strings.Contains(p.System, "한국어로 쓴 짧은 한 문장") {
+		t.Errorf("korean languages: %v\n%s", err, p.System)
 	}
 	p, err = pack.Render(PackStage, "turns", "chinese", st.newPromptData(pick(t, recs, "chinese", "violation"), []string{TaskNorm}, "dialogue", ""))
-	if err != nil || !strings.Contains(p.User, "one short sentence in Chinese") || strings.Contains(p.User, "stage:") || strings.Contains(p.User, "rots") {
-		t.Errorf("chinese, norm only: %v\n%s", err, p.User)
+	if err != nil || !strings.Contains(p.System, "one short sentence in Chinese") || strings.Contains(p.System, "stage:") || strings.Contains(p.System, "rots") {
+		t.Errorf("chinese, norm only: %v\n%s", err, p.System)
 	}
 }
 

@@ -228,8 +228,10 @@ func TestEndToEndDropRejected(t *testing.T) {
 // a third after one rewrite, a third after two). Every seed ends in the
 // output, refined as scripted, or in the errors file; at least 97% in the
 // output.
+// (The fault draw hashes the request body: seed 8 since prompt pack
+// 2026-12-02.1, under which seed 7 happened to draw no 503.)
 func TestFaults(t *testing.T) {
-	res, plans := faultRun(t, 7)
+	res, plans := faultRun(t, 8)
 	for _, p := range plans {
 		if r, ok := res.out[p.seed.ID]; ok {
 			p.check(t, r)

@@ -33,6 +33,10 @@ type GenCost struct {
 	TokensOut int64   `json:"tokens_out"`
 	CostUSD   float64 `json:"cost_usd"`
 	Seconds   float64 `json:"seconds"`
+	// TokensCached are the prompt tokens the provider served from its
+	// prompt cache, and CachedSavedUSD what that saved.
+	TokensCached   int64   `json:"tokens_cached"`
+	CachedSavedUSD float64 `json:"cached_saved_usd"`
 }
 
 // Panel summarises the labelling panels of the corpus.
@@ -113,7 +117,9 @@ func (c *Collector) addGen(rec *record.Record) {
 		} else {
 			a.TokensIn += int64(g.TokensIn)
 			a.TokensOut += int64(g.TokensOut)
+			a.TokensCached += int64(g.TokensCached)
 		}
+		a.CachedSavedUSD += g.CachedSavedUSD
 		a.Retries += int64(g.Retries)
 		a.CostUSD += g.CostUSD
 		a.Seconds += g.Seconds
@@ -244,6 +250,14 @@ func (p *panelAcc) disagreement(rec *record.Record, t record.Turn, task string, 
 	}
 }
 
+// cachedShare is "N (P%)" of prompt tokens served from the provider's cache.
+func cachedShare(cached, in int64) string {
+	if cached == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%s (%.0f%%)", num(cached), 100*float64(cached)/float64(max(in, 1)))
+}
+
 func cutText(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
@@ -346,16 +360,18 @@ func modelTables(r *Report) []table {
 	var ts []table
 	if len(r.Calls) > 0 {
 		t := table{title: "LLM calls by stage, role and endpoint (from the records' gen)",
-			header: []string{"stage", "role", "endpoint", "model", "calls", "cached", "retries", "tokens in", "tokens out", "est. cost $"}}
+			header: []string{"stage", "role", "endpoint", "model", "calls", "cached", "retries", "tokens in", "prompt-cached in", "tokens out", "est. cost $", "prompt cache saved $"}}
 		var tot GenCost
 		for _, g := range r.Calls {
 			t.rows = append(t.rows, []string{g.Stage, orNone(g.Role), orNone(g.Endpoint), g.Model, num(g.Calls), num(g.CacheHits), num(g.Retries),
-				num(g.TokensIn), num(g.TokensOut), strconv.FormatFloat(g.CostUSD, 'f', 4, 64)})
+				num(g.TokensIn), cachedShare(g.TokensCached, g.TokensIn), num(g.TokensOut), strconv.FormatFloat(g.CostUSD, 'f', 4, 64), strconv.FormatFloat(g.CachedSavedUSD, 'f', 4, 64)})
 			tot.Calls, tot.CacheHits, tot.Retries = tot.Calls+g.Calls, tot.CacheHits+g.CacheHits, tot.Retries+g.Retries
 			tot.TokensIn, tot.TokensOut, tot.CostUSD = tot.TokensIn+g.TokensIn, tot.TokensOut+g.TokensOut, tot.CostUSD+g.CostUSD
+			tot.TokensCached, tot.CachedSavedUSD = tot.TokensCached+g.TokensCached, tot.CachedSavedUSD+g.CachedSavedUSD
 		}
-		t.rows = append(t.rows, []string{"all", "", "", "", num(tot.Calls), num(tot.CacheHits), num(tot.Retries), num(tot.TokensIn), num(tot.TokensOut), strconv.FormatFloat(tot.CostUSD, 'f', 4, 64)})
-		t.notes = append(t.notes, "a call whose reply several records share (ngseed's scenarios) counts once in each; cost 0 where the endpoint has no price")
+		t.rows = append(t.rows, []string{"all", "", "", "", num(tot.Calls), num(tot.CacheHits), num(tot.Retries), num(tot.TokensIn), cachedShare(tot.TokensCached, tot.TokensIn), num(tot.TokensOut), strconv.FormatFloat(tot.CostUSD, 'f', 4, 64), strconv.FormatFloat(tot.CachedSavedUSD, 'f', 4, 64)})
+		t.notes = append(t.notes, "a call whose reply several records share (ngseed's scenarios) counts once in each; cost 0 where the endpoint has no price",
+			"cached: calls answered from ngkit's reply cache; prompt-cached in: prompt tokens the provider served from its prompt cache (a shared prefix of 1,024+ tokens), billed at the cached-input price")
 		ts = append(ts, t)
 	}
 	p := r.Panel

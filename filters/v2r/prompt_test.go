@@ -58,7 +58,7 @@ func TestPromptForAUserCulture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"set in Japanese culture and written entirely in Japanese", "Use keigo with seniors.", "Norm category: respond compliments", "such as 佐藤"} {
+	for _, want := range []string{"set in Japanese culture and written entirely in Japanese", "Use keigo with seniors.", "Norm category: respond compliments", "leaves unnamed: 佐藤"} {
 		if !strings.Contains(p.System+p.User, want) {
 			t.Errorf("missing %q in:\n%s\n%s", want, p.System, p.User)
 		}

@@ -256,8 +256,8 @@ func TestTextModeEndToEnd(t *testing.T) {
 				if req.ResponseFormat != nil || strings.Contains(req.Messages[0].Text(), "JSON") || strings.Contains(user, "JSON") {
 					t.Errorf("text mode asked for JSON: %+v", req)
 				}
-				if typ != record.TypeAdherence && !strings.Contains(user, "[violation]") {
-					t.Errorf("text mode prompt without the stage tags: %s", user)
+				if typ != record.TypeAdherence && !strings.Contains(req.Messages[0].Text(), "[violation]") {
+					t.Errorf("text mode prompt without the stage tags: %s", req.Messages[0].Text())
 				}
 			})
 		}

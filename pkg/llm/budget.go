@@ -2,6 +2,7 @@ package llm
 
 import (
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -58,6 +59,11 @@ func (c *Client) Model() string { return c.cfg.Model }
 type Estimate struct {
 	Calls        int
 	PromptTokens float64 // estimated, all calls
+	// CachedTokens are those of PromptTokens a provider's prompt cache
+	// would serve: each request's longest prefix shared with another
+	// request of the pass, in 128-token steps from 1,024 (as if the run
+	// had already sent it: true for all but the first of each prefix).
+	CachedTokens float64
 }
 
 // BeginEstimate starts such a pass (the client must be in batch mode).
@@ -68,17 +74,60 @@ func (c *Client) BeginEstimate() { c.beginPass(true) }
 // text and JSON, one a character for CJK).
 func (c *Client) EndEstimate() Estimate {
 	var e Estimate
-	for _, r := range c.takeEmitted() {
+	emitted := c.takeEmitted()
+	bodies := make([]string, 0, len(emitted))
+	for _, r := range emitted {
 		e.Calls++
-		for _, ch := range string(r.Body) {
-			if ch < 0x80 {
-				e.PromptTokens += 0.25
-			} else {
-				e.PromptTokens++
-			}
+		e.PromptTokens += tokensOf(string(r.Body))
+		bodies = append(bodies, string(r.Body))
+	}
+	// In sorted order, a body's longest prefix shared with any other is
+	// shared with a neighbour.
+	sort.Strings(bodies)
+	lcp := func(a, b string) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	for i, b := range bodies {
+		n := 0
+		if i > 0 {
+			n = lcp(b, bodies[i-1])
+		}
+		if i+1 < len(bodies) {
+			n = max(n, lcp(b, bodies[i+1]))
+		}
+		if t := math.Floor(tokensOf(b[:n])/128) * 128; t >= 1024 {
+			e.CachedTokens += t
 		}
 	}
 	return e
+}
+
+// tokensOf guesses the tokens of s: 4 bytes a token for Latin text and
+// JSON, one a character for CJK.
+func tokensOf(s string) float64 {
+	t := 0.0
+	for _, ch := range s {
+		if ch < 0x80 {
+			t += 0.25
+		} else {
+			t++
+		}
+	}
+	return t
+}
+
+// CostWithCache is CostOf with cached of the in tokens at the
+// cached-input price.
+func (c *Client) CostWithCache(in, cached, out float64, batch bool) (usd float64, ok bool) {
+	p, ok := priceFor(c.prices, c.cfg.Model)
+	if !ok {
+		return 0, false
+	}
+	return p.costs(int64(in), int64(cached), int64(out), batch).USD, true
 }
 
 // CostOf is what in and out tokens cost at the client's price, online

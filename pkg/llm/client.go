@@ -327,7 +327,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 				return nil, fmt.Errorf("call %s: %w", req.Call, err)
 			}
 			st.Calls, st.Replayed = 1, 1
-			resp.Gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
+			c.priceGen(&resp.Gen, st.TokensCached)
 			c.store(key, resp, &gen)
 			return resp, nil
 		}
@@ -367,7 +367,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		gen.Seconds = 0 // a batch's time is not one call's
 		st.Batched = 1
 	}
-	gen.CostUSD = c.costOf(gen.TokensIn, st.TokensCached, gen.TokensOut)
+	c.priceGen(&gen, st.TokensCached)
 	resp.Gen = gen
 	c.store(key, resp, &gen)
 	return resp, nil
@@ -380,6 +380,16 @@ func (c *Client) costOf(in int, cached int64, out int) float64 {
 		return 0
 	}
 	return p.costs(int64(in), cached, int64(out), c.bat != nil).USD
+}
+
+// priceGen sets a call's cost and the prompt tokens the provider served
+// from its cache, with what they saved.
+func (c *Client) priceGen(gen *record.Gen, cached int64) {
+	gen.CostUSD = c.costOf(gen.TokensIn, cached, gen.TokensOut)
+	gen.TokensCached = int(cached)
+	if p, ok := priceFor(c.prices, c.cfg.Model); ok && cached > 0 {
+		gen.CachedSavedUSD = p.costs(int64(gen.TokensIn), cached, int64(gen.TokensOut), c.bat != nil).CachedSavedUSD
+	}
 }
 
 // cacheEndpoint is the endpoint part of the cache key: the base URL, and

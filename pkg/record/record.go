@@ -267,6 +267,11 @@ type Gen struct {
 	// CostUSD is the call's estimated cost at its endpoint's price (0: not
 	// priced, or answered from the cache).
 	CostUSD float64 `json:"cost_usd,omitempty" parquet:"cost_usd,optional"`
+	// TokensCached are the prompt tokens of TokensIn the provider served
+	// from its prompt cache (usage.prompt_tokens_details.cached_tokens),
+	// and CachedSavedUSD what that took off the cost.
+	TokensCached   int     `json:"tokens_cached,omitempty" parquet:"tokens_cached,optional"`
+	CachedSavedUSD float64 `json:"cached_saved_usd,omitempty" parquet:"cached_saved_usd,optional"`
 }
 
 // Defect names written to Checks.Defects.

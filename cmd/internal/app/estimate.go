@@ -67,11 +67,14 @@ func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client
 	if !ok {
 		prof = defaultProfile
 	}
+	if e := p.Estimate; e != nil {
+		prof = callProfile{perFirst: e.PerFirst, inScale: e.InScale, outTokens: e.OutTokens} // from the flags given
+	}
 	scale := 0.0
 	if k > 0 {
 		scale = float64(len(items)) / float64(k)
 	}
-	var calls, in, out, cost float64
+	var calls, in, cached, out, cost float64
 	priced := true
 	var models []string
 	aliases := make([]string, 0, len(clients))
@@ -87,9 +90,12 @@ func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client
 			continue
 		}
 		ti := e.PromptTokens / float64(e.Calls) * n * prof.inScale
+		// The share of prompt tokens the provider's cache serves, as in
+		// the rendered first-round prompts.
+		tc := ti * e.CachedTokens / max(e.PromptTokens, 1)
 		to := prof.outTokens * n
-		calls, in, out = calls+n, in+ti, out+to
-		usd, ok := c.CostOf(ti, to, p.LLM.Batch.On)
+		calls, in, cached, out = calls+n, in+ti, cached+tc, out+to
+		usd, ok := c.CostWithCache(ti, tc, to, p.LLM.Batch.On)
 		priced = priced && ok
 		cost += usd
 		models = append(models, c.Model())
@@ -106,7 +112,7 @@ func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client
 	if prof.note != "" {
 		note = "; " + prof.note
 	}
-	fmt.Fprintf(env.Stderr, "%s: estimate for %d records (prompts of the first %d rendered, nothing sent): about %.0f requests (%.2f per first-round call, measured on the fake model%s), %.0f tokens in, %.0f out; %s\n",
-		p.Name, len(items), k, calls, prof.perFirst, note, in, out, price)
+	fmt.Fprintf(env.Stderr, "%s: estimate for %d records (prompts of the first %d rendered, nothing sent): about %.0f requests (%.2f per first-round call, measured on the fake model%s), %.0f tokens in (%.0f of them from the provider's prompt cache), %.0f out; %s\n",
+		p.Name, len(items), k, calls, prof.perFirst, note, in, cached, out, price)
 	return nil
 }

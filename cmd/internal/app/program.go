@@ -69,6 +69,18 @@ type Program struct {
 	// flags instead of reading them as record files (ngseed reads the
 	// built-in norm bank when given no file). Its error is a usage error.
 	Source func(args []string) (pipeline.Source, error)
+	// Estimate, when set (by the stage's builder), is --estimate's
+	// profile for the flags given (ngseed: one scenarios call per norm,
+	// then --per-norm seeds of each type), instead of the one measured at
+	// one setting.
+	Estimate *EstimateProfile
+}
+
+// EstimateProfile is what a program's calls look like beyond their first
+// round: requests per first-round call, prompt tokens of a request per
+// prompt token of a first-round one, and completion tokens a request.
+type EstimateProfile struct {
+	PerFirst, InScale, OutTokens float64
 }
 
 // NewProgram makes a program with an empty flag set that has -h/--help.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func chainFake(t *testing.T) *llmtest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3,
+	srv := llmtest.New(llmtest.Options{Reply: m.Reply, FaultRate: 0.1, Seed: 3, PromptCache: true,
 		Faults: []llmtest.Fault{llmtest.WrongLang, llmtest.ServerError, llmtest.BadJSON}})
 	t.Cleanup(srv.Close)
 	srv.SetBatch(llmtest.BatchOptions{CompletionTime: 5 * time.Millisecond})
@@ -34,11 +35,12 @@ func chainFake(t *testing.T) *llmtest.Server {
 }
 
 // untimedAll zeroes the seconds of each call (a batch's time is not one
-// call's).
+// call's) and its prompt-cached tokens (they depend on the order the
+// provider saw the requests in).
 func untimedAll(recs []*record.Record) []*record.Record {
 	for _, r := range recs {
 		for i := range r.Gen {
-			r.Gen[i].Seconds = 0
+			r.Gen[i].Seconds, r.Gen[i].TokensCached, r.Gen[i].CachedSavedUSD = 0, 0, 0
 		}
 	}
 	return recs
@@ -102,9 +104,90 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 	}
 	// The shared prefixes are below the 1024 tokens a provider caches from
 	// (README, Batch API): nothing is cached with today's prompts.
-	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.BatchStats().Prefix, cached)
+	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.CacheStats().Prefix, cached)
 	if online.Count() != batch.Count() {
 		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())
+	}
+}
+
+// On the chain ngseed | ngrefine | ngv2r | nglabel, with the fake playing
+// the providers' prompt cache, at least half of the prompt tokens of
+// each stage whose fixed part reaches 1,024 tokens are cached, the
+// summary says so, and each record's gen carries its call's share.
+func TestPromptCacheChain(t *testing.T) {
+	srv := chainFake(t)
+	dir := t.TempDir()
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"fake": {"input": 0.15, "cached_input": 0.075, "output": 0.60}}`), 0o644)
+	summary := regexp.MustCompile(`tokens \d+ in, \d+ out \(\d+ in from the provider's prompt cache, \d+%\); est\. cost \$[0-9.]+ \(list \$[0-9.]+, cached input -\$[0-9.]+\)`)
+	in := ""
+	for _, s := range []struct {
+		name string
+		prog func(app.Env) error
+		args []string
+		min  float64 // the share of prompt tokens cached, at least
+	}{
+		{"ngseed", Ngseed, []string{"--culture", "american", "--per-norm", "3", "--types", "adherence,violation,v2r"}, 0}, // 1,080 seeds (the 120 norms)
+		{"ngrefine", Ngrefine, nil, 0.5},
+		{"ngv2r", Ngv2r, nil, 0.5},
+		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
+	} {
+		usage := filepath.Join(dir, s.name+".json")
+		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usage, "--prices", prices, "--quiet=false"}, s.args...)...)
+		code, out, stderr := run(t, s.prog, in, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
+		}
+		var u llm.Usage
+		if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+			t.Fatal(err)
+		}
+		share := float64(u.Total.TokensCached) / float64(u.Total.TokensIn)
+		recs := readJSONL(t, out)
+		var inGen int64
+		var savedGen float64
+		for _, r := range recs {
+			for _, g := range r.Gen {
+				if g.Stage == s.name {
+					inGen += int64(g.TokensCached)
+					savedGen += g.CachedSavedUSD
+				}
+			}
+		}
+		t.Logf("%s: %d records, %d of %d prompt tokens cached (%.0f%%)", s.name, len(recs), u.Total.TokensCached, u.Total.TokensIn, 100*share)
+		if share < s.min {
+			t.Errorf("%s: %.0f%% of prompt tokens cached, want at least %.0f%%", s.name, 100*share, 100*s.min)
+		}
+		if s.min > 0 && (inGen == 0 || savedGen <= 0 || !summary.MatchString(stderr)) {
+			t.Errorf("%s: %d cached tokens and $%g saved in the records' gen; summary: %s", s.name, inGen, savedGen, stderr)
+		}
+		in = out
+	}
+	// ngstats' cost table: the cached tokens and their saving per stage.
+	code, out, stderr := run(t, Ngstats, in, "--json")
+	var rep struct {
+		Calls []struct {
+			Stage          string  `json:"stage"`
+			TokensIn       int64   `json:"tokens_in"`
+			TokensCached   int64   `json:"tokens_cached"`
+			CachedSavedUSD float64 `json:"cached_saved_usd"`
+		} `json:"calls"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("ngstats: exit %d: %s", code, stderr)
+	}
+	stages := map[string]bool{}
+	for _, c := range rep.Calls {
+		if c.TokensCached > 0 && c.CachedSavedUSD > 0 {
+			stages[c.Stage] = true
+		}
+	}
+	if !stages["ngrefine"] || !stages["ngv2r"] || !stages["nglabel"] {
+		t.Errorf("ngstats: stages with cached tokens and a saving: %v (%+v)", stages, rep.Calls)
+	}
+	code, out, _ = run(t, Ngstats, in)
+	if code != 0 || !strings.Contains(out, "prompt-cached in") || !strings.Contains(out, "prompt cache saved $") {
+		t.Errorf("ngstats' text report has no prompt-cache columns:\n%s", out)
 	}
 }
 
@@ -116,7 +199,7 @@ func TestEstimateWithin20Percent(t *testing.T) {
 	flags := func(args ...string) []string {
 		return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, args...)...)
 	}
-	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in, (\d+) out`)
+	re := regexp.MustCompile(`about (\d+) requests .*, (\d+) tokens in \((\d+) of them from the provider's prompt cache\), (\d+) out`)
 	for _, culture := range []string{"american", "korean"} {
 		in := ""
 		for _, s := range []struct {
@@ -128,7 +211,14 @@ func TestEstimateWithin20Percent(t *testing.T) {
 			{"ngrefine", Ngrefine, nil},
 			{"ngv2r", Ngv2r, nil},
 			{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}},
+			// ngseed at other settings: its requests follow --per-norm and
+			// --types (they were the 7 of the setting above, 4x too few here).
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "2", "--per-norm", "10", "--types", "adherence,violation,v2r"}},
+			{"ngseed", Ngseed, []string{"--culture", culture, "--limit", "3"}},
 		} {
+			if s.name == "ngseed" && in != "" {
+				in = "" // the settings after the chain: no input, ngseed alone
+			}
 			before := srv.Count()
 			code, out, stderr := run(t, s.prog, in, flags(append(s.args, "--estimate")...)...)
 			m := re.FindStringSubmatch(stderr)
@@ -144,13 +234,14 @@ func TestEstimateWithin20Percent(t *testing.T) {
 			if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
 				t.Fatal(err)
 			}
+			m = []string{m[0], m[1], m[2], m[4], m[3]}
 			for i, real := range []int64{u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut} {
 				est, _ := strconv.ParseFloat(m[i+1], 64)
 				if math.Abs(est-float64(real)) > 0.2*float64(real) {
 					t.Errorf("%s: estimated %s, real %d (%s)", s.name, m[i+1], real, []string{"requests", "tokens in", "tokens out"}[i])
 				}
 			}
-			t.Logf("%s %s: estimate %s / %s / %s; real %d requests, %d tokens in, %d out", culture, s.name, m[1], m[2], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensOut)
+			t.Logf("%s %s: estimate %s / %s (%s cached) / %s; real %d requests, %d tokens in (%d cached), %d out", culture, s.name, m[1], m[2], m[4], m[3], u.Total.Requests, u.Total.TokensIn, u.Total.TokensCached, u.Total.TokensOut)
 			in = out
 		}
 	}

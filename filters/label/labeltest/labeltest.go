@@ -68,10 +68,13 @@ func Read(req *llmtest.ChatRequest) Prompt {
 		}
 	}
 	p := Prompt{Kind: "turns", User: user}
+	// The task's fixed part (labels asked, reply format) may be in the
+	// system prompt, ahead of the record (prompts providers cache).
+	task := system + "\n" + user
 	switch {
 	case strings.Contains(user, "Dialogue B") || strings.Contains(user, "대화 B"):
 		p.Kind = "pairwise"
-	case strings.Contains(user, `"score"`):
+	case strings.Contains(task, `"score"`):
 		p.Kind = "quality"
 	}
 	p.Turns = len(turnLine.FindAllString(user, -1))
@@ -85,13 +88,13 @@ func Read(req *llmtest.ChatRequest) Prompt {
 		}
 	}
 	p.Lang = script(strings.Join(lines, " "))
-	p.Norm = strings.Contains(user, `"norm": "..."`)
-	p.Intent = strings.Contains(user, `"intent": "..."`)
-	p.Emotion = strings.Contains(user, `"emotion": "..."`)
-	p.Stage = strings.Contains(user, `"stage": "..."`)
-	p.Safety = strings.Contains(user, `"safety": "..."`)
+	p.Norm = strings.Contains(task, `"norm": "..."`)
+	p.Intent = strings.Contains(task, `"intent": "..."`)
+	p.Emotion = strings.Contains(task, `"emotion": "..."`)
+	p.Stage = strings.Contains(task, `"stage": "..."`)
+	p.Safety = strings.Contains(task, `"safety": "..."`)
 	p.RotsLang = p.Lang
-	if strings.Contains(user, "rules-of-thumb in English") || strings.Contains(user, "경험칙(rule-of-thumb) 하나 이상을 영어로") {
+	if strings.Contains(task, "rules-of-thumb in English") || strings.Contains(task, "경험칙(rule-of-thumb) 하나 이상을 영어로") {
 		p.RotsLang = "en"
 	}
 	if req.Seed != nil {

@@ -55,10 +55,6 @@ type BatchStats struct {
 	Cancelled int // cancel requests
 	Lines     int // batch lines answered
 	Polls     int // GET /v1/batches/{id}
-	// Prefix is the longest prompt prefix seen (system prompt, earlier
-	// turns and response_format schema), in the fake's tokens (4 bytes),
-	// and Cached the prompt tokens reported cached.
-	Prefix, Cached int
 }
 
 type fakeFile struct {
@@ -98,8 +94,6 @@ type batchAPI struct {
 	stats   BatchStats
 	faulted int
 	n       int
-	// prefixes are the prompt prefixes seen, for cached_tokens.
-	prefixes map[uint64]bool
 }
 
 // batchAPIs holds each server's Batch API state (kept apart from Server
@@ -419,9 +413,6 @@ func (s *Server) runLine(b *batchAPI, bt *fakeBatch, l BatchLine) {
 		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": "malformed upstream reply", "type": "server_error"}})
 		status = http.StatusInternalServerError
 	}
-	if status == http.StatusOK {
-		body = b.cache(l.Body, body)
-	}
 	line["response"] = map[string]any{"status_code": status, "request_id": rid, "body": json.RawMessage(body)}
 	enc, _ := json.Marshal(line)
 	if status == http.StatusOK {
@@ -431,59 +422,6 @@ func (s *Server) runLine(b *batchAPI, bt *fakeBatch, l BatchLine) {
 		bt.failed++
 		bt.errs.Write(append(enc, '\n'))
 	}
-}
-
-// cache plays the provider's prompt cache in a reply's usage: the prompt
-// up to its last user message (system prompt, earlier turns, the
-// response_format schema) is a prefix; once a prefix was seen, a request
-// that starts with it has that many tokens cached, counted as OpenAI
-// does (at least 1024, in steps of 128; a token is 4 bytes here, as the
-// fake's prompt_tokens). b.mu held.
-func (b *batchAPI) cache(reqBody, reply []byte) []byte {
-	var req ChatRequest
-	if json.Unmarshal(reqBody, &req) != nil || len(req.Messages) == 0 {
-		return reply
-	}
-	h := fnv.New64a()
-	n := 0
-	last := len(req.Messages) - 1
-	for i := range req.Messages[:last] {
-		h.Write(req.Messages[i].Content)
-		n += len(req.Messages[i].Content)
-	}
-	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-		h.Write(rf.JSONSchema.Schema)
-		n += len(rf.JSONSchema.Schema)
-	}
-	key := h.Sum64()
-	if b.prefixes == nil {
-		b.prefixes = map[uint64]bool{}
-	}
-	seen := b.prefixes[key]
-	b.prefixes[key] = true
-	b.stats.Prefix = max(b.stats.Prefix, n/4)
-	tokens := n / 4 / 128 * 128
-	if !seen || tokens < 1024 {
-		return reply
-	}
-	var v map[string]any
-	if json.Unmarshal(reply, &v) != nil {
-		return reply
-	}
-	u, _ := v["usage"].(map[string]any)
-	if u == nil {
-		return reply
-	}
-	if pt, ok := u["prompt_tokens"].(float64); ok {
-		tokens = min(tokens, int(pt))
-	}
-	u["prompt_tokens_details"] = map[string]any{"cached_tokens": tokens}
-	b.stats.Cached += tokens
-	out, err := json.Marshal(v)
-	if err != nil {
-		return reply
-	}
-	return out
 }
 
 // online runs one request through the chat-completions handler.

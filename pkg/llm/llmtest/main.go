@@ -32,6 +32,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opt.RetryAfter, "retry-after", 0, "Retry-After of 429 and 503 replies (default 10ms)")
 	fs.DurationVar(&opt.SlowFor, "slow-for", 0, "how long a slow reply takes (default 10s)")
 	fs.BoolVar(&opt.RejectJSONSchema, "reject-json-schema", false, "answer 400 to response_format json_schema")
+	fs.BoolVar(&opt.PromptCache, "prompt-cache", false, "report cached_tokens as the providers' prompt cache does (a prefix of 1,024+ tokens seen before, in 128-token steps)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

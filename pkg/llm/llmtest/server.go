@@ -98,6 +98,10 @@ type Options struct {
 	// Logprobs and NoLogprobs: see logprobs.go.
 	Logprobs   func(req *ChatRequest, content string) []TopLogprob
 	NoLogprobs bool
+	// PromptCache reports usage.prompt_tokens_details.cached_tokens as
+	// the providers' prompt cache does (promptcache.go), online and in
+	// the fake Batch API.
+	PromptCache bool
 }
 
 // Rule is a scripted reply.
@@ -212,6 +216,7 @@ type Server struct {
 	seen     map[uint64]int
 	n        int
 	drawn    int // of Sequence
+	cache    promptCache
 }
 
 // New starts a server on a local port.
@@ -450,7 +455,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	if s.opt.Context > 0 && prompt > s.opt.Context {
 		prompt = s.opt.Context
 	}
-	writeCompletion(w, model, content, finish, prompt, s.logprobs(req, content))
+	cached := 0
+	if s.opt.PromptCache {
+		cached = s.cache.lookup(req, prompt)
+	}
+	writeCompletion(w, model, content, finish, prompt, cached, s.logprobs(req, content))
 	return http.StatusOK
 }
 
@@ -508,7 +517,7 @@ var completionID struct {
 	n int
 }
 
-func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens int, logprobs string) {
+func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens, cachedTokens int, logprobs string) {
 	completionID.Lock()
 	completionID.n++
 	id := completionID.n
@@ -517,9 +526,13 @@ func writeCompletion(w http.ResponseWriter, model, content, finish string, promp
 	enc := json.NewEncoder(&c)
 	enc.SetEscapeHTML(false) // as servers send it: <think> stays <think>
 	enc.Encode(content)
+	details := ""
+	if cachedTokens > 0 {
+		details = fmt.Sprintf(`,"prompt_tokens_details":{"cached_tokens":%d}`, cachedTokens)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},%s"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), logprobs, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1))
+	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},%s"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d%s}}`,
+		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), logprobs, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1), details)
 }
 
 func writeError(w http.ResponseWriter, status int, msg string, h http.Header) {
