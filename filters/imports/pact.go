@@ -225,13 +225,14 @@ var countryCultures = map[string]string{
 // key normalises a field name: lower case, spaces, dashes and dots as
 // underscores.
 // cultureOfCountry is the built-in culture of a country, else the name in
-// lower case.
+// lower case with spaces as '-' (New Zealand: new-zealand, a profile's
+// name).
 func cultureOfCountry(country string) string {
 	c := strings.ToLower(strings.TrimSpace(country))
 	if k, ok := countryCultures[c]; ok {
 		return k
 	}
-	return c
+	return strings.Join(strings.Fields(c), "-")
 }
 
 func key(k string) string {
@@ -411,6 +412,14 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	}
 	if hasHuman {
 		it.Human = &human
+	}
+	if err := record.CheckCulture(rec.Culture); err != nil {
+		// Not a name a profile can have ("0", "x/../y"): the item fails
+		// with the reason (its country stays in extra), before any lookup.
+		rec.Culture = ""
+		if bad == nil {
+			bad = err
+		}
 	}
 	if bad != nil {
 		rec.SetExtra(importErrorKey, bad.Error())
