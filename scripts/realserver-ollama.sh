@@ -69,24 +69,8 @@ jq -c -n 'input | {id, culture, category, norm, norm_id}' "$tmp/two.jsonl" > "$t
 # PACT items: the CLI cases' two (copies of them for the restart case).
 cp testdata/cli/ngpact/input/items.jsonl "$tmp/items.jsonl"
 
-# run NAME INPUT PROGRAM ARGS...: exit 0 or 1 within the deadline, and
-# every input id in the output or the errors file.
-run() {
-  local name=$1 in=$2; shift 2
-  local code=0
-  timeout 900 "$@" "${common[@]}" "$in" -o "$out/$name.jsonl" --errors "$out/$name-errors.jsonl" \
-    2> "$out/$name.stderr" || code=$?
-  [ "$code" = 124 ] && fail "$name: still running after 15 min (hang?)"
-  [ "$code" = 0 ] || [ "$code" = 1 ] || fail "$name: exit $code: $(tail -n 3 "$out/$name.stderr")"
-  local missing
-  missing=$(comm -23 <(jq -r .id "$in" | sort -u) \
-    <(cat <(jq -r '.id, (.parent_id // empty)' "$out/$name.jsonl") <(jq -r '.id, (.record.parent_id // empty)' "$out/$name-errors.jsonl") | sort -u))
-  [ -z "$missing" ] || fail "$name: input records in neither the output nor the errors file: $missing"
-  if grep -q 'invalid JSON schema in format' "$out/$name-errors.jsonl"; then
-    fail "$name: Ollama could not use a reply schema: $(grep -o 'invalid JSON schema[^"]*' "$out/$name-errors.jsonl" | head -n 1)"
-  fi
-  echo "realserver-ollama: $name: exit $code, $(wc -l < "$out/$name.jsonl") written, $(wc -l < "$out/$name-errors.jsonl") in the errors file"
-}
+name=realserver-ollama schema_error='invalid JSON schema in format'
+. scripts/realserver-run.sh
 
 echo "-- the programs"
 run ngseed "$tmp/norm.jsonl" ngseed --per-norm 2 --max-topups 0 --types adherence,violation

@@ -77,25 +77,8 @@ ngcat --from normgenesis testdata/normgenesis/american_adherence.json testdata/n
 jq -c -s '[.[] | select(.culture == "american")][0:1][], [.[] | select(.culture == "korean")][0:1][]' "$tmp/release.jsonl" > "$tmp/two.jsonl"
 jq -c -n 'input | {id, culture, category, norm, norm_id}' "$tmp/two.jsonl" > "$tmp/norm.jsonl"
 
-# run NAME INPUT PROGRAM ARGS...: exit 0 or 1 within the deadline, and
-# every input id in the output or the errors file (as id or parent_id:
-# an ngsim episode is named by its own id and its spec's).
-run() {
-  local name=$1 in=$2; shift 2
-  local code=0
-  timeout 900 "$@" "${common[@]}" "$in" -o "$out/$name.jsonl" --errors "$out/$name-errors.jsonl" \
-    2> "$out/$name.stderr" || code=$?
-  [ "$code" = 124 ] && fail "$name: still running after 15 min (hang?)"
-  [ "$code" = 0 ] || [ "$code" = 1 ] || fail "$name: exit $code: $(tail -n 3 "$out/$name.stderr")"
-  local missing
-  missing=$(comm -23 <(jq -r .id "$in" | sort -u) \
-    <(cat <(jq -r '.id, (.parent_id // empty)' "$out/$name.jsonl") <(jq -r '.id, (.record.parent_id // empty)' "$out/$name-errors.jsonl") | sort -u))
-  [ -z "$missing" ] || fail "$name: input records in neither the output nor the errors file: $missing"
-  if grep -q 'Failed to parse input' "$out/$name-errors.jsonl"; then
-    fail "$name: the server could not use a reply schema: $(grep -o 'Failed to parse input[^"]*' "$out/$name-errors.jsonl" | head -n 1)"
-  fi
-  echo "realserver: $name: exit $code, $(wc -l < "$out/$name.jsonl") written, $(wc -l < "$out/$name-errors.jsonl") in the errors file"
-}
+name=realserver schema_error='Failed to parse input'
+. scripts/realserver-run.sh
 
 echo "-- the programs"
 run ngseed "$tmp/norm.jsonl" ngseed --per-norm 2 --max-topups 0 --types adherence,violation
