@@ -86,16 +86,13 @@ type Schema struct{ s *schema }
 // gen see the same name. The result is compiled once: make it once for
 // all the requests it serves.
 func DeriveSchema(name string, edit func(doc map[string]any)) (*Schema, error) {
-	raw, err := schemas.LLM(name)
+	doc, err := fileDoc(name)
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
-	}
 	edit(doc)
-	if raw, err = json.Marshal(doc); err != nil {
+	raw, err := json.Marshal(doc)
+	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	s, err := compileSchema(name, raw)
@@ -116,13 +113,9 @@ func DeriveSent(name string, edit func(doc map[string]any)) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := schemas.LLM(name)
+	doc, err := fileDoc(name)
 	if err != nil {
 		return nil, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	delete(doc, "$schema")
 	edit(doc)
@@ -135,6 +128,20 @@ func DeriveSent(name string, edit func(doc map[string]any)) (*Schema, error) {
 	sum := sha256.Sum256(append([]byte(base.hash), wire...))
 	s.doc, s.hash = doc, hex.EncodeToString(sum[:8])
 	return &Schema{s: &s}, nil
+}
+
+// fileDoc is a fresh copy of schemas/llm/<name>.schema.json, decoded, to
+// edit.
+func fileDoc(name string) (map[string]any, error) {
+	raw, err := schemas.LLM(name)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	return doc, nil
 }
 
 // Name is the name of the schema file the schema was made from.
