@@ -13,7 +13,7 @@ import (
 
 // DefaultDupThreshold is ngstats' and ngcat's default --dup-threshold: the
 // estimated Jaccard similarity of character shingles at or above which two
-// texts are near-duplicates (see the README for what it finds on the
+// texts are near-duplicates (see docs/quality-loop.md for what it finds on the
 // NormGenesis release).
 const DefaultDupThreshold = 0.6
 

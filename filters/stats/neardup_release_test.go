@@ -38,7 +38,7 @@ func releaseRecords(t *testing.T) []*record.Record {
 // lists against the exact Jaccard similarity of the two texts: the
 // signatures estimate it, so a pair may be under the threshold by the
 // estimate's error (about 0.045 at 0.5 with 128 hashes), not by more.
-// The figures (and the pairs, with -v) are those the README reports.
+// The figures (and the pairs, with -v) are those docs/quality-loop.md reports.
 func TestReleaseNearDuplicates(t *testing.T) {
 	recs := releaseRecords(t)
 	byID := map[string]*record.Record{}

@@ -1,5 +1,5 @@
 // Package layout holds the test of the repository's dependency rules
-// (README, Layout): no package under filters/ depends on another filters/
+// (DEVELOPING.md, Layout): no package under filters/ depends on another filters/
 // package, and nothing in pkg/ depends on filters/ or cmd/. Shared code
 // belongs in pkg/.
 package layout

@@ -40,8 +40,8 @@ type Signature [K]uint16
 
 // Shingle widths, in characters: five for alphabetic scripts (about a
 // word), three for Han, kana and Hangul, where one character carries about
-// as much as a short word. Measured on the NormGenesis release: see the
-// README.
+// as much as a short word. Measured on the NormGenesis release: see
+// docs/quality-loop.md.
 const (
 	WidthAlpha = 5
 	WidthCJK   = 3

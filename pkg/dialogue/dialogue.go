@@ -1,6 +1,7 @@
 // Package dialogue parses and renders dialogue text: one "Name: (action)
 // text" turn per line, the form LLM replies and foreign datasets (the
-// NormGenesis release) hold dialogues in (DESIGN §6).
+// NormGenesis release) hold dialogues in (DEVELOPING.md, "Dialogue
+// text").
 //
 // Parse is tolerant. It accepts:
 //

@@ -1,4 +1,5 @@
-// Package lang identifies the language of dialogue turns (DESIGN.md §5).
+// Package lang identifies the language of dialogue turns (DEVELOPING.md,
+// "Language checks").
 //
 // NormGenesis dialogues must be written in the culture's language. Detection
 // is restricted to a small candidate set and works in three stages:

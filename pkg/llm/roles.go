@@ -32,9 +32,9 @@ const (
 // AllRoleNames are the roles of every program.
 var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject, RoleUser, RoleAssistant}
 
-// Role is one of a program's model roles (DESIGN §4): ngrefine has a
-// rewriter and a judge, nglabel a labeller panel, a quality judge and a
-// pairwise judge. Each role is served by an endpoint of the models file,
+// Role is one of a program's model roles (DEVELOPING.md, "The LLM
+// runtime and model roles"): ngrefine has a rewriter and a judge, nglabel
+// a labeller panel, a quality judge and a pairwise judge. Each role is served by an endpoint of the models file,
 // or by the endpoint of the flags and environment when none is assigned.
 type Role struct {
 	Name string

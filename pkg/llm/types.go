@@ -1,6 +1,6 @@
 // Package llm is the LLM runtime every generating and labelling program
-// shares (DESIGN §4): one client for any OpenAI-compatible chat-completions
-// endpoint, built on github.com/openai/openai-go/v3, with adaptive
+// shares (DEVELOPING.md, "The LLM runtime and model roles"): one client
+// for any OpenAI-compatible chat-completions endpoint, built on github.com/openai/openai-go/v3, with adaptive
 // concurrency, rpm/tpm limits, retries, validated structured output, a
 // shared on-disk cache, usage and cost accounting, and OpenAI Batch files
 // (emit the requests, replay the replies).

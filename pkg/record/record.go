@@ -1,5 +1,6 @@
 // Package record holds the one record type that flows through every ngkit
-// program (DESIGN §3), its turns and labels, stable ids and validation.
+// program (DEVELOPING.md, "The record"), its turns and labels, stable ids
+// and validation.
 //
 // Field names are snake_case and identical in JSONL, Parquet and Arrow: the
 // json and parquet tags below are the single source of the column names, and

@@ -6,7 +6,7 @@ import (
 	"regexp"
 )
 
-// Closed label sets (DESIGN §3).
+// Closed label sets (DEVELOPING.md, "Closed label sets").
 var (
 	DialogueTypes = []string{TypeAdherence, TypeViolation, TypeV2R}
 	Categories    = []string{"apology", "compliment", "condolence", "criticism", "empathy", "greeting",

@@ -103,7 +103,7 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 		inOnline, inBatch = outOnline, outBatch
 	}
 	// The shared prefixes are below the 1024 tokens a provider caches from
-	// (README, Batch API): nothing is cached with today's prompts.
+	// (docs/batch.md): nothing is cached with today's prompts.
 	t.Logf("longest shared prefix %d tokens; %d prompt tokens cached", batch.CacheStats().Prefix, cached)
 	if online.Count() != batch.Count() {
 		t.Errorf("%d requests online, %d in batches", online.Count(), batch.Count())

@@ -21,7 +21,7 @@ import (
 )
 
 // casesDir holds the CLI cases: casesDir/<program>/*.yaml, each file a list
-// of cases run against that program (README, "CLI cases").
+// of cases run against that program (DEVELOPING.md, "CLI cases").
 const casesDir = "../../../testdata/cli"
 
 // cliCase is one run of a program and what it must give. Paths in args

@@ -57,8 +57,8 @@ reviewers correct), and the whole record (data.ngkit_record); --review-config FI
 writes the labeling config (XML) for the project: the dialogue, one ParagraphLabels
 per task, an accept/reject verdict and a comment. --to argilla writes Argilla 2
 records (rg.Record.to_dict form: a chat field, text fields, metadata, the labels as
-suggestions of per-turn questions norm_0, intent_0, ...); the README has the
-matching rg.Settings. --from labelstudio / argilla read the tools' JSON exports
+suggestions of per-turn questions norm_0, intent_0, ...); docs/quality-loop.md
+has the matching rg.Settings. --from labelstudio / argilla read the tools' JSON exports
 back: each turn's labels_human (the majority of its reviewers) and the record's
 review (verdict: the majority, a tie rejects; reviewers; comments); ngstats then
 reports model-vs-reviewer agreement and the rejected share.
@@ -110,7 +110,7 @@ func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Fo
 	}
 	if q.reviewConfig != "" {
 		if to != review.ToolLabelStudio {
-			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the README's settings)")
+			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the rg.Settings in docs/quality-loop.md)")
 		}
 		out, err := recio.Create(q.reviewConfig, recio.JSONL, nil)
 		if err != nil {
