@@ -28,7 +28,9 @@ func links(text string) []string {
 	var out []string
 	fence := false
 	for line := range strings.SplitSeq(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		// A fence is a line of three or more backticks and an info
+		// string without one (CommonMark); "```` ```sh ````: ..." is text.
+		if s := strings.TrimSpace(line); strings.HasPrefix(s, "```") && !strings.Contains(strings.TrimLeft(s, "`"), "`") {
 			fence = !fence
 			continue
 		}
@@ -106,8 +108,8 @@ func TestLinks(t *testing.T) {
 }
 
 func TestLinksParser(t *testing.T) {
-	got := links("see [a](docs/a.md#x) and `[b](no.md)` and ![c](img.png \"t\")\n```\n[d](in-fence.md)\n```\n[e](https://x.org) [f](#anchor)")
-	want := []string{"docs/a.md#x", "img.png", "https://x.org", "#anchor"}
+	got := links("see [a](docs/a.md#x) and `[b](no.md)` and ![c](img.png \"t\")\n```\n[d](in-fence.md)\n```\n[e](https://x.org) [f](#anchor)\n```` ```sh ````: [g](g.md)")
+	want := []string{"docs/a.md#x", "img.png", "https://x.org", "#anchor", "g.md"}
 	if !slices.Equal(got, want) {
 		t.Errorf("links = %q, want %q", got, want)
 	}
