@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every documented example, so that none can go stale: each ```sh
 # block of README.md, DEVELOPING.md and every docs/*.md, and each example
-# line of every program's --help, in a
-# fresh temporary folder holding the bundled testdata/, on the built-in demo
-# model (NG_MODEL=demo, no endpoint, no key). Each ng program an example
+# line of every program's --help, in a fresh temporary folder holding the
+# bundled testdata/, on the built-in demo model (NG_MODEL=demo, no
+# endpoint, no key). Each ng program an example
 # calls really runs (pipelines flow, stdin from the previous stage); an
 # example fails when a program rejects its flags (unknown flag, bad value,
 # missing argument) or crashes. Examples need files they make themselves or
