@@ -27,12 +27,30 @@ const (
 
 const maxNameBytes = 160
 
-// parseSpeaker reports whether line starts with "Name:" / "Name (x):" /
-// "**Name:**" / "\"Name:\"" and splits it.
-func parseSpeaker(line string) (sp spk, ok bool) {
-	i := 0
-	marks := 0 // emphasis marks opened before the name and not closed before the colon
-	// leading decorations
+// parseSpeaker reports whether line starts with a speaker and splits it.
+// The forms: "Name:" / "Name (x):" / "**Name:**" / "\"Name:\"" (colonSpeaker),
+// "[Name]: text" and "[Name] text" (bracketSpeaker), "Name — text"
+// (dashSpeaker); decorations, a list number and a timestamp before the name
+// are read first.
+func parseSpeaker(line string) (spk, bool) {
+	var sp spk
+	i, marks := leadDecorations(line, &sp)
+	i = timestampLead(line, i, &sp)
+	start := i
+	if i < len(line) && (line[i] == '[' || strings.HasPrefix(line[i:], "【")) {
+		return bracketSpeaker(line, i, sp)
+	}
+	colon, cw, lim := findColon(line, start)
+	if colon < 0 {
+		return dashSpeaker(line, start, lim, sp)
+	}
+	return colonSpeaker(line, start, colon, cw, marks, sp)
+}
+
+// leadDecorations skips the markdown, quotes, emoji and list number before a
+// name; it returns where the name may start and how many emphasis marks were
+// opened before it (to be closed before or after the colon).
+func leadDecorations(line string, sp *spk) (i, marks int) {
 	for i < len(line) {
 		c := line[i]
 		if (c == '-' || c == '+' || c == '*') && i+1 < len(line) && line[i+1] == ' ' && i == 0 {
@@ -82,6 +100,11 @@ func parseSpeaker(line string) (sp spk, ok bool) {
 		}
 		break
 	}
+	return i, marks
+}
+
+// timestampLead takes a "[00:01:23] " before the name into sp.lead.
+func timestampLead(line string, i int, sp *spk) int {
 	if i < len(line) && line[i] == '[' && sp.lead == "" {
 		// "[00:01:23] Sarah: hi" — a timestamp, not part of the name
 		if e := strings.IndexByte(line[i:], ']'); e > 0 && isTimestamp(line[i+1:i+e]) {
@@ -89,13 +112,16 @@ func parseSpeaker(line string) (sp spk, ok bool) {
 			i = trimSpaceFwd(line, i+e+1)
 		}
 	}
-	start := i
-	if i < len(line) && (line[i] == '[' || strings.HasPrefix(line[i:], "【")) {
-		return bracketSpeaker(line, i, sp)
-	}
-	colon, cw := -1, 0
+	return i
+}
+
+// findColon looks for the colon that ends a name starting at line[start].
+// It returns the colon's index and width, or colon -1 and where a dash form
+// must look before (a mark no name holds, or the end of the line).
+func findColon(line string, start int) (colon, cw, lim int) {
+	colon, cw = -1, 0
 scan:
-	for j := i; j < len(line) && j-start < maxNameBytes; {
+	for j := start; j < len(line) && j-start < maxNameBytes; {
 		c := line[j]
 		switch {
 		case c == ':':
@@ -104,12 +130,12 @@ scan:
 		case c == '(':
 			e := matchParen(line, j)
 			if e < 0 {
-				return dashSpeaker(line, start, j, sp)
+				return -1, 0, j
 			}
 			j = e
 			continue
 		case c == '!' || c == '?' || c == ';' || c == '"' || c == '[' || c == ']' || c == '\\':
-			return dashSpeaker(line, start, j, sp)
+			return -1, 0, j
 		case c == 0xEF && j+2 < len(line) && line[j+1] == 0xBC:
 			switch line[j+2] {
 			case 0x9A: // ：
@@ -118,29 +144,36 @@ scan:
 			case 0x88: // （
 				e := matchParen(line, j)
 				if e < 0 {
-					return dashSpeaker(line, start, j, sp)
+					return -1, 0, j
 				}
 				j = e
 				continue
 			case 0x8C, 0x81, 0x9F, 0x9B: // ， ！ ？ ；
-				return dashSpeaker(line, start, j, sp)
+				return -1, 0, j
 			}
 			j += 3
 			continue
 		case c == 0xE3 && j+2 < len(line) && line[j+1] == 0x80 && (line[j+2] == 0x82 || line[j+2] == 0x8C || line[j+2] == 0x90): // 。「【
-			return dashSpeaker(line, start, j, sp)
+			return -1, 0, j
 		case c == 0xE2 && j+2 < len(line) && line[j+1] == 0x80 && (line[j+2] == 0xA6 || line[j+2] == 0x9D): // … ”
 			if line[j+2] == 0x9D && j+3 < len(line) && (line[j+3] == ':' || strings.HasPrefix(line[j+3:], "：")) {
 				j += 3 // “Name”:
 				continue
 			}
-			return dashSpeaker(line, start, j, sp)
+			return -1, 0, j
 		}
 		j++
 	}
 	if colon < 0 {
-		return dashSpeaker(line, start, len(line), sp)
+		return -1, 0, len(line)
 	}
+	return colon, cw, 0
+}
+
+// colonSpeaker reads "Name:", "Name (x):", "**Name:**", "\"Name:\"" once the
+// colon is found at line[colon] (width cw): the name before it, its bracket,
+// and the decorations after it.
+func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) {
 	after := colon + cw
 	if cw == 1 && after < len(line) {
 		c := line[after]
