@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ngkit/ngkit/pkg/dialogue"
 	"github.com/ngkit/ngkit/pkg/jsonscan"
+	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
 // maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
@@ -109,9 +109,10 @@ func dropTrailingCommas(s string) string {
 }
 
 // Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking
-// in: the parser's and the audit's (pkg/dialogue), so that what the client
-// strips from a reply and what ngstats reports as leaked are the same tags.
-var reasoningTags = dialogue.ReasoningTags()
+// in: the parser's and the audit's (pkg/vocab, read by pkg/dialogue too), so
+// that what the client strips from a reply and what ngstats reports as
+// leaked are the same tags.
+var reasoningTags = vocab.ReasoningTags()
 
 // asciiLower lower-cases ASCII letters only, so that byte offsets found in
 // its result are offsets in s (strings.ToLower changes the length of
