@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ngkit/ngkit/pkg/jsonscan"
 )
 
 // valueScanner splits a stream of JSON values into the raw bytes of each:
@@ -104,25 +106,16 @@ func (s *valueScanner) Next() ([]byte, int64, error) {
 	if c != '{' && c != '[' {
 		return nil, line, fmt.Errorf("want a JSON object, found %q", c)
 	}
-	depth, inStr, esc := 0, false, false
+	depth := 0
+	var str jsonscan.Strings
 	i := s.start
 	for {
 		for ; i < s.end; i++ {
 			c := s.buf[i]
-			if inStr {
-				switch {
-				case esc:
-					esc = false
-				case c == '\\':
-					esc = true
-				case c == '"':
-					inStr = false
-				}
+			if !str.Outside(c) {
 				continue
 			}
 			switch c {
-			case '"':
-				inStr = true
 			case '{', '[':
 				depth++
 			case '}', ']':

@@ -67,58 +67,11 @@ func Consistency(rec *record.Record) []string {
 		if violated < 0 {
 			return []string{DefectNoViolation}
 		}
-		if !resolved(rec.Turns, violated) {
+		if !record.V2RResolved(rec.Turns, violated) {
 			return []string{DefectUnresolved}
 		}
 	}
 	return nil
-}
-
-func stageOf(t *record.Turn) string {
-	if t.Labels != nil && t.Labels.Stage != "" {
-		return t.Labels.Stage
-	}
-	return t.Stage
-}
-
-func normOf(t *record.Turn) string {
-	if t.Labels == nil {
-		return ""
-	}
-	return t.Labels.Norm
-}
-
-// resolved reports whether the violation at turn v is recognised and then
-// repaired by an adhered turn.
-func resolved(turns []record.Turn, v int) bool {
-	staged := false
-	for i := range turns {
-		if stageOf(&turns[i]) != "" {
-			staged = true
-			break
-		}
-	}
-	if !staged {
-		for i := v + 1; i < len(turns); i++ {
-			if normOf(&turns[i]) == "adhered" {
-				return true
-			}
-		}
-		return false
-	}
-	recognised := false
-	for i := v + 1; i < len(turns); i++ {
-		t := &turns[i]
-		switch stageOf(t) {
-		case "recognition":
-			recognised = true
-		case "repair":
-			if recognised && normOf(t) == "adhered" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // setConsistency replaces the record's consistency defects by found.

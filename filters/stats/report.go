@@ -5,6 +5,17 @@
 // above all — and Collector (a pipeline.Sink) folds the audited records into
 // a Report in input order, in memory bounded by the corpus' distinct keys,
 // not by its size (see Collector).
+//
+// The files by concern: the collector (collect.go, report.go, labels.go,
+// neardup.go, distinct.go, hist.go, tokens.go, models.go, persona.go,
+// card.go, failon.go, set.go, review.go); the renderers (text.go, html.go with htmlcharts.go
+// and htmltemplate.go, htmleval.go, browse.go); the evaluation
+// figures (pact.go, pacthuman.go, pactpaper.go, sim.go, evaltables.go and
+// their maths, evalmath.go). They stay one package: the PACT and simulation
+// accumulators are fed by the Collector as it folds each record, the
+// renderers read the Report's unexported tables, and internal/layout counts a
+// subpackage of filters/stats as another filter, which may not import this
+// one.
 package stats
 
 // Version is the version of the report's JSON layout. It changes when a key

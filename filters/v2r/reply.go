@@ -175,7 +175,7 @@ func splitTags(text string) (plain, tagged string, err error) {
 // readStageTag reads a tag: a stage, or "none" (a turn without one).
 func readStageTag(tag string) (stage string, ok bool) {
 	tag = strings.ToLower(tag)
-	if _, known := stageRank[tag]; known {
+	if record.StageIndex(tag) >= 0 {
 		return tag, true
 	}
 	return "", tag == "none"

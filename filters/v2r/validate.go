@@ -38,11 +38,8 @@ const maxNameRunes = 40
 // the reply, short enough to read.
 const maxProblems = 6
 
-// V2R stages in the order a dialogue must pass through them.
-var stageRank = map[string]int{"context": 0, "violation": 1, "recognition": 2, "repair": 3, "resolution": 4}
-
 // stageTag finds a stage written into the text, as in text mode.
-var stageTag = regexp.MustCompile(`(?i)[\[【(（]\s*(context|violation|recognition|repair|resolution)\s*[\]】)）]`)
+var stageTag = regexp.MustCompile(`(?i)[\[【(（]\s*(` + strings.Join(record.Stages, "|") + `)\s*[\]】)）]`)
 
 // Check validates d, a dialogue of type typ that should be in language
 // expected, and returns it audited: turns numbered from 0, turn.lang set,
@@ -168,10 +165,10 @@ func checkStages(turns []record.Turn, typ string) error {
 		return errors.New(`no turn is marked as the violation of the norm (stage "violation"): the dialogue must show the norm being violated`)
 	case record.TypeV2R:
 		var probs problems
-		prev, seen := 0, [5]bool{}
+		prev, seen := 0, make([]bool, len(record.Stages))
 		for i, t := range turns {
-			k, ok := stageRank[t.Stage]
-			if !ok {
+			k := record.StageIndex(t.Stage)
+			if k < 0 {
 				if t.Stage == "" {
 					probs.add("%s has no stage", turnName(i, t.Speaker))
 				} else {
@@ -187,7 +184,7 @@ func checkStages(turns []record.Turn, typ string) error {
 			seen[k] = true
 		}
 		var missing []string
-		for k := 1; k < 5; k++ {
+		for k := 1; k < len(record.Stages); k++ {
 			if !seen[k] {
 				missing = append(missing, record.Stages[k])
 			}

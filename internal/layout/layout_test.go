@@ -1,7 +1,8 @@
 // Package layout holds the test of the repository's dependency rules
 // (DEVELOPING.md, Layout): no package under filters/ depends on another filters/
 // package, and nothing in pkg/ depends on filters/ or cmd/. Shared code
-// belongs in pkg/.
+// belongs in pkg/. Beyond those, some packages keep out of others (forbidden)
+// and some are leaves that depend on nothing of ngkit (leaves).
 package layout
 
 import (
@@ -12,6 +13,25 @@ import (
 )
 
 const module = "github.com/ngkit/ngkit/"
+
+// forbidden lists, for a package (that one only, not its subpackages), the
+// packages of ngkit it may not depend on, and why.
+var forbidden = map[string]map[string]string{
+	// the client is called by stages; it must not know the parser (the
+	// reasoning tags it shares with it are pkg/vocab's) nor the pipeline
+	"pkg/llm": {
+		"pkg/dialogue": "the client shares only the vocabulary (pkg/vocab) with the parser",
+		"pkg/pipeline": "the client is called by stages, it is not one",
+	},
+	// the personas are data and sampling; their stage is filters/personas
+	"pkg/persona": {
+		"pkg/pipeline": "persona's stage belongs in filters/personas",
+	},
+}
+
+// leaves depend on no package of ngkit: vocabularies and scanners that
+// packages on every level share.
+var leaves = []string{"pkg/vocab", "pkg/jsonscan"}
 
 // violations checks the rules on a package -> dependencies listing (the
 // transitive, non-test dependencies of go list -deps) and returns one line
@@ -33,6 +53,10 @@ func violations(deps map[string][]string) []string {
 				out = append(out, rel+" depends on "+drel+": no filter may import another (move the shared part to pkg/)")
 			case strings.HasPrefix(rel, "pkg/") && (strings.HasPrefix(drel, "filters/") || strings.HasPrefix(drel, "cmd/")):
 				out = append(out, rel+" depends on "+drel+": nothing in pkg/ may import filters/ or cmd/")
+			case forbidden[rel][drel] != "":
+				out = append(out, rel+" depends on "+drel+": "+forbidden[rel][drel])
+			case slices.Contains(leaves, rel):
+				out = append(out, rel+" depends on "+drel+": a leaf package depends on nothing of ngkit")
 			}
 		}
 	}
@@ -61,6 +85,19 @@ func TestDependencyRules(t *testing.T) {
 	for _, v := range violations(deps) {
 		t.Error(v)
 	}
+	// a rule on a package that is gone (renamed, moved) would hold silently
+	ruled := slices.Clone(leaves)
+	for p, ds := range forbidden {
+		ruled = append(ruled, p)
+		for d := range ds {
+			ruled = append(ruled, d)
+		}
+	}
+	for _, p := range ruled {
+		if _, ok := deps[module+p]; !ok {
+			t.Errorf("the rules name %s, which go list does not list: update the rules", p)
+		}
+	}
 }
 
 // The rules catch what they are meant to, and only that.
@@ -73,11 +110,23 @@ func TestViolations(t *testing.T) {
 		module + "pkg/llm":              {module + "cmd/internal/app"},
 		module + "cmd/internal/cli":     {module + "filters/stats", module + "pkg/llm"},
 		module + "internal/normbankgen": {module + "filters/imports"},
+		module + "pkg/llm/llmtest":      {module + "pkg/pipeline", module + "pkg/dialogue"},
+		module + "pkg/persona":          {module + "pkg/record", module + "pkg/pipeline"},
+		module + "pkg/vocab":            {"slices", module + "pkg/record"},
+		module + "pkg/jsonscan":         {"bytes"},
+		module + "pkg/dialogue":         {module + "pkg/vocab", module + "pkg/record"},
 	})
+	got = append(got, violations(map[string][]string{
+		module + "pkg/llm": {module + "pkg/vocab", module + "pkg/dialogue", module + "pkg/pipeline"},
+	})...)
 	want := []string{
 		"filters/v2r depends on filters/stats: no filter may import another (move the shared part to pkg/)",
 		"pkg/llm depends on cmd/internal/app: nothing in pkg/ may import filters/ or cmd/",
 		"pkg/normbank/gen depends on filters/imports: nothing in pkg/ may import filters/ or cmd/",
+		"pkg/persona depends on pkg/pipeline: persona's stage belongs in filters/personas",
+		"pkg/vocab depends on pkg/record: a leaf package depends on nothing of ngkit",
+		"pkg/llm depends on pkg/dialogue: the client shares only the vocabulary (pkg/vocab) with the parser",
+		"pkg/llm depends on pkg/pipeline: the client is called by stages, it is not one",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

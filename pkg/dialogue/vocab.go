@@ -4,15 +4,18 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
 // The text-hygiene vocabulary: what counts as an end marker, a header, a
 // separator and leaked reasoning. The parser removes these; every audit
 // (pkg/audit, which ngstats, ngv2r and the importers run, and the norm
 // bank's) asks the predicates below, so that what one finds the other
-// knows. The lists live in scan.go (endMarkers, HeaderWords, HeaderLeads,
-// isRule) and parse.go (reasoningFinal), beside the hand-written scanners
-// that use them.
+// knows. The lists live in markers.go (endMarkers, isRule), headers.go
+// (HeaderWords, HeaderLeads) and prepare.go (reasoningFinal), beside the
+// hand-written scanners that use them; the reasoning tags in pkg/vocab, which
+// the client (pkg/llm) reads without importing the parser.
 
 // EndMarkers returns every end-marker form the parser removes anywhere in
 // a line ("[END]", "【끝】", "(完)"...). A line that is only an end word in
@@ -108,9 +111,10 @@ func HasReasoning(s string) bool {
 
 // ReasoningTags returns the names of the tags reasoning models wrap their
 // thinking in (DeepSeek-R1, Qwen3, ...): "think", "thinking", "reasoning".
-func ReasoningTags() []string { return slices.Clone(reasoningTags[:]) }
+// The list lives in pkg/vocab, which the client (pkg/llm) reads too.
+func ReasoningTags() []string { return vocab.ReasoningTags() }
 
-var reasoningTags = [...]string{"think", "thinking", "reasoning"}
+var reasoningTags = vocab.ReasoningTags()
 
 // IsJSONResidue reports whether a line holds only what a JSON envelope
 // leaves behind (quotes, braces, brackets, commas, backslashes), which the

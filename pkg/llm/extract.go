@@ -6,7 +6,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/pkg/jsonscan"
+	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
 // maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
@@ -53,7 +54,7 @@ func ExtractJSON(text string) ([]byte, error) {
 			continue
 		}
 		tried++
-		end := matchClose(s, i)
+		end := jsonscan.MatchClose(s, i)
 		if end < 0 {
 			continue
 		}
@@ -82,65 +83,16 @@ func parseLenient(s string) ([]byte, bool) {
 	return nil, false
 }
 
-// matchClose returns the index of the bracket closing the one at s[i],
-// skipping strings, or -1.
-func matchClose(s string, i int) int {
-	var stack []byte
-	inStr, esc := false, false
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{':
-			stack = append(stack, '}')
-		case '[':
-			stack = append(stack, ']')
-		case '}', ']':
-			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return -1
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
 // dropTrailingCommas removes commas followed (after spaces) by } or ],
 // outside strings.
 func dropTrailingCommas(s string) string {
 	var b strings.Builder
-	inStr, esc := false, false
+	var str jsonscan.Strings
 	for j := 0; j < len(s); j++ {
 		c := s[j]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if !str.Outside(c) {
 			b.WriteByte(c)
 			continue
-		}
-		if c == '"' {
-			inStr = true
 		}
 		if c == ',' {
 			k := j + 1
@@ -157,9 +109,10 @@ func dropTrailingCommas(s string) string {
 }
 
 // Reasoning tags some models (DeepSeek-R1, Qwen3, ...) wrap their thinking
-// in: the parser's and the audit's (pkg/dialogue), so that what the client
-// strips from a reply and what ngstats reports as leaked are the same tags.
-var reasoningTags = dialogue.ReasoningTags()
+// in: the parser's and the audit's (pkg/vocab, read by pkg/dialogue too), so
+// that what the client strips from a reply and what ngstats reports as
+// leaked are the same tags.
+var reasoningTags = vocab.ReasoningTags()
 
 // asciiLower lower-cases ASCII letters only, so that byte offsets found in
 // its result are offsets in s (strings.ToLower changes the length of

@@ -1,8 +1,13 @@
-package persona
+// Package personas is the stage that gives records their personas and
+// variants (--personas, --vary) before a program's own stage sees them. The
+// personas, their sampling and variants are pkg/persona's; this package only
+// runs them in a pipeline.
+package personas
 
 import (
 	"context"
 
+	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -19,7 +24,7 @@ import (
 // Inner fails on one, the input record fails (into the errors file) and
 // none of its variants is written.
 type Stage struct {
-	Sampler *Sampler
+	Sampler *persona.Sampler
 	Inner   pipeline.Stage
 }
 

@@ -1,0 +1,185 @@
+package dialogue
+
+import "strings"
+
+// endMarkers are the end-of-dialogue tokens models leave in the text.
+var endMarkers = [...]string{"[END]", "【END】", "(END)", "（END）", "<END>", "[끝]", "【끝】", "(끝)", "[结束]", "【结束】", "[完]", "【完】",
+	"[End]", "[end]", "<end>", "<End>", "【End】", "【end】", "[ END ]"}
+
+// endKinds reports which kinds of end marker s holds (bit set), so that a
+// text's lines need only be checked for the kinds the text holds. Every
+// marker ends with a closing bracket, so it looks at those only (found by
+// vectorised search) and at a line "[END" cut short.
+func endKinds(s string) uint8 {
+	var k uint8
+	for _, cl := range [...]string{"]", ")", ">", "】", "）"} {
+		for from := 0; ; {
+			i := strings.Index(s[from:], cl)
+			if i < 0 {
+				break
+			}
+			i += from
+			k |= tokenBefore(s[:i])
+			from = i + len(cl)
+		}
+	}
+	if strings.Contains(s, "[END") {
+		k |= 1
+	}
+	return k
+}
+
+// tokenBefore reports the kind of end-marker word that s ends with.
+func tokenBefore(s string) uint8 {
+	s = strings.TrimRight(s, " ")
+	n := len(s)
+	if n < 3 {
+		return 0
+	}
+	switch s[n-1] {
+	case 'D':
+		if s[n-3:] == "END" {
+			return 1
+		}
+	case 'd':
+		if s[n-3:] == "End" || s[n-3:] == "end" {
+			return 4
+		}
+	case 0x9D:
+		if s[n-3:] == "끝" {
+			return 2
+		}
+	case 0x9F, 0x8C:
+		if strings.HasSuffix(s, "结束") || strings.HasSuffix(s, "完") {
+			return 8
+		}
+	}
+	return 0
+}
+
+// endWord reports whether s, in brackets, would be an end marker.
+func endWord(s string) bool {
+	switch trim(s) {
+	case "END", "End", "end", "끝", "结束", "完":
+		return true
+	}
+	return false
+}
+
+// hasEndKinds is hasEndMarker restricted to the kinds of a text.
+func hasEndKinds(s string, kinds uint8) bool {
+	if kinds == 1 {
+		return strings.Contains(s, "END")
+	}
+	return endKinds(s)&kinds != 0
+}
+
+// markerIn reports whether s holds an end marker that removeEndMarkers
+// removes.
+func markerIn(s string) bool {
+	for _, m := range endMarkers {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return s == "[END"
+}
+
+// removeEndMarkers removes end markers anywhere in s; a line that is just
+// "[END" (cut short) counts too.
+func removeEndMarkers(s string, bits *uint32, p *parser) string {
+	return removeEndMarkersK(s, 0xff, bits, p)
+}
+
+func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
+	if !hasEndKinds(s, kinds) {
+		return s
+	}
+	orig := s
+	// until none is left: what is around a marker removed can make one
+	// ("[ END[ END ]]"); each pass shortens s, so this ends
+	for again := true; again; {
+		again = false
+		for _, m := range endMarkers {
+			if strings.Contains(s, m) {
+				s = strings.ReplaceAll(s, m, " ")
+				again = true
+			}
+		}
+	}
+	if trim(s) == "[END" {
+		s = "" // cut short, or left by removing a whole one ("[END[END]")
+	}
+	if s != orig {
+		*bits |= dEndMarker
+		if p != nil { // counted, and traced as a stand-in
+			p.nRemoved++
+			if p.tr != nil {
+				p.tr.removed = append(p.tr.removed, endMarkerTrace)
+			}
+		}
+		s = trim(s)
+		if strings.Contains(s, "   ") {
+			s = collapseSpaces(s)
+		}
+	}
+	return s
+}
+
+func isRuleRune(r rune) bool {
+	switch r {
+	case '-', '—', '–', '―', '─', '━', '=', '_', '*', '~', '·', '•', '＝', '－', ' ', '#':
+		return true
+	}
+	return false
+}
+
+// isRule reports whether s is a separator: only dashes, rules and the like
+// (one em dash or "**" count; a single '-' or '*' does not).
+func isRule(s string) bool {
+	if s == "" {
+		return false
+	}
+	n, wide := 0, false
+	for _, r := range s {
+		if !isRuleRune(r) {
+			return false
+		}
+		if r != ' ' {
+			n++
+			if r >= 0x80 {
+				wide = true
+			}
+		}
+	}
+	return n >= 3 || (n >= 1 && wide) || s == "**" || s == "--"
+}
+
+// onlyJunk reports whether s holds only characters left over from a JSON
+// envelope or markup (quotes, braces, brackets, commas).
+func onlyJunk(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"', '\'', '{', '}', '[', ']', ',', ' ', '`', '\\':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isDots reports whether s is only an ellipsis ("...", "…", "……").
+func isDots(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r != '.' && r != '…' && r != '·' && r != ' ' && r != '。' {
+			return false
+		}
+	}
+	return true
+}
