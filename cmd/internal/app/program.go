@@ -57,10 +57,10 @@ func (e Env) Var(key string) string {
 // LLM program (NewLLMProgram) is the same with the LLM flags registered
 // too, run by Run.
 type Program struct {
-	Name     string // ngcat
-	Summary  string // one line
-	Usage    string // "[flags] [FILE...]"
-	Details  string // Markdown after the summary (cmd/internal/cli/help/)
+	Name    string // ngcat
+	Summary string // one line
+	Usage   string // "[flags] [FILE...]"
+	Details string // Markdown after the summary (cmd/internal/cli/help/)
 	// Sections are titled Markdown sections printed after Details (ngcat's
 	// formats, the model roles).
 	Sections []HelpSection
