@@ -31,22 +31,8 @@ func ngkitDoc() *manual.Doc {
 			"man DIR",
 			"--version",
 		},
-		Details: `ngkit is every ngkit program in one binary. Called through a link named after a
-program (ngcat, ngstats, ...) it is that program; called as ` + "`ngkit PROGRAM`" + `, the first
-argument names the program. One binary keeps the install small: the language models
-of lingua-go are embedded once instead of once per program.
-
-Programs: ` + strings.Join(names, ", ") + `
-
-Each program has --help.
-
-` + table.String() + `
-## Commands
-
-- ` + "`ngkit links DIR`" + `: make a link for every program in DIR (scripts/install.sh does).
-- ` + "`ngkit help --markdown DIR`" + `: write DIR/<program>.md, the reference of each program and of ngkit, from their help (the repository's docs/ is made so, and a test keeps it so).
-- ` + "`ngkit man DIR`" + `: write the man pages DIR/<program>.1 (install.sh writes them to ~/.local/share/man/man1, so that ` + "`man ngcat`" + ` works).
-- ` + "`ngkit --version`" + `: print ngkit's version, commit and Go version.`,
+		Details: strings.NewReplacer("{{programs}}", strings.Join(names, ", "), "{{program_table}}", table.String()).
+			Replace(cli.Help("ngkit")),
 		Examples: []string{
 			"ngkit ngcat --from normgenesis testdata/normgenesis/*.json --head 2",
 			"ngkit help --markdown docs",

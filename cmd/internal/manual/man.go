@@ -10,6 +10,9 @@ import (
 // 1), for `ngkit man DIR`.
 func (d *Doc) WriteMan(w io.Writer, version string) {
 	fmt.Fprintf(w, ".TH %s 1 \"\" %s \"ngkit manual\"\n", strings.ToUpper(d.Name), quoteArg("ngkit "+version))
+	// Left-aligned, not hyphenated: flags, paths and ids are long words
+	// that neither justify nor hyphenate well.
+	fmt.Fprintln(w, ".ad l\n.nh")
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", esc(d.Name), esc(d.Summary))
 	fmt.Fprintln(w, ".SH SYNOPSIS")
 	for i, u := range d.Usage {
@@ -109,9 +112,10 @@ func manInline(s string) string {
 }
 
 // esc escapes text for roff: a backslash is \e, a hyphen-minus \- (so
-// that flags copy as the ASCII minus they are).
+// that flags copy as the ASCII minus they are); a comma may end a line
+// (\:), so that lists without spaces (the defaults) can break.
 func esc(s string) string {
-	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+	return strings.NewReplacer(`\`, `\e`, "-", `\-`, ",", `,\:`).Replace(s)
 }
 
 // lineStart keeps a line of text from being read as a request: a leading
