@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every documented example, so that none can go stale: each ```sh
-# block of README.md and each example line of every program's --help, in a
+# block of README.md and of every docs/*.md -- docs/<program>.md are the
+# programs' --help (TestDocsFresh keeps them equal), so their examples run
+# too; a block that starts with #! is a script shown, not run -- in a
 # fresh temporary folder holding the bundled testdata/, on the built-in demo
 # model (NG_MODEL=demo, no endpoint, no key). Each ng program an example
 # calls really runs (pipelines flow, stdin from the previous stage); an
@@ -24,11 +26,16 @@ bin="$tmp/bin"
 progs=$("$bin/ngkit" --help | sed -n 's/^Programs: //p' | tr -d ',')
 [ -n "$progs" ] || { echo "examples: no programs listed by ngkit --help" >&2; exit 1; }
 
-# The examples: README's sh blocks, then each program's --help examples.
+# The examples: the sh blocks of README and of docs/*.md (docs/<program>.md
+# hold each program's --help, examples included).
 mkdir "$tmp/ex"
-awk -v d="$tmp/ex" '/^```sh$/{n++; f=sprintf("%s/readme-%03d.sh", d, n); on=1; next} /^```/{on=0} on{print > f}' "$readme"
-for p in $progs; do
-  "$bin/$p" --help | awk '/^Examples:$/{on=1; next} /^[^ ]/{on=0} on && /^  /{sub(/^  /, ""); print}' >"$tmp/ex/help-$p.sh"
+docs=${EXAMPLES_DOCS:-docs}
+for md in "$readme" "$docs"/*.md; do
+  [ -f "$md" ] || continue
+  name=$(basename "$md" .md)
+  [ "$md" = "$readme" ] && name=readme
+  awk -v d="$tmp/ex" -v name="$name" '/^```sh$/{n++; f=sprintf("%s/%s-%03d.sh", d, name, n); on=1; first=1; next}
+    /^```/{on=0} on && first && /^#!/{on=0} on{first=0; print > f}' "$md"
 done
 
 # ngprog NAME ARGS...: run one program of an example with the demo model
