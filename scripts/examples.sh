@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every documented example, so that none can go stale: each ```sh
-# block of README.md, DEVELOPING.md and every docs/*.md, and each example
-# line of every program's --help, in a fresh temporary folder holding the
-# bundled testdata/, on the built-in demo model (NG_MODEL=demo, no
-# endpoint, no key). Each ng program an example
+# block of README.md, DEVELOPING.md and every docs/*.md (```sh notest is
+# shown, not run) -- docs/<program>.md are the
+# programs' --help (TestDocsFresh keeps them equal), so their examples run
+# too; a block that starts with #! is a script shown, not run -- in a
+# fresh temporary folder holding the bundled testdata/, on the built-in demo
+# model (NG_MODEL=demo, no endpoint, no key). Each ng program an example
 # calls really runs (pipelines flow, stdin from the previous stage); an
 # example fails when a program rejects its flags (unknown flag, bad value,
 # missing argument) or crashes. Examples need files they make themselves or
@@ -11,8 +13,7 @@
 # endpoint (--base-url, a key): those runs end in a one-line error about the
 # file or endpoint, which is accepted -- their flags were parsed. The
 # README's first command (Fresh machine: two commands) must succeed whole
-# and leave its dataset folder and report. A block that cannot run here (a
-# cluster job, a developer command) is fenced ```sh notest: shown, not run.
+# and leave its dataset folder and report.
 #   bash scripts/examples.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,18 +27,16 @@ bin="$tmp/bin"
 progs=$("$bin/ngkit" --help | sed -n 's/^Programs: //p' | tr -d ',')
 [ -n "$progs" ] || { echo "examples: no programs listed by ngkit --help" >&2; exit 1; }
 
-# The examples: the sh blocks of README.md, DEVELOPING.md and docs/*.md
-# (```sh exactly: ```sh notest is not run), then each program's --help
-# examples.
+# The examples: the sh blocks of README, DEVELOPING.md and docs/*.md (docs/<program>.md
+# hold each program's --help, examples included).
 mkdir "$tmp/ex"
-for md in "$readme" DEVELOPING.md docs/*.md; do
-  base=$(basename "$md" .md)
-  [ "$md" = "$readme" ] && base=readme
-  case $md in docs/*) base=docs-$base ;; esac
-  awk -v d="$tmp/ex" -v b="$base" '/^```sh$/{n++; f=sprintf("%s/%s-%03d.sh", d, b, n); on=1; next} /^```/{on=0} on{print > f}' "$md"
-done
-for p in $progs; do
-  "$bin/$p" --help | awk '/^Examples:$/{on=1; next} /^[^ ]/{on=0} on && /^  /{sub(/^  /, ""); print}' >"$tmp/ex/help-$p.sh"
+docs=${EXAMPLES_DOCS:-docs}
+for md in "$readme" DEVELOPING.md "$docs"/*.md; do
+  [ -f "$md" ] || continue
+  name=$(basename "$md" .md)
+  [ "$md" = "$readme" ] && name=readme
+  awk -v d="$tmp/ex" -v name="$name" '/^```sh$/{n++; f=sprintf("%s/%s-%03d.sh", d, name, n); on=1; first=1; next}
+    /^```/{on=0} on && first && /^#!/{on=0} on{first=0; print > f}' "$md"
 done
 
 # ngprog NAME ARGS...: run one program of an example with the demo model

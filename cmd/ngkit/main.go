@@ -1,7 +1,8 @@
 // Command ngkit is every ngkit program in one binary. Called through a link
 // named after a program (ngcat, ngstats, ...) it is that program; called as
 // ngkit, the first argument names the program. `ngkit links DIR` makes the
-// links. One binary keeps the install small: the language models of
+// links; `ngkit help --markdown DIR` and `ngkit man DIR` write the manuals
+// (docs.go). One binary keeps the install small: the language models of
 // lingua-go are embedded once instead of once per program.
 package main
 
@@ -41,12 +42,24 @@ func dispatch(env app.Env, argv []string) error {
 	if prog, ok := cli.Programs[name]; ok {
 		return prog(env)
 	}
-	if len(argv) < 2 || argv[1] == "-h" || argv[1] == "--help" || argv[1] == "help" {
-		fmt.Fprintf(env.Stdout, "ngkit — culturally grounded, norm-aware dialogue datasets\n\nUsage:\n  ngkit PROGRAM [flags] [FILE...]   run a program (or call it through a link of its name)\n  ngkit links DIR                   make a link for every program in DIR\n\nPrograms: %s\nEach program has --help.\n", strings.Join(cli.Names(), ", "))
+	if len(argv) < 2 || argv[1] == "-h" || argv[1] == "--help" || argv[1] == "help" && len(argv) == 2 {
+		ngkitDoc().WriteText(env.Stdout)
 		if len(argv) < 2 {
 			return &app.ExitError{Code: app.ExitUsage}
 		}
 		return nil
+	}
+	if argv[1] == "help" {
+		if len(argv) != 4 || argv[2] != "--markdown" {
+			return app.UsageError("ngkit", errors.New("usage: ngkit help --markdown DIR"))
+		}
+		return markdown(argv[3])
+	}
+	if argv[1] == "man" {
+		if len(argv) != 3 {
+			return app.UsageError("ngkit", errors.New("usage: ngkit man DIR"))
+		}
+		return man(argv[2])
 	}
 	if argv[1] == "--version" || argv[1] == "version" {
 		fmt.Fprintln(env.Stdout, app.Version())

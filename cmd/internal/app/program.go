@@ -15,9 +15,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"syscall"
 
+	"github.com/ngkit/ngkit/cmd/internal/manual"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -33,6 +33,10 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads the environment (LLM endpoint and key); nil: os.Getenv.
 	Getenv func(key string) string
+	// Describe, when set, is handed the program once its flags are
+	// registered, in place of a run (as after --help): how `ngkit help
+	// --markdown` and `ngkit man` read every program's help.
+	Describe func(*Program)
 }
 
 // OSEnv is the real process environment.
@@ -53,10 +57,13 @@ func (e Env) Var(key string) string {
 // LLM program (NewLLMProgram) is the same with the LLM flags registered
 // too, run by Run.
 type Program struct {
-	Name     string // ngcat
-	Summary  string // one line
-	Usage    string // "[flags] [FILE...]"
-	Details  string // paragraphs after the summary
+	Name    string // ngcat
+	Summary string // one line
+	Usage   string // "[flags] [FILE...]"
+	Details string // Markdown after the summary (cmd/internal/cli/help/)
+	// Sections are titled Markdown sections printed after Details (ngcat's
+	// formats, the model roles).
+	Sections []HelpSection
 	Examples string // shell lines, one per example
 	Flags    *pflag.FlagSet
 	IO       IOFlags
@@ -74,6 +81,11 @@ type Program struct {
 	// then --per-norm seeds of each type), instead of the one measured at
 	// one setting.
 	Estimate *EstimateProfile
+}
+
+// HelpSection is a titled part of a program's help; Body is Markdown.
+type HelpSection struct {
+	Title, Body string
 }
 
 // EstimateProfile is what a program's calls look like beyond their first
@@ -97,6 +109,10 @@ func NewProgram(name, summary, usage string) *Program {
 func (p *Program) Parse(env Env) (args []string, err error) {
 	help := p.Flags.BoolP("help", "h", false, "show this help")
 	version := p.Flags.Bool("version", false, "print ngkit's version, commit and Go version, and exit")
+	if env.Describe != nil {
+		env.Describe(p)
+		return nil, errHelped
+	}
 	if err := p.Flags.Parse(env.Args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			p.PrintHelp(env.Stdout)
@@ -124,20 +140,26 @@ func (p *Program) Parse(env Env) (args []string, err error) {
 	return p.Flags.Args(), nil
 }
 
-// PrintHelp writes the usage, details, flags and examples.
+// PrintHelp writes the help as plain text: usage, details, sections,
+// flags, examples and exit status.
 func (p *Program) PrintHelp(w io.Writer) {
-	fmt.Fprintf(w, "%s — %s\n\nUsage: %s %s\n", p.Name, p.Summary, p.Name, p.Usage)
-	if p.Details != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(p.Details))
+	d := p.Doc()
+	d.WriteText(w)
+}
+
+// ExitHelp is what every program's exit statuses mean.
+const ExitHelp = "0 all records done, 1 some records failed (see --errors), 2 bad usage or unreadable input, 130 interrupted."
+
+// Doc is the program's help model, which --help, docs/<program>.md and
+// the man page render.
+func (p *Program) Doc() *manual.Doc {
+	d := &manual.Doc{Name: p.Name, Summary: p.Summary, Usage: []string{p.Usage}, Details: p.Details,
+		Flags: manual.FlagsOf(p.Flags), FlagUsages: p.Flags.FlagUsages(),
+		Examples: manual.SplitLines(p.Examples), Exit: ExitHelp}
+	for _, s := range p.Sections {
+		d.Sections = append(d.Sections, manual.Section{Title: s.Title, Body: s.Body})
 	}
-	fmt.Fprintf(w, "\nFlags:\n%s", p.Flags.FlagUsages())
-	if p.Examples != "" {
-		fmt.Fprintf(w, "\nExamples:\n")
-		for _, l := range strings.Split(strings.TrimSpace(p.Examples), "\n") {
-			fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
-		}
-	}
-	fmt.Fprintf(w, "\nExit status: 0 all records done, 1 some records failed (see --errors), 2 bad usage or unreadable input, 130 interrupted.\n")
+	return d
 }
 
 // Usagef makes a usage error (exit 2) of one line led by the program's
@@ -169,7 +191,8 @@ func (f *IOFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Format, "format", "f", "", "output `FORMAT`: jsonl, parquet, arrow (IPC stream), arrow-file (default: from -o, else jsonl)")
 	fs.StringVar(&f.Errors, "errors", "", "write records that failed, with the reason, to `FILE` (JSONL of {id, stage, error, where, record})")
 	fs.StringVar(&f.Shard, "shard", "", "keep only the records whose id hashes to shard `K/N` (K from 0), to split a run over N machines; auto or auto/N: K and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, N from auto/N or NGKIT_SHARDS) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT)")
-	fs.IntVarP(&f.Workers, "workers", "j", runtime.NumCPU(), "records processed `N` at a time")
+	fs.IntVarP(&f.Workers, "workers", "j", runtime.NumCPU(), "records processed `N` at a time (default: the number of CPUs)")
+	fs.Lookup("workers").DefValue = "0" // the help says it: the same on every machine (docs/)
 	fs.BoolVar(&f.Progress, "progress", false, "draw a progress bar even when stdout is a pipe (only ever on a terminal)")
 	fs.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress bar and no summary")
 	fs.IntVar(&f.RowGroupMB, "row-group-mb", 64, "Parquet row group size, `MB` uncompressed (1 to 100)")

@@ -76,16 +76,12 @@ func (f *RoleFlags) Settings() (llm.RoleSettings, error) {
 	return rs, nil
 }
 
-// RolesHelp is the --help section that lists a program's roles.
-func RolesHelp(roles []llm.Role) string {
+// RolesHelp is the --help section that lists a program's roles (Markdown).
+func RolesHelp(roles []llm.Role) HelpSection {
 	var b strings.Builder
-	b.WriteString("Model roles (--models FILE names endpoints by alias; --role ROLE=ALIAS assigns them;\na role left unassigned uses the endpoint of --base-url/--model and the environment):\n")
-	w := 0
+	b.WriteString("`--models FILE` names endpoints by alias; `--role ROLE=ALIAS` assigns them; a role left unassigned uses the endpoint of `--base-url`/`--model` and the environment.\n\n")
 	for _, r := range roles {
-		w = max(w, len(r.Name))
+		fmt.Fprintf(&b, "- `%s`: %s\n", r.Name, r.Help)
 	}
-	for _, r := range roles {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, r.Name, r.Help)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return HelpSection{Title: "Model roles", Body: b.String()}
 }

@@ -11,7 +11,7 @@ import (
 func (p *Program) WithRoles(roles []llm.Role) *Program {
 	p.roles = roles
 	p.Roles.Register(p.Flags, roles)
-	p.Details = p.Details + "\n\n" + RolesHelp(roles)
+	p.Sections = append(p.Sections, RolesHelp(roles))
 	return p
 }
 

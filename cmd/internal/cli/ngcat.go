@@ -18,111 +18,34 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
+// ngcatSections are the help's sections of ngcat's formats, one a format
+// (its text: help/ngcat/FILE.md), in the order --help prints them.
+func ngcatSections() []app.HelpSection {
+	var out []app.HelpSection
+	for _, f := range []struct{ title, file string }{
+		{"--from normgenesis", "from-normgenesis"},
+		{"--from prosocial", "from-prosocial"},
+		{"--from text", "from-text"},
+		{"--from csv, --from tsv", "from-csv"},
+		{"--from messages", "from-messages"},
+		{"--from pact", "from-pact"},
+		{"--from episodes", "from-episodes"},
+		{"--to and --from labelstudio, argilla (review)", "review"},
+		{"--to prosocial", "to-prosocial"},
+		{"--to messages", "to-messages"},
+		{"--hf: a Hugging Face dataset folder", "hf"},
+	} {
+		out = append(out, app.HelpSection{Title: f.title, Body: Help("ngcat/" + f.file)})
+	}
+	return out
+}
+
 // Ngcat converts between formats, imports foreign datasets and samples,
 // splits and explodes record streams.
 func Ngcat(env app.Env) error {
 	p := app.NewProgram("ngcat", "convert, import, sample, split and explode ngkit record streams", "[flags] [FILE...]")
-	p.Details = `
-Reads the files named (or stdin; "-" is stdin too), in JSONL, Parquet or Arrow IPC,
-sniffed from their first bytes (gzip/zstd-compressed JSONL is unpacked), and writes
-them to stdout or -o FILE in the format of --format or of the -o extension (JSONL by
-default). Binary formats are never written to a terminal. Fields that ngkit does not
-own pass through unchanged.
-
---from normgenesis imports the NormGenesis release (<culture>_<type>.json files):
-each dialogue is parsed into turns and narration with the markers removed; the
-original text stays in the field "dialogue"; failed generations are kept, with
-their defects listed in checks.defects.
-
---from prosocial imports ProsocialDialog rows as the Hugging Face Hub publishes them
-(allenai/prosocial-dialog; JSONL, Parquet or Arrow): the rows of each dialogue_id
-become one record, turns alternating "user" (context) and "assistant" (response) in
-response_id order; the safety label, rules-of-thumb, annotators' votes (as shares)
-and reasons go on the user turns' labels. The rows of a dialogue must be contiguous,
-as in the Hub files; the split in a file's name (train, validation, test) is part of
-the ids.
-
---from text imports plain "Name: text" transcripts: dialogues separated by blank
-lines (--separator blank, the default), by a line of exactly SEP (--separator SEP),
-or one per file (--separator none); each is parsed as for --from normgenesis. Two
-separator lines with nothing between are an empty dialogue (empty_dialogue), so
-that source_index counts the file's dialogues.
-
---from csv (and tsv, or a .tsv file) reads one dialogue per row: the transcript in
-the column --text-column COLUMN, parsed as for --from text; --column FIELD=COLUMN
-fills culture, lang, category, norm, norm_id, dialogue_type, scenario or situation
-from a column; every other column goes to extra under its header name.
-
---from pact reads PACT trade-off items (for ngpact) from CSV (TSV for .tsv names) or
-JSONL / a JSON array, one item per row or object: scenario, culture (or country: a
-built-in culture's country becomes the culture, Korea -> korean), actor, receiver,
-expectation, preference, follow_option, allow_option, optional human answers as
-human: {follow_culture, n} or columns human_follow_culture and human_n (a share, or
-a percentage such as 62%), persona: {attr: value} or persona_ATTR columns (age and
-gender go to the persona too), id, lang (detected when absent), category, norm; other
-fields go to extra. An item without its expectation, preference or options goes to
-the errors file with the reason, file and line.
-
---from messages reads chat datasets: JSONL (or a JSON array) of {"messages":
-[{role, content}]} (OpenAI fine-tuning files, Hugging Face chat sets) or ShareGPT's
-{"conversations": [{from, value}]}, one dialogue per object, the roles as speakers,
-the system message in extra "system".
-
---from episodes reads ngsim episode specs made elsewhere: JSONL objects, or CSV/TSV
-rows under a header (.csv/.tsv, or stdin not starting with '{'), with culture,
-lang (default: the culture's), subgroup, domain, goal, opening, and constraints
-(a JSON list of texts or {id, text, norm_id, reveal}; in CSV also texts separated
-by " | " or newlines, or columns constraint_N, reveal_N, norm_id_N). A spec that is
-not valid (2-4 constraints, a goal and an opening that gives none away) goes to the
-errors file with its file and line; the others are written.
-
-Lines a parser cannot place are never dropped: they are kept verbatim in
-checks.unplaced with the defect unplaced_lines. A text that holds several dialogues
-keeps all their turns, in order, with the defect multiple_dialogues;
---split-dialogues writes each as its own record instead (ids from the source id
-and the block index, extra "source_block"). --culture, --type, --lang, --category
-and --norm set those fields on every imported record (lang defaults to the
-culture's language for american, chinese and korean), so ngstats can check them.
-
---to prosocial writes the dialogues as ProsocialDialog rows (context, response, rots,
-safety_label, safety_annotations, safety_annotation_reasons, source, etc, dialogue_id,
-response_id, episode_done), one per pair of turns (0-1, 2-3, ...; a last turn without
-a reply gets an empty response), labelled by the context turn's safety label, rules-
-of-thumb, votes and explanation (nglabel --tasks safety), so they can be mixed with
-ProsocialDialog for training. It is the inverse of --from prosocial.
-
---to messages writes OpenAI chat fine-tuning examples ({"messages": [{role,
-content}]}): one per dialogue, or one per assistant turn with --per-turn (the
-dialogue up to that turn). --assistant says who is the assistant: first (the first
-turn's speaker), second (the first other speaker), a speaker's NAME, or auto (the
-default: a speaker named "assistant", else second); everyone else is the user. A
-system message comes from --system-template FILE (Go text/template over the record:
-{{.Norm}}, {{.Situation}}, {{.Culture}}, ...) or, without it, from a messages
-import's own system message. A dialogue where the assistant never speaks makes no
-example. It is the inverse of --from messages.
-
---sample N keeps N records picked by a seeded hash of their ids (the same records
-whatever the input order), --split assigns each id to a split deterministically:
-with {split} in -o each split goes to its own file, otherwise a "split" field is
-added. --explode turns writes one flat row per turn, for analytics.
-
---hf DIR writes a Hugging Face dataset folder: DIR/data/<split>-0000K-of-0000N.parquet
-(one split, train, or those of --split) and DIR/README.md, the dataset card (licence,
-languages, size category, the files of each split, the features, read from the
-Parquet schema) with a description. Each file holds about --shard-mb MB of records
-(uncompressed, as datasets' push_to_hub counts), in row groups of --row-group-mb,
-compressed with zstd at --zstd-level (11 for a dataset downloaded many times: about
-12% smaller than the default 3, for about three times the CPU).
-Label distributions and other maps are lists of {key, value}, as in every ngkit
-Parquet file: the datasets library cannot load Parquet maps. --license must be a Hub
-licence id (other needs --license-name and --license-link). With --shard K/N each
-split goes to one file, <split>-0000K-of-0000N.parquet, so that N machines' data/
-folders copied together are one dataset; ngstats DIR/data/*.parquet --card then
-writes the card of the whole. The folder is built beside DIR and moved
-in at the end, so DIR never holds half an export; a non-empty DIR/data or an
-existing DIR/README.md is refused unless --force, which replaces both and keeps the
-rest of DIR (.gitattributes, .git). Then: huggingface-cli upload USER/NAME DIR . --repo-type dataset
-` + ngcatQualityDetails
+	p.Details = Help("ngcat")
+	p.Sections = ngcatSections()
 	p.Examples = `
 ngcat --from normgenesis testdata/normgenesis/*.json -o normgenesis.parquet
 ngcat normgenesis.parquet --head 3 | jq .turns[0]

@@ -26,46 +26,6 @@ type ngcatQuality struct {
 	reviewConfig              string
 }
 
-const ngcatQualityDetails = `
---where EXPR keeps the records for which the expr-lang expression EXPR holds
-(https://expr-lang.org: == != < <= > >= && || ! in, len(), any(), all(),
-count(), filter(), matches, contains, ...). Fields are named as in the records:
-id, culture, dialogue_type, quality.norm, checks.lang_ok, checks.defects,
-len(turns), turns[0].speaker, any(turns, .labels.norm == "violated"). It is
-type-checked before the input is read: an unknown field is an error. A field a
-record lacks reads as its zero value ("", 0, false, empty), so quality.norm >= 4
-is false for records without quality scores. The expression sees the record's
-JSON values only (no $env); one record's evaluation may build at most 64 MiB of
-strings and lists and take at most 2s, or the run stops (exit 2).
-
---drop-defects CLASS,...|any drops the records with any of these defects, as
-ngstats finds them (its audit runs on each record, with ngstats' default
-bounds, the output is left as it was) and as earlier stages wrote them in
-checks.defects.
-
---dedup exact|near keeps the first record of each cluster of duplicates: dialogues
-by their turns, records without turns by their scenario. exact: the same
-speakers, directions and texts (or the same scenario, culture and type); near:
-also texts whose MinHash similarity of character shingles (5 characters, 3 for
-Han, kana and Hangul) is at least --dup-threshold, over the whole stream (scenarios
-within one dialogue type), as ngstats reports the near_duplicate_* clusters.
-
---to labelstudio writes one Label Studio task per dialogue (a JSON array, the import
-format): the dialogue for a Paragraphs tag, the norm, scenario and situation as
-context, the model's turn labels of --review-tasks as a prediction (pre-annotations
-reviewers correct), and the whole record (data.ngkit_record); --review-config FILE
-writes the labeling config (XML) for the project: the dialogue, one ParagraphLabels
-per task, an accept/reject verdict and a comment. --to argilla writes Argilla 2
-records (rg.Record.to_dict form: a chat field, text fields, metadata, the labels as
-suggestions of per-turn questions norm_0, intent_0, ...); docs/quality-loop.md
-has the matching rg.Settings. --from labelstudio / argilla read the tools' JSON exports
-back: each turn's labels_human (the majority of its reviewers) and the record's
-review (verdict: the majority, a tie rejects; reviewers; comments); ngstats then
-reports model-vs-reviewer agreement and the rejected share.
-
-Dropped records are counted on stderr and, with --errors FILE, written there with
-the reason; they do not make the exit status 1.`
-
 func (q *ngcatQuality) register(fs *pflag.FlagSet) {
 	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
 	fs.StringVar(&q.dedup, "dedup", "", "keep the first record of each cluster of duplicates: `MODE` exact (same turns, or same scenario) or near (as ngstats clusters them)")
@@ -110,7 +70,7 @@ func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Fo
 	}
 	if q.reviewConfig != "" {
 		if to != review.ToolLabelStudio {
-			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the rg.Settings in docs/quality-loop.md)")
+			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the README's settings)")
 		}
 		out, err := recio.Create(q.reviewConfig, recio.JSONL, nil)
 		if err != nil {

@@ -19,63 +19,7 @@ const defaultSampleTemperature = 0.7
 // quality, and compares dialogues pairwise with a baseline corpus.
 func Nglabel(env app.Env) error {
 	p := app.NewLLMProgram("nglabel", "label dialogue turns (norm, intent, emotion, V2R stage, safety + rules-of-thumb) and judge dialogue quality with an LLM", "[flags] [FILE...]")
-	p.Details = `
-Reads dialogue records (JSONL, Parquet or Arrow; files or stdin) and writes them with
-labels on every turn: turns[].labels.{norm,intent,emotion,stage,safety,rots,explanation}.
-One call per dialogue (and per sample) labels all its turns at once; the reply must
-have exactly one entry per turn index with labels from the closed sets, or it is asked
-again with what is wrong (--max-reasks), then retried; a record that still fails goes
-to the errors file. Records without turns pass through unchanged.
-
-Tasks (--tasks, comma-separated):
-  norm     adhered, violated, not_relevant (adherence to the record's norm)
-  intent   ACK AGR DIS APO THX EMP JUS SUG QUE CRT NR (the NormGenesis codes)
-  emotion  anger disgust fear joy sadness surprise neutral (Ekman's six + neutral)
-  stage    context violation recognition repair resolution (V2R dialogues only)
-  safety   casual possibly_needs_caution probably_needs_caution needs_caution
-           needs_intervention (ProsocialDialog), with rules-of-thumb in rots
-           ("It's wrong to ..."), one or more for every turn above casual;
-           --tasks rots is the same task
-  quality  the dialogue-level judge, one more call: consistency, naturalness,
-           relevance, coherence, emotion (1-5) and norm (1 fully violated,
-           2 partially violated, 3 violated then resolved, 4 partially adhered,
-           5 fully adhered), each with an explanation, in the record's quality
-Default: norm,intent,emotion,stage. "all" is every task. The stage task applies to V2R
-dialogues only, the norm task to records with a norm (not to ProsocialDialog imports).
-Labels of tasks not run are kept; the explanation is replaced, but for the annotators'
-reasons of safety votes that are not relabelled.
-
---samples K draws K independent labellings of each dialogue (seeds --seed+0..K-1, at
---temperature or 0.7): each turn gets the majority label (a tie goes to the earliest
-sample), the share of each label in *_dist and the agreement (the majority's share,
-averaged over the tasks); labels_meta gets the mean agreement and Fleiss' kappa over
-the record's turns. Safety votes aggregate as ProsocialDialog aggregated its three
-annotators: any needs_intervention -> needs_intervention; all casual -> casual;
-otherwise 1, 2 or 3 caution votes of 3 -> possibly, probably, needs caution (for other
-K, the caution share: up to 1/3, up to 2/3, more).
-
-Consistency checks, written into checks.defects (ngstats counts them):
-  label_violation_in_adherence  an adherence dialogue has a turn labelled violated
-  label_no_violation            a violation or V2R dialogue has no violated turn
-  label_v2r_unresolved          a V2R dialogue's violated turn is not followed by a
-                                recognition turn and then an adhered repair turn
-With --drop-inconsistent such records go to the errors file instead.
-
---pairwise FILE judges each record against a dialogue of FILE (e.g. NormDial's
-dialogues as ngkit records with their norm and dialogue_type): the one with the same
-id, else one of the same norm (norm_id, or the norm's text) and dialogue type, and of
-the same culture where both name one, picked by a hash of the record id
-(--pairwise-match). The judge says which is more natural and which is more
-norm-appropriate; the two are shown in an order drawn per pair, to cancel position
-bias. The result, win/tie/loss from the record's side, goes to the field "pairwise";
-ngstats reports the win rates with 95% confidence intervals. Without --tasks,
---pairwise judges pairs only. Unmatched records pass through unjudged.
-
-Cultures: the record's culture names a profile (its display name in the prompts, its
-language when the record has no lang); add one with --culture-file FILE or a NAME.yaml
-in $NG_CULTURES_DIR. Prompts: label/turns, label/quality and label/pairwise in the built-in pack (Korean
-prompts in Korean, others in English naming the dialogue's language); --prompts DIR
-overrides them file by file.`
+	p.Details = Help("nglabel")
 	p.Examples = `
 ngv2r < seeds.jsonl | nglabel | ngstats
 nglabel dialogues.jsonl --tasks norm,intent,emotion,stage,quality -o labelled.jsonl

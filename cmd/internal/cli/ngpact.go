@@ -25,44 +25,7 @@ var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under tes
 // preference.
 func Ngpact(env app.Env) error {
 	p := app.NewLLMProgram("ngpact", "PACT: does a model follow the cultural norm or allow the personal preference? distributions per model and question framing", "[flags] [FILE...]")
-	p.Details = `
-Reads PACT items (JSONL, Parquet or Arrow; files or stdin): records with a
-pact_item {actor, receiver, expectation, preference, follow_option, allow_option}
-and a scenario, as ngseed --types pact writes them or ngcat --from pact imports them.
-For each item, each model under test (--subjects A,B,C: endpoint aliases of the
-models file; without it, the endpoint of --base-url/--model) and each question
-framing (--questions):
-  personal  "What would you personally do if you were the actor?"  (the paper's; default)
-  norm      "What would most people in this situation consider appropriate?"  (the paper's; default)
-  choice    "What should the actor do?"  (ngkit's, a normative question)
-it asks the model to choose between the two options, shown as A and B in an order
-drawn per call from --seed, the item id, the model, the framing and the sample
-number (so reruns ask the same), and undone, to cancel position bias. The prompt
-(pact/question in the prompt pack) gives the culture, scenario, actor, receiver, the
-actor's persona attributes, the expectation and the preference; it is in the
-item's language (English, Korean and Chinese prompts are built in; other
-languages get the English one) or in English (--prompt-lang en).
-
---method logprobs (default): one call per item, model and framing, at temperature 0
-with max_tokens 1 and top_logprobs ` + fmt.Sprint(pact.TopLogprobs) + `; p_follow is the probability of the follow
-option's label among the first token's alternatives, renormalised over the two
-labels. It needs a server that returns logprobs in chat completions (OpenAI,
-vLLM, llama-server; checked with one call per model before the run: a server that
-sends none is an error that suggests --method sample).
---method sample --samples K: K calls, each at --temperature (default 1) with its
-own seed and option order; each reply must name an option (the letter, or the
-option's text); one that names neither is asked again (--max-reasks), and a sample
-still without an answer counts as not valid: p_follow is the follow share of the
-valid samples.
-
-Output: each item with one result per model and framing appended to its pact list
-(one of the same model and framing already there is replaced): model, question,
-method, p_follow, samples (asked), valid (answered with an option), majority
-(follow_culture, allow_preference or tie), entropy (bits), error (why samples
-were not valid). A record that is not an item (no pact_item, or one without its
-expectation, preference or options) goes to the errors file with the reason; so
-does an item whose calls failed for good (the server, not the answer), so that
---resume asks again. ngstats reports the results.`
+	p.Details = Help("ngpact")
 	p.Examples = `
 ngseed --types pact --culture korean --vary age=18-29,30-49,50+ | ngpact --models models.yaml --subjects gpt,qwen | ngstats
 ngpact items.jsonl --subjects gpt --questions choice,norm -o results.jsonl

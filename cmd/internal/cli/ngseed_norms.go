@@ -21,19 +21,6 @@ type makeNorms struct {
 	perCategory *int
 }
 
-const makeNormsHelp = `
-New culture (--make-norms). For a culture with a profile but no norms, ngseed
---make-norms --culture-file FILE writes norm records instead of seeds: one call
-per category (--categories, default all 12) asks the writer for
---norms-per-category norms of the culture, in its norm_lang (else its
-scenario_lang); each is checked (language by pkg/lang, 1-4 sentences, no format
-markers, not a near-duplicate of another norm of the category: the scenario
-measure) and the dropped ones are asked for again (--max-topups). The records
-have id and norm_id, culture, category, norm, gen and source "generated": review
-them (people of the culture should), then make seeds from them with --norms
-FILE. A category that cannot get its norms goes to the errors file. Prompt:
-seed/norms.tmpl.`
-
 func registerMakeNorms(fs *pflag.FlagSet) *makeNorms {
 	return &makeNorms{
 		on:          fs.Bool("make-norms", false, "write norms for the culture (--culture or the --culture-file's) instead of seeds: see New culture"),

@@ -23,44 +23,7 @@ var ngsimRoles = []llm.Role{
 // Ngsim runs episode specs against assistants under test (CultureConverse).
 func Ngsim(env app.Env) error {
 	p := app.NewLLMProgram("ngsim", "simulated multi-turn conversations with hidden cultural constraints (CultureConverse): a simulated user, assistants under test, a judge", "[flags] [FILE...]")
-	p.Details = `
-Reads episode specs (from ngseed --types episode, or ngcat --from episodes FILE)
-and writes one episode record per spec and assistant: the spec, turns (speaker
-user / assistant, text, detected lang), sim (assistant alias, mode, how it
-ended, the constraints the user revealed, the judge's verdict) and gen per call
-and role. Its id is a hash of the spec's id, the assistant and the mode;
-parent_id is the spec's id.
-
-An episode starts with the spec's opening message. The assistant answers, as
-a deployed assistant is called: its system prompt (--assistant-system FILE, or
-a plain "You are a helpful assistant."), then the conversation as user and
-assistant messages, no reply schema. The simulated user then writes its next
-message (JSON: message, goal_met, revealed): it plays the spec's person and
-reveals the hidden constraints only as each one's reveal mode allows (implicit:
-hints; explicit: in its own words when relevant; never). The loop ends when the
-user says the goal is met, or after --max-turns assistant replies. A user
-message in the wrong language, that copies a hidden constraint's wording, or
-that claims to reveal a constraint never to be revealed is asked again
-(--max-reasks).
-
---mode benchmark gives the assistant only the conversation; --mode gold adds the
-user's constraints to its system prompt (oracle-guided), to make training
-dialogues (ngcat --to messages exports them).
-
-The judge scores each episode 1-5 on assistance quality, cultural
-appropriateness and language consistency, with rationales, and gives each hidden
-constraint one outcome: inferred_and_respected, respected_without_asking,
-violated, not_addressed. The rubrics are in the prompt pack (sim/judge.tmpl;
---prompts DIR overrides it).
-
-Faults: episodes run concurrently, each one's turns in order. A failed call is
-retried by the client (--max-retries) and then --turn-retries more times, with
-the conversation so far; an episode that still cannot finish goes to the errors
-file with its partial transcript and the reason. With the cache (on by default)
-and --resume, a rerun skips the episodes written and replays the finished turns
-of the others from the cache: it pays only for the unfinished turns.
-
-Prompts: sim/user, sim/assistant, sim/gold and sim/judge in the built-in pack.`
+	p.Details = Help("ngsim")
 	p.Examples = `
 ngseed --types episode --culture thai | ngsim --assistants a,b --mode benchmark | ngstats
 ngsim specs.jsonl --models models.yaml --role user=sim --assistants gpt41,qwen --judge judge -o episodes.jsonl --resume

@@ -30,50 +30,7 @@ var reportExt = map[string]string{".txt": "text", ".json": "json", ".md": "markd
 // Ngstats reports corpus statistics, language consistency and defects.
 func Ngstats(env app.Env) error {
 	p := app.NewProgram("ngstats", "corpus statistics, language consistency and defects of ngkit records", "[flags] [FILE...]")
-	p.Details = `
-Reads records (JSONL, Parquet or Arrow; files or stdin) in one streaming pass and
-reports: counts by culture, dialogue type and category; turns and speakers per
-dialogue; characters and tokens per turn by language (Chinese and Japanese counted
-in characters), distinct-1/2; the share of turns in each culture's expected
-language, with examples of each mismatch; defects, each counted and listed by id
-(failed or empty dialogues, leftover markers, literal \n, unplaced lines, several
-dialogues in one record, exact and near duplicates of dialogues and scenarios,
-turn counts out of range, wrong language); near duplicates are clustered over the
-whole corpus by MinHash of character shingles (--dup-threshold), each record in
-the cluster of the first earlier record it is similar to; when records carry labels: their
-distributions per culture and type, intent by V2R stage, the agreement of sampled
-labellings (Fleiss' kappa), quality score means and pairwise win rates.
-
-PACT results (ngpact) add, per question framing, each model's culture-following
-rate (mean p_follow, 95% t interval over items; majority share, Wilson)
-overall, by culture and by persona attribute; the counterfactual effect of each
-attribute (mean |change| of p_follow between variants sharing variant_of that
-differ only in it, in percentage points, and the signed change between values);
-agreement between models; for items with human distributions, majority
-agreement, Pearson, Spearman and Jensen-Shannon divergence; and the PACT paper's
-figures by its authors' definitions: the country spread (each country's
-allow-rate delta and their range), the signed demographic effects (younger -
-older, female - male, actor and receiver), majority alignment, distributional
-MAE, signed gap and uncertainty correlation with humans, paired flips between
-two models (base vs instruct), and the human study by respondent country and
-relation. Simulated episodes (ngsim) add, per assistant and mode, the judge's
-mean scores, the constraint outcomes and inference rate, the goal-met rate and
-turns, by culture, domain and subgroup, the subgroup coverage, and a leaderboard
-(--rank-by; assistance by default).
-
-The language of every turn is detected on all cores (-j). Memory stays bounded by
-the distinct cultures, categories and lengths, plus ~100 bytes per record for
-duplicate detection.
-
---by ATTR (persona attributes, from ngseed --personas / --vary) adds a count table
-per attribute and then the whole report (every table above) of the records of
-each of its values, the records without the attribute as (none); in JSON they
-are by_persona: [{attr, value, report}]. Near duplicates are found within each
-group there. The HTML report shows each group's tables folded.
-
---fail-on DEFECT=RATE[,...] exits 1 after writing the report when a defect class
-(or "any": records with at least one defect) is above its rate, so a pipeline
-stops on a bad batch. Defect classes: ` + strings.Join(audit.DefectNames(), ", ") + `.`
+	p.Details = Help("ngstats")
 	p.Examples = `
 ngcat --from normgenesis testdata/normgenesis/*.json | ngstats
 ngstats corpus.parquet --json | jq '.defects[] | {name, count}'
