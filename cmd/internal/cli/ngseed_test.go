@@ -444,7 +444,7 @@ func seedNorms(n int) string {
 // output (all its seeds) or the errors file, and the seeds are valid.
 // Logs the calls per seed.
 func TestNgseedFaults(t *testing.T) {
-	srv := seedFake(t, &seedtest.Replier{}, llmtest.Options{FaultRate: 0.2, Seed: 11,
+	srv := seedFake(t, &seedtest.Replier{}, llmtest.Options{FaultRate: 0.2, Seed: 16,
 		RetryAfter: 5 * time.Millisecond, SlowFor: 5 * time.Second})
 	dir := t.TempDir()
 	errs, usage := filepath.Join(dir, "errors.jsonl"), filepath.Join(dir, "usage.json")
