@@ -12,11 +12,6 @@ import (
 	"testing"
 )
 
-// pending are files another branch of this round writes (the docs
-// scripts/bench.sh:
-// docs/bench.md). A link to one of them may dangle until it lands; once
-// the file exists the test fails, so that its entry is removed here.
-var pending = []string{"docs/bench.md"}
 
 // link matches [text](target) and ![alt](target); the target ends at a
 // space (a title) or the closing parenthesis.
@@ -76,11 +71,6 @@ func TestLinks(t *testing.T) {
 	if len(docs) < 5 {
 		t.Fatalf("found %d files in docs/", len(docs))
 	}
-	for _, p := range pending {
-		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
-			t.Errorf("%s exists now: remove it from pending in this test", p)
-		}
-	}
 	checked := 0
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(root, f))
@@ -94,9 +84,6 @@ func TestLinks(t *testing.T) {
 			path, _, _ := strings.Cut(target, "#")
 			rel := filepath.ToSlash(filepath.Join(filepath.Dir(f), path))
 			checked++
-			if slices.Contains(pending, rel) {
-				continue
-			}
 			if _, err := os.Stat(filepath.Join(root, rel)); err != nil {
 				t.Errorf("%s: link %q: %s does not exist", f, target, rel)
 			}
