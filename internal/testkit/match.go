@@ -308,6 +308,7 @@ type FileCheck struct {
 	Has     []string     `yaml:"has"`     // substrings it must contain
 	Lacks   []string     `yaml:"lacks"`   // substrings it must not
 	Lines   *int         `yaml:"lines"`   // how many lines
+	Matches string       `yaml:"matches"` // a regular expression for all of it
 	SameAs  string       `yaml:"same_as"` // a file it must equal byte for byte
 	Records *RecordCheck `yaml:"records"` // its JSON values
 }
@@ -330,6 +331,13 @@ func (c *FileCheck) Check(data, same []byte) []string {
 	if c.Lines != nil {
 		if n := strings.Count(s, "\n"); n != *c.Lines || s != "" && !strings.HasSuffix(s, "\n") {
 			bad = append(bad, fmt.Sprintf("%d lines, want %d whole lines", n, *c.Lines))
+		}
+	}
+	if c.Matches != "" {
+		if re, err := regexp.Compile(`\A(?:` + c.Matches + `)\z`); err != nil {
+			bad = append(bad, err.Error())
+		} else if !re.Match(data) {
+			bad = append(bad, fmt.Sprintf("does not match %s", re))
 		}
 	}
 	if c.SameAs != "" && !bytes.Equal(data, same) {

@@ -26,7 +26,9 @@ const casesDir = "../../../testdata/cli"
 
 // cliCase is one run of a program and what it must give. Paths in args
 // are relative to the case file's folder (the run's working directory);
-// {tmp} in args, env, stdin and the expectations is a fresh empty folder.
+// an arg with * is the files it matches, as in a shell; {tmp} in args,
+// env, stdin and the expectations is a fresh empty folder. The format,
+// with an example of each key: internal/testkit/README.md.
 type cliCase struct {
 	Name      string   `yaml:"name"`
 	Args      []string `yaml:"args"`
@@ -37,7 +39,8 @@ type cliCase struct {
 	// sees the process's).
 	Env map[string]string `yaml:"env"`
 	// Fake starts the fake model of every stage (internal/fakeng) and
-	// points NG_BASE_URL and NG_MODEL at it; the args then start with
+	// points NG_BASE_URL and NG_MODEL at it ({fake} is its URL, for a
+	// models file); the args of the LLM programs then start with
 	// testkit.FastRetryFlags (no cache, quick retries, no bar).
 	Fake bool `yaml:"fake"`
 	// Calls is how many requests the fake model must have had (with
@@ -51,6 +54,9 @@ type cliCase struct {
 	Stderr    *string  `yaml:"stderr"`
 	StdoutHas []string `yaml:"stdout_has"`
 	StderrHas []string `yaml:"stderr_has"`
+	// StdoutLacks and StderrLacks are texts that must not appear.
+	StdoutLacks []string `yaml:"stdout_lacks"`
+	StderrLacks []string `yaml:"stderr_lacks"`
 	// StderrLines, when set, is how many lines stderr must have;
 	// StderrMatch a regular expression all of stderr must match.
 	StderrLines *int   `yaml:"stderr_lines"`
@@ -209,6 +215,7 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 		srv = llmtest.New(llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs})
 		t.Cleanup(srv.Close)
 		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake"
+		sub = strings.NewReplacer("{tmp}", tmp, "{fake}", srv.URL).Replace
 	}
 	t.Chdir(filepath.Dir(file))
 	for _, f := range slices.Sorted(maps.Keys(c.Setup)) {
@@ -237,9 +244,9 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 	var out, errb bytes.Buffer
 	code := 0
 	for i, p := range pipe {
-		args := make([]string, len(p)-1)
-		for i, a := range p[1:] {
-			args[i] = sub(a)
+		var args []string
+		for _, a := range p[1:] {
+			args = append(args, expand(sub(a))...)
 		}
 		if c.Fake && llmPrograms[p[0]] {
 			args = testkit.FastRetryFlags(args...)
@@ -301,6 +308,16 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 	} else {
 		compare(t, where, "stderr", errb.String(), c.Stderr, c.StderrHas, sub)
 	}
+	for _, l := range c.StdoutLacks {
+		if strings.Contains(out.String(), sub(l)) {
+			t.Errorf("%s: stdout has %q; it is:\n%s", where, sub(l), out.String())
+		}
+	}
+	for _, l := range c.StderrLacks {
+		if strings.Contains(errb.String(), sub(l)) {
+			t.Errorf("%s: stderr has %q; it is:\n%s", where, sub(l), errb.String())
+		}
+	}
 	if c.StderrLines != nil {
 		got := errb.String()
 		if n := strings.Count(got, "\n"); n != *c.StderrLines || got != "" && !strings.HasSuffix(got, "\n") {
@@ -344,6 +361,18 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 			t.Errorf("%s: left %v in {tmp}, want no %s", where, m, f)
 		}
 	}
+}
+
+// expand is an arg as a shell gives it: a pattern with * names the files
+// it matches, in order (itself when none does).
+func expand(arg string) []string {
+	if !strings.Contains(arg, "*") {
+		return []string{arg}
+	}
+	if m, _ := filepath.Glob(arg); len(m) > 0 {
+		return m
+	}
+	return []string{arg}
 }
 
 // catFiles is cat in a pipe: the files in env.Args to env.Stdout.
