@@ -57,6 +57,8 @@ type Match struct {
 	Len *int `yaml:"len" json:"len,omitempty"`
 	// Matches is a regular expression a string must match in whole.
 	Matches string `yaml:"matches" json:"matches,omitempty"`
+	// SameAs is another path of the record that must hold the same value.
+	SameAs string `yaml:"same_as" json:"same_as,omitempty"`
 }
 
 // DecodeValues reads every JSON value of data, one after another (JSONL
@@ -178,6 +180,12 @@ func (m *Match) test(r any) string {
 		}
 		if !*m.Exists {
 			return ""
+		}
+	}
+	if m.SameAs != "" {
+		other := resolve(r, m.SameAs)
+		if len(other) != 1 || len(vals) != 1 || jsonText(vals[0]) != jsonText(other[0]) {
+			return fmt.Sprintf("%s is %s, %s is %s: want the same", m.Path, clip(jsonText(vals)), m.SameAs, clip(jsonText(other)))
 		}
 	}
 	if m.Equals == nil && m.Contains == nil && m.Excludes == nil && m.Len == nil && m.Matches == "" {

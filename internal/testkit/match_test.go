@@ -17,6 +17,8 @@ func TestRecordCheck(t *testing.T) {
 		{spec: `{count: 2, unique: [id], all: [{path: turns.*.speaker, exists: true}]}`},
 		{spec: `{at: {0: [{path: n, equals: 3}, {path: turns.0.speaker, equals: Mike}, {path: tags, contains: x}, {path: turns, len: 1}]}}`},
 		{spec: `{some: [{where: [{path: tags, exists: true}], count: 1}], all: [{path: id, matches: "[ab]"}]}`},
+		{spec: `{at: {0: [{path: turns.0.text, same_as: tags.0}]}}`, bad: []string{`record 0: turns.0.text is ["hi"], tags.0 is ["x"]`}},
+		{spec: `{at: {1: [{path: id, same_as: id}]}}`},
 		{spec: `{count: 3}`, bad: []string{"2 records, want 3"}},
 		{spec: `{min: 3}`, bad: []string{"want at least 3"}},
 		{spec: `{all: [{path: turns.*.text, excludes: "[END]"}]}`, bad: []string{`record 1: turns.*.text is "yo [END]"`}},

@@ -112,32 +112,6 @@ func TestNgcatHF(t *testing.T) {
 	}
 }
 
-func TestNgcatHFUsage(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"--hf", dir, "-o", "x.parquet"},
-		{"--hf", dir, "--format", "parquet"},
-		{"--hf", dir, "--explode", "turns"},
-		{"--license", "mit"},
-		{"--pretty-name", "x"},
-		{"--force"},
-		{"--hf", dir, "--shard-mb", "0"},
-		{"--hf", dir, "--split", "train-a=0.5,test=0.5"},
-	} {
-		code, _, stderr := run(t, Ngcat, `{"id":"a"}`, args...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngcat: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("usage errors left files: %v", ents)
-	}
-	code, out, _ := run(t, Ngcat, "", "--help")
-	if code != 0 || !strings.Contains(out, "--hf") || !strings.Contains(out, "huggingface-cli upload") {
-		t.Errorf("--help says nothing of --hf")
-	}
-}
-
 // Ctrl-C during an export: nothing is visible under DIR until the end,
 // then the folder holds what was read, whole (the -o rule), exit 130.
 func TestNgcatHFInterrupt(t *testing.T) {
