@@ -318,12 +318,13 @@ type FileCheck struct {
 	Lines   *int         `yaml:"lines"`   // how many lines
 	Matches string       `yaml:"matches"` // a regular expression for all of it
 	SameAs  string       `yaml:"same_as"` // a file it must equal byte for byte
+	Differs string       `yaml:"differs"` // a file it must not equal
 	Records *RecordCheck `yaml:"records"` // its JSON values
 }
 
-// Check tests data against c; same is the content of SameAs, read by the
-// caller. It returns what failed, one line each.
-func (c *FileCheck) Check(data, same []byte) []string {
+// Check tests data against c; same and differs are the contents of SameAs
+// and Differs, read by the caller. It returns what failed, one line each.
+func (c *FileCheck) Check(data, same, differs []byte) []string {
 	var bad []string
 	s := string(data)
 	for _, h := range c.Has {
@@ -350,6 +351,9 @@ func (c *FileCheck) Check(data, same []byte) []string {
 	}
 	if c.SameAs != "" && !bytes.Equal(data, same) {
 		bad = append(bad, fmt.Sprintf("differs from %s", c.SameAs))
+	}
+	if c.Differs != "" && bytes.Equal(data, differs) {
+		bad = append(bad, fmt.Sprintf("is the same as %s", c.Differs))
 	}
 	if c.Records != nil {
 		bad = append(bad, c.Records.Check(data)...)

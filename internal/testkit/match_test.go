@@ -50,11 +50,11 @@ func TestRecordCheck(t *testing.T) {
 
 func TestFileCheck(t *testing.T) {
 	n := 2
-	fc := FileCheck{Has: []string{"a"}, Lacks: []string{"z"}, Lines: &n, SameAs: "x"}
-	if bad := fc.Check([]byte("a\nb\n"), []byte("a\nb\n")); len(bad) != 0 {
+	fc := FileCheck{Has: []string{"a"}, Lacks: []string{"z"}, Lines: &n, SameAs: "x", Differs: "y", Matches: "a\n.*\n"}
+	if bad := fc.Check([]byte("a\nb\n"), []byte("a\nb\n"), []byte("b\n")); len(bad) != 0 {
 		t.Errorf("%q", bad)
 	}
-	if bad := fc.Check([]byte("z\n"), []byte("a\nb\n")); len(bad) != 4 {
+	if bad := fc.Check([]byte("z\n"), []byte("a\nb\n"), []byte("z\n")); len(bad) != 6 {
 		t.Errorf("%q", bad)
 	}
 }

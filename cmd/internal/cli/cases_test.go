@@ -338,21 +338,34 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 	}
 	for _, f := range slices.Sorted(maps.Keys(c.FileChecks)) {
 		fc := c.FileChecks[f]
-		b, err := os.ReadFile(filepath.Join(tmp, f))
+		path := filepath.Join(tmp, f)
+		if strings.Contains(f, "*") { // a pattern: it must name one file
+			m, _ := filepath.Glob(path)
+			if len(m) != 1 {
+				t.Errorf("%s: %s matches %d files, want 1: %v", where, f, len(m), m)
+				continue
+			}
+			path = m[0]
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Errorf("%s: file %s: %v", where, f, err)
 			continue
 		}
-		var same []byte
-		if fc.SameAs != "" {
-			if same, err = os.ReadFile(sub(fc.SameAs)); err != nil {
-				t.Fatalf("%s: file %s: same_as: %v", where, f, err)
+		read := func(name string) []byte {
+			if name == "" {
+				return nil
 			}
+			b, err := os.ReadFile(sub(name))
+			if err != nil {
+				t.Fatalf("%s: file %s: %v", where, f, err)
+			}
+			return b
 		}
 		for i := range fc.Has {
 			fc.Has[i] = sub(fc.Has[i])
 		}
-		for _, why := range fc.Check(b, same) {
+		for _, why := range fc.Check(b, read(fc.SameAs), read(fc.Differs)) {
 			t.Errorf("%s: file %s: %s", where, f, why)
 		}
 	}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/internal/golden"
@@ -33,21 +31,5 @@ func TestNgstatsGoldenReports(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 		golden.Check(t, filepath.Join("../../../testdata/ngstats", f.file), out)
-	}
-}
-
-// TestNgcatHFCardHasStatistics: the card of ngcat --hf ends with the ngstats
-// report of the records exported.
-func TestNgcatHFCardHasStatistics(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "hf")
-	if code, _, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis", "--hf", dir}, sampleFiles(t)...)...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	card, err := os.ReadFile(filepath.Join(dir, "README.md"))
-	if err != nil || !strings.Contains(string(card), "## Statistics") || !strings.Contains(string(card), "| american | 54 |") {
-		t.Fatalf("card without statistics (%v):\n%s", err, card)
-	}
-	if files, _ := filepath.Glob(filepath.Join(dir, "data", "*.parquet")); len(files) != 1 {
-		t.Fatalf("data files %v", files)
 	}
 }
