@@ -57,6 +57,9 @@ type Match struct {
 	Len *int `yaml:"len" json:"len,omitempty"`
 	// Matches is a regular expression a string must match in whole.
 	Matches string `yaml:"matches" json:"matches,omitempty"`
+	// Between [lo, hi]: a number from lo to hi (for figures that need not
+	// be exact to the last bit).
+	Between []float64 `yaml:"between" json:"between,omitempty"`
 	// SameAs is another path of the record that must hold the same value.
 	SameAs string `yaml:"same_as" json:"same_as,omitempty"`
 }
@@ -188,7 +191,7 @@ func (m *Match) test(r any) string {
 			return fmt.Sprintf("%s is %s, %s is %s: want the same", m.Path, clip(jsonText(vals)), m.SameAs, clip(jsonText(other)))
 		}
 	}
-	if m.Equals == nil && m.Contains == nil && m.Excludes == nil && m.Len == nil && m.Matches == "" {
+	if m.Equals == nil && m.Contains == nil && m.Excludes == nil && m.Len == nil && m.Matches == "" && m.Between == nil {
 		return ""
 	}
 	if len(vals) == 0 && !strings.Contains("."+m.Path+".", ".*.") {
@@ -224,6 +227,15 @@ func (m *Match) testValue(v any) string {
 		}
 		if n != *m.Len {
 			return fmt.Sprintf("length %d, want %d", n, *m.Len)
+		}
+	}
+	if m.Between != nil {
+		x, ok := v.(float64)
+		if len(m.Between) != 2 {
+			return "between takes [lo, hi]"
+		}
+		if !ok || x < m.Between[0] || x > m.Between[1] {
+			return fmt.Sprintf("want a number from %v to %v", m.Between[0], m.Between[1])
 		}
 	}
 	if m.Matches != "" {

@@ -19,6 +19,8 @@ func TestRecordCheck(t *testing.T) {
 		{spec: `{some: [{where: [{path: tags, exists: true}], count: 1}], all: [{path: id, matches: "[ab]"}]}`},
 		{spec: `{at: {0: [{path: turns.0.text, same_as: tags.0}]}}`, bad: []string{`record 0: turns.0.text is ["hi"], tags.0 is ["x"]`}},
 		{spec: `{at: {1: [{path: id, same_as: id}]}}`},
+		{spec: `{all: [{path: n, between: [3, 4]}]}`},
+		{spec: `{all: [{path: n, between: [3.5, 4]}]}`, bad: []string{"record 0: n is 3: want a number from 3.5 to 4"}},
 		{spec: `{count: 3}`, bad: []string{"2 records, want 3"}},
 		{spec: `{min: 3}`, bad: []string{"want at least 3"}},
 		{spec: `{all: [{path: turns.*.text, excludes: "[END]"}]}`, bad: []string{`record 1: turns.*.text is "yo [END]"`}},
