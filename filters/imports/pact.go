@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -306,7 +305,7 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 		}
 		s, err := scalar(v)
 		if err != nil {
-			setExtra(rec, k, v)
+			rec.SetExtra(k, v) // decoded JSON: it always marshals
 			continue
 		}
 		switch nk {
@@ -383,7 +382,7 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 				}
 				continue
 			}
-			setExtra(rec, k, s)
+			rec.SetExtra(k, s)
 		}
 	}
 	if it.ReceiverCountry == "" && scenarioCountry != "" {
@@ -405,7 +404,7 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 		rec.Culture = cultureOfCountry(local)
 	}
 	if country != "" {
-		setExtra(rec, "country", country)
+		rec.SetExtra("country", country)
 	}
 	if rec.Culture == "" && scenarioCountry != "" {
 		rec.Culture = cultureOfCountry(scenarioCountry)
@@ -458,18 +457,6 @@ var CheckPactItems pipeline.Stage = pipeline.StageFunc{StageName: "import-pact",
 		}
 		return []*record.Record{rec}, nil
 	}}
-
-// setExtra keeps a field no record field takes.
-func setExtra(rec *record.Record, k string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	if rec.Extra == nil {
-		rec.Extra = map[string]stdjson.RawMessage{}
-	}
-	rec.Extra[k] = b
-}
 
 // scalar is a string, number or boolean as text; other values are errors.
 func scalar(v any) (string, error) {

@@ -2,7 +2,6 @@ package stats
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"sync"
 
@@ -24,7 +23,7 @@ type CardSummary struct {
 
 // NewCardSummary returns a summary with ngstats' default thresholds.
 func NewCardSummary() *CardSummary {
-	return &CardSummary{Audit: &audit.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}, Collector: NewCollector()}
+	return &CardSummary{Audit: audit.Default(), Collector: NewCollector()}
 }
 
 // Stage audits a copy of each record on the pipeline's workers and passes
@@ -36,17 +35,7 @@ func (s *CardSummary) Stage() pipeline.Stage {
 	}}
 }
 
-func (s *CardSummary) auditCopy(rec *record.Record) *record.Record {
-	cp := *rec
-	cp.Turns = slices.Clone(rec.Turns)
-	if rec.Checks != nil {
-		ch := *rec.Checks
-		ch.Defects = slices.Clone(ch.Defects)
-		cp.Checks = &ch
-	}
-	s.Audit.Record(&cp)
-	return &cp
-}
+func (s *CardSummary) auditCopy(rec *record.Record) *record.Record { return s.Audit.Copy(rec) }
 
 // Add counts the audited copy of rec (made by Stage, or here).
 func (s *CardSummary) Add(rec *record.Record) {

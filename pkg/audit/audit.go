@@ -38,6 +38,29 @@ type Audit struct {
 	MinLangShare float64
 }
 
+// DefaultMinLangShare is ngstats' --min-lang-share: under this share of
+// turns in the expected language a dialogue has the wrong_language defect.
+const DefaultMinLangShare = 0.8
+
+// Default is an audit with ngstats' default thresholds.
+func Default() *Audit {
+	return &Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: DefaultMinLangShare}
+}
+
+// Copy audits a copy of rec and returns it; rec stays as it came (the
+// turns and the checks, which the audit edits, are copies).
+func (a *Audit) Copy(rec *record.Record) *record.Record {
+	c := *rec
+	c.Turns = slices.Clone(rec.Turns)
+	if rec.Checks != nil {
+		ch := *rec.Checks
+		ch.Defects = slices.Clone(ch.Defects)
+		c.Checks = &ch
+	}
+	a.Record(&c)
+	return &c
+}
+
 // Name implements pipeline.Stage.
 func (a *Audit) Name() string { return "ngstats" }
 

@@ -202,3 +202,24 @@ func TestTurnBoundsSkipEpisodes(t *testing.T) {
 		t.Errorf("an 18-turn episode: defects %v", episode.Checks.Defects)
 	}
 }
+
+// The audit says which of Singapore's languages a dialogue was found in.
+func TestFoundLanguage(t *testing.T) {
+	for _, c := range []struct {
+		texts []string
+		want  string
+	}{
+		{[]string{"Selamat pagi, mak cik. Saya nak beli nasi lemak dua bungkus.", "Boleh, adik. Nak sambal lebih tak?", "Tak payah, terima kasih mak cik."}, "ms"},
+		{[]string{"வணக்கம், நீங்கள் எப்படி இருக்கிறீர்கள்?", "நான் நன்றாக இருக்கிறேன், நன்றி."}, "ta"},
+		{[]string{"Thank you so much for helping me carry the bags up.", "No problem lah, see you tomorrow."}, "en"},
+	} {
+		rec := &record.Record{ID: "x", Culture: "singaporean", Lang: "en"}
+		for i, s := range c.texts {
+			rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: []string{"A", "B"}[i%2], Text: s})
+		}
+		(&Audit{MinLangShare: 0.8}).Record(rec)
+		if rec.Checks == nil || rec.Checks.LangExpected != c.want || rec.Checks.LangOK == nil || !*rec.Checks.LangOK {
+			t.Errorf("%q: checks %+v, want lang_expected %s and ok", c.texts, rec.Checks, c.want)
+		}
+	}
+}

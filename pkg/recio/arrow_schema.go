@@ -115,76 +115,46 @@ func structFieldsOf(t reflect.Type, seen map[reflect.Type]bool) ([]arrow.Field, 
 	return fields, encs, idx, nil
 }
 
+// scalarEncoder is the encoder of a scalar column: get reads a value and
+// whether it is set (not zero); an unset value is null when optional.
+func scalarEncoder[T any, B interface {
+	Append(T)
+	AppendNull()
+}](optional bool, get func(reflect.Value) (T, bool)) encoderFactory {
+	return func(b array.Builder, fl *flushers) func(reflect.Value) {
+		bb := b.(B)
+		return func(v reflect.Value) {
+			if x, set := get(v); set || !optional {
+				bb.Append(x)
+			} else {
+				bb.AppendNull()
+			}
+		}
+	}
+}
+
 // arrowTypeOf compiles the Arrow type of Go type t and its encoder. optional
 // makes zero values null.
 func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
 	switch t.Kind() {
 	case reflect.String:
-		return arrow.BinaryTypes.String, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			sb := b.(*array.StringBuilder)
-			return func(v reflect.Value) {
-				if s := v.String(); s != "" || !optional {
-					sb.Append(s)
-				} else {
-					sb.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.BinaryTypes.String, optional, scalarEncoder[string, *array.StringBuilder](optional,
+			func(v reflect.Value) (string, bool) { s := v.String(); return s, s != "" }), nil
 	case reflect.Bool:
-		return arrow.FixedWidthTypes.Boolean, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			bb := b.(*array.BooleanBuilder)
-			return func(v reflect.Value) {
-				if x := v.Bool(); x || !optional {
-					bb.Append(x)
-				} else {
-					bb.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.FixedWidthTypes.Boolean, optional, scalarEncoder[bool, *array.BooleanBuilder](optional,
+			func(v reflect.Value) (bool, bool) { x := v.Bool(); return x, x }), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return arrow.PrimitiveTypes.Int64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			ib := b.(*array.Int64Builder)
-			return func(v reflect.Value) {
-				if x := v.Int(); x != 0 || !optional {
-					ib.Append(x)
-				} else {
-					ib.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.PrimitiveTypes.Int64, optional, scalarEncoder[int64, *array.Int64Builder](optional,
+			func(v reflect.Value) (int64, bool) { x := v.Int(); return x, x != 0 }), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return arrow.PrimitiveTypes.Uint64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			ub := b.(*array.Uint64Builder)
-			return func(v reflect.Value) {
-				if x := v.Uint(); x != 0 || !optional {
-					ub.Append(x)
-				} else {
-					ub.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.PrimitiveTypes.Uint64, optional, scalarEncoder[uint64, *array.Uint64Builder](optional,
+			func(v reflect.Value) (uint64, bool) { x := v.Uint(); return x, x != 0 }), nil
 	case reflect.Float32:
-		return arrow.PrimitiveTypes.Float32, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			fb := b.(*array.Float32Builder)
-			return func(v reflect.Value) {
-				if x := v.Float(); x != 0 || !optional {
-					fb.Append(float32(x))
-				} else {
-					fb.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.PrimitiveTypes.Float32, optional, scalarEncoder[float32, *array.Float32Builder](optional,
+			func(v reflect.Value) (float32, bool) { x := v.Float(); return float32(x), x != 0 }), nil
 	case reflect.Float64:
-		return arrow.PrimitiveTypes.Float64, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			fb := b.(*array.Float64Builder)
-			return func(v reflect.Value) {
-				if x := v.Float(); x != 0 || !optional {
-					fb.Append(x)
-				} else {
-					fb.AppendNull()
-				}
-			}
-		}, nil
+		return arrow.PrimitiveTypes.Float64, optional, scalarEncoder[float64, *array.Float64Builder](optional,
+			func(v reflect.Value) (float64, bool) { x := v.Float(); return x, x != 0 }), nil
 	case reflect.Pointer:
 		dt, _, elem, err := arrowTypeOf(t.Elem(), false, seen)
 		if err != nil {

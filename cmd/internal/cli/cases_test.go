@@ -26,7 +26,9 @@ const casesDir = "../../../testdata/cli"
 
 // cliCase is one run of a program and what it must give. Paths in args
 // are relative to the case file's folder (the run's working directory);
-// {tmp} in args, env, stdin and the expectations is a fresh empty folder.
+// an arg with * is the files it matches, as in a shell; {tmp} in args,
+// env, stdin and the expectations is a fresh empty folder. The format,
+// with an example of each key: internal/testkit/README.md.
 type cliCase struct {
 	Name      string   `yaml:"name"`
 	Args      []string `yaml:"args"`
@@ -37,7 +39,8 @@ type cliCase struct {
 	// sees the process's).
 	Env map[string]string `yaml:"env"`
 	// Fake starts the fake model of every stage (internal/fakeng) and
-	// points NG_BASE_URL and NG_MODEL at it; the args then start with
+	// points NG_BASE_URL and NG_MODEL at it ({fake} is its URL, for a
+	// models file); the args of the LLM programs then start with
 	// testkit.FastRetryFlags (no cache, quick retries, no bar).
 	Fake bool `yaml:"fake"`
 	// Calls is how many requests the fake model must have had (with
@@ -51,6 +54,9 @@ type cliCase struct {
 	Stderr    *string  `yaml:"stderr"`
 	StdoutHas []string `yaml:"stdout_has"`
 	StderrHas []string `yaml:"stderr_has"`
+	// StdoutLacks and StderrLacks are texts that must not appear.
+	StdoutLacks []string `yaml:"stdout_lacks"`
+	StderrLacks []string `yaml:"stderr_lacks"`
 	// StderrLines, when set, is how many lines stderr must have;
 	// StderrMatch a regular expression all of stderr must match.
 	StderrLines *int   `yaml:"stderr_lines"`
@@ -62,9 +68,52 @@ type cliCase struct {
 	// Absent lists names it must not leave there.
 	Files  map[string]string `yaml:"files"`
 	Absent []string          `yaml:"absent"`
+	// Setup lays files out in {tmp} before the run: name -> content, or
+	// {copy: path} for a file of the case folder.
+	Setup map[string]setupFile `yaml:"setup"`
+	// Pipe runs programs one after the other, each one's stdout the next
+	// one's stdin (as "a > f; b < f" in a shell), in place of the folder's
+	// program and args: each entry is a program name and its args, or
+	// cat and files (their bytes to stdout, as the shell's cat). Every
+	// program but the last must exit 0; stderr is all of theirs, in
+	// order; exit and stdout are the last one's.
+	Pipe [][]string `yaml:"pipe"`
+	// Records checks stdout as JSON values (JSONL records or one report);
+	// StdoutFile is a file stdout must equal. Either stands in for stdout.
+	Records    *testkit.RecordCheck `yaml:"records"`
+	StdoutFile string               `yaml:"stdout_file"`
+	// FileChecks checks files the run left in {tmp} (name -> checks).
+	FileChecks map[string]testkit.FileCheck `yaml:"file_checks"`
 
 	line int // where the case starts in its file
 }
+
+// setupFile is a file laid out before a case: inline content, or a copy.
+type setupFile struct {
+	Content string
+	Copy    string
+}
+
+func (f *setupFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&f.Content)
+	}
+	var v struct {
+		Copy string `yaml:"copy"`
+	}
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	if v.Copy == "" {
+		return fmt.Errorf("line %d: a setup file is its content or {copy: path}", n.Line)
+	}
+	f.Copy = v.Copy
+	return nil
+}
+
+// llmPrograms take the LLM client's flags: with fake, their args start
+// with testkit.FastRetryFlags.
+var llmPrograms = map[string]bool{"ngseed": true, "ngrefine": true, "ngv2r": true, "nglabel": true, "ngpact": true, "ngsim": true}
 
 var fakeModel = sync.OnceValues(fakeng.New)
 
@@ -89,7 +138,7 @@ func TestCLICases(t *testing.T) {
 			for _, c := range loadCases(t, file) {
 				n++
 				t.Run(d.Name()+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+c.Name, func(t *testing.T) {
-					runCase(t, d.Name(), prog, file, c)
+					runCase(t, d.Name(), file, c)
 				})
 			}
 		}
@@ -129,6 +178,16 @@ func loadCases(t *testing.T, file string) []cliCase {
 			t.Fatalf("%s: case %q: stdin or stdin_file, not both", file, c.Name)
 		case c.Calls != nil && !c.Fake:
 			t.Fatalf("%s: case %q: calls goes with fake", file, c.Name)
+		case len(c.Pipe) > 0 && len(c.Args) > 0:
+			t.Fatalf("%s: case %q: pipe or args, not both", file, c.Name)
+		case c.Records != nil && (c.Stdout != nil || c.StdoutHas != nil || c.StdoutMatch != "") ||
+			c.StdoutFile != "" && (c.Stdout != nil || c.StdoutHas != nil || c.StdoutMatch != ""):
+			t.Fatalf("%s: case %q: records and stdout_file stand in for stdout, stdout_has and stdout_match", file, c.Name)
+		}
+		for _, p := range c.Pipe {
+			if len(p) == 0 || Programs[p[0]] == nil && p[0] != "cat" {
+				t.Fatalf("%s: case %q: pipe %q: each entry starts with a program (%s)", file, c.Name, p, strings.Join(Names(), ", "))
+			}
 		}
 		seen[c.Name] = true
 	}
@@ -136,16 +195,16 @@ func loadCases(t *testing.T, file string) []cliCase {
 }
 
 // runCase runs the program in the case file's folder and compares.
-func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c cliCase) {
+func runCase(t *testing.T, name string, file string, c cliCase) {
 	tmp := t.TempDir()
 	sub := strings.NewReplacer("{tmp}", tmp).Replace
 	vars := map[string]string{}
 	for k, v := range c.Env {
 		vars[k] = sub(v)
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = sub(a)
+	pipe := c.Pipe
+	if len(pipe) == 0 {
+		pipe = [][]string{append([]string{name}, c.Args...)}
 	}
 	var srv *llmtest.Server
 	if c.Fake {
@@ -156,9 +215,25 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		srv = llmtest.New(llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs})
 		t.Cleanup(srv.Close)
 		vars["NG_BASE_URL"], vars["NG_MODEL"] = srv.URL, "fake"
-		args = testkit.FastRetryFlags(args...)
+		sub = strings.NewReplacer("{tmp}", tmp, "{fake}", srv.URL).Replace
 	}
 	t.Chdir(filepath.Dir(file))
+	for _, f := range slices.Sorted(maps.Keys(c.Setup)) {
+		b := []byte(sub(c.Setup[f].Content))
+		if src := c.Setup[f].Copy; src != "" {
+			var err error
+			if b, err = os.ReadFile(sub(src)); err != nil {
+				t.Fatalf("%s: case %q: setup %s: %v", file, c.Name, f, err)
+			}
+		}
+		p := filepath.Join(tmp, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	stdin := []byte(sub(c.Stdin))
 	if c.StdinFile != "" {
 		var err error
@@ -167,15 +242,51 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		}
 	}
 	var out, errb bytes.Buffer
-	env := app.Env{Args: args, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return vars[k] }}
-	code := exit(prog, env)
+	code := 0
+	for i, p := range pipe {
+		var args []string
+		for _, a := range p[1:] {
+			args = append(args, expand(sub(a))...)
+		}
+		if c.Fake && llmPrograms[p[0]] {
+			args = testkit.FastRetryFlags(args...)
+		}
+		out.Reset()
+		env := app.Env{Args: args, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return vars[k] }}
+		if p[0] == "cat" {
+			code = catFiles(env)
+		} else {
+			code = exit(Programs[p[0]], env)
+		}
+		if i < len(pipe)-1 && code != 0 {
+			t.Fatalf("%s:%d: case %q: %s exit %d in the pipe; stderr:\n%s", shortPath(file), c.line, c.Name, strings.Join(p, " "), code, errb.String())
+		}
+		stdin = slices.Clone(out.Bytes())
+	}
 
-	where := fmt.Sprintf("%s:%d: case %q (%s %s)", shortPath(file), c.line, c.Name, name, strings.Join(c.Args, " "))
+	var cmds []string
+	for _, p := range pipe {
+		cmds = append(cmds, strings.Join(p, " "))
+	}
+	where := fmt.Sprintf("%s:%d: case %q (%s)", shortPath(file), c.line, c.Name, strings.Join(cmds, " | "))
 	if code != c.Exit {
 		t.Errorf("%s: exit %d, want %d; stderr:\n%s", where, code, c.Exit, errb.String())
 	}
-	if c.StdoutMatch != "" {
+	switch {
+	case c.Records != nil:
+		for _, why := range c.Records.Check(out.Bytes()) {
+			t.Errorf("%s: stdout: %s", where, why)
+		}
+	case c.StdoutFile != "":
+		want, err := os.ReadFile(sub(c.StdoutFile))
+		if err != nil {
+			t.Fatalf("%s: stdout_file: %v", where, err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("%s: stdout differs from %s (- want, + got):\n%s", where, c.StdoutFile, lineDiff(string(want), out.String()))
+		}
+	case c.StdoutMatch != "":
 		re, err := regexp.Compile(`\A(?:` + sub(c.StdoutMatch) + `)\z`)
 		if err != nil {
 			t.Fatalf("%s: stdout_match: %v", where, err)
@@ -183,7 +294,7 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		if !re.MatchString(out.String()) {
 			t.Errorf("%s: stdout does not match %s; it is:\n%s", where, re, out.String())
 		}
-	} else {
+	default:
 		compare(t, where, "stdout", out.String(), c.Stdout, c.StdoutHas, sub)
 	}
 	if c.StderrMatch != "" {
@@ -196,6 +307,16 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		}
 	} else {
 		compare(t, where, "stderr", errb.String(), c.Stderr, c.StderrHas, sub)
+	}
+	for _, l := range c.StdoutLacks {
+		if strings.Contains(out.String(), sub(l)) {
+			t.Errorf("%s: stdout has %q; it is:\n%s", where, sub(l), out.String())
+		}
+	}
+	for _, l := range c.StderrLacks {
+		if strings.Contains(errb.String(), sub(l)) {
+			t.Errorf("%s: stderr has %q; it is:\n%s", where, sub(l), errb.String())
+		}
 	}
 	if c.StderrLines != nil {
 		got := errb.String()
@@ -215,11 +336,69 @@ func runCase(t *testing.T, name string, prog func(app.Env) error, file string, c
 		want := sub(c.Files[f])
 		compare(t, where, "file "+f, string(b), &want, nil, sub)
 	}
+	for _, f := range slices.Sorted(maps.Keys(c.FileChecks)) {
+		fc := c.FileChecks[f]
+		path := filepath.Join(tmp, f)
+		if strings.Contains(f, "*") { // a pattern: it must name one file
+			m, _ := filepath.Glob(path)
+			if len(m) != 1 {
+				t.Errorf("%s: %s matches %d files, want 1: %v", where, f, len(m), m)
+				continue
+			}
+			path = m[0]
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: file %s: %v", where, f, err)
+			continue
+		}
+		read := func(name string) []byte {
+			if name == "" {
+				return nil
+			}
+			b, err := os.ReadFile(sub(name))
+			if err != nil {
+				t.Fatalf("%s: file %s: %v", where, f, err)
+			}
+			return b
+		}
+		for i := range fc.Has {
+			fc.Has[i] = sub(fc.Has[i])
+		}
+		for _, why := range fc.Check(b, read(fc.SameAs), read(fc.Differs)) {
+			t.Errorf("%s: file %s: %s", where, f, why)
+		}
+	}
 	for _, f := range c.Absent {
 		if m, _ := filepath.Glob(filepath.Join(tmp, f)); len(m) > 0 {
 			t.Errorf("%s: left %v in {tmp}, want no %s", where, m, f)
 		}
 	}
+}
+
+// expand is an arg as a shell gives it: a pattern with * names the files
+// it matches, in order (itself when none does).
+func expand(arg string) []string {
+	if !strings.Contains(arg, "*") {
+		return []string{arg}
+	}
+	if m, _ := filepath.Glob(arg); len(m) > 0 {
+		return m
+	}
+	return []string{arg}
+}
+
+// catFiles is cat in a pipe: the files in env.Args to env.Stdout.
+func catFiles(env app.Env) int {
+	for _, f := range env.Args {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "cat:", err)
+			return 1
+		}
+		env.Stdout.Write(b)
+	}
+	return 0
 }
 
 // shortPath names a case file from the repository root.

@@ -9,10 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ngkit/ngkit/filters/stats"
-	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Text of the cultures beyond the release, written for these tests: two
@@ -124,84 +121,5 @@ func TestNgseedNewCultures(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// ngstats checks the new cultures' dialogues in their languages: Thai in
-// Thai, Singapore in any of its four languages (lang_expected says which
-// one the dialogue is in), Taiwan in Traditional characters, not
-// Simplified.
-func TestNgstatsNewCultures(t *testing.T) {
-	dlg := func(id, culture, lng string, texts ...string) string {
-		r := record.Record{ID: id, Culture: culture, Lang: lng}
-		for i, s := range texts {
-			r.Turns = append(r.Turns, record.Turn{Index: i, Speaker: []string{"A", "B"}[i%2], Text: s})
-		}
-		b, _ := json.Marshal(r)
-		return string(b) + "\n"
-	}
-	in := dlg("th1", "thai", "th", "สวัสดีค่ะอาจารย์ วันนี้อาจารย์สบายดีไหมคะ", "สบายดีจ้ะ มาลีส่งรายงานแล้วหรือยัง", "ส่งแล้วค่ะ ขอบคุณมากค่ะ") +
-		dlg("sg1", "singaporean", "en", "Auntie, good morning! You had your breakfast already?", "吃了吃了，你呢？今天不用上班吗？",
-			"Today I take leave, so I bring my mother to the market.", "那很好，你妈妈身体还好吗？") +
-		dlg("sg2", "singaporean", "en", "Selamat pagi, mak cik. Saya nak beli nasi lemak dua bungkus.", "Boleh, adik. Nak sambal lebih tak?",
-			"Tak payah, terima kasih mak cik.") +
-		dlg("tw1", "taiwanese", "zh-Hant", "老師，對不起，我遲到了。", "沒關係，下次早點出門就好。", "謝謝老師，我會注意的。") +
-		dlg("tw2", "taiwanese", "zh-Hant", "老师，对不起，我迟到了。", "没关系，下次早点出门就好。", "谢谢老师，我会注意的。")
-	code, out, stderr := run(t, Ngstats, in, "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var r stats.Report
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]stats.LangConsistency{}
-	for _, l := range r.Language {
-		got[l.Culture] = l
-	}
-	for culture, want := range map[string]struct {
-		records, below, confident, matching int64
-	}{
-		"thai":        {1, 0, 3, 3},
-		"singaporean": {2, 0, 7, 7},
-		"taiwanese":   {2, 1, 6, 3},
-	} {
-		g := got[culture]
-		if g.Records != want.records || g.RecordsBelow != want.below || g.Confident != want.confident || g.Matching != want.matching {
-			t.Errorf("%s: %+v, want records %d, below %d, %d of %d turns matching", culture, g, want.records, want.below, want.matching, want.confident)
-		}
-	}
-	if tw := got["taiwanese"]; len(tw.Mismatches) != 1 || tw.Mismatches[0].Detected != "zh" {
-		t.Errorf("taiwanese mismatches %+v, want the Simplified turns as zh", tw.Mismatches)
-	}
-	wrong := 0
-	for _, d := range r.Defects {
-		if d.Name == audit.DefectWrongLanguage {
-			wrong = int(d.Count)
-		}
-	}
-	if wrong != 1 {
-		t.Errorf("%d dialogues with the wrong language, want 1 (the Simplified one)", wrong)
-	}
-}
-
-// The audit says which of Singapore's languages a dialogue was found in.
-func TestAuditFoundLanguage(t *testing.T) {
-	for _, c := range []struct {
-		texts []string
-		want  string
-	}{
-		{[]string{"Selamat pagi, mak cik. Saya nak beli nasi lemak dua bungkus.", "Boleh, adik. Nak sambal lebih tak?", "Tak payah, terima kasih mak cik."}, "ms"},
-		{[]string{"வணக்கம், நீங்கள் எப்படி இருக்கிறீர்கள்?", "நான் நன்றாக இருக்கிறேன், நன்றி."}, "ta"},
-		{[]string{"Thank you so much for helping me carry the bags up.", "No problem lah, see you tomorrow."}, "en"},
-	} {
-		rec := &record.Record{ID: "x", Culture: "singaporean", Lang: "en"}
-		for i, s := range c.texts {
-			rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: []string{"A", "B"}[i%2], Text: s})
-		}
-		(&audit.Audit{MinLangShare: 0.8}).Record(rec)
-		if rec.Checks == nil || rec.Checks.LangExpected != c.want || rec.Checks.LangOK == nil || !*rec.Checks.LangOK {
-			t.Errorf("%q: checks %+v, want lang_expected %s and ok", c.texts, rec.Checks, c.want)
-		}
 	}
 }

@@ -112,32 +112,6 @@ func TestNgcatHF(t *testing.T) {
 	}
 }
 
-func TestNgcatHFUsage(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"--hf", dir, "-o", "x.parquet"},
-		{"--hf", dir, "--format", "parquet"},
-		{"--hf", dir, "--explode", "turns"},
-		{"--license", "mit"},
-		{"--pretty-name", "x"},
-		{"--force"},
-		{"--hf", dir, "--shard-mb", "0"},
-		{"--hf", dir, "--split", "train-a=0.5,test=0.5"},
-	} {
-		code, _, stderr := run(t, Ngcat, `{"id":"a"}`, args...)
-		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.HasPrefix(stderr, "ngcat: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
-		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("usage errors left files: %v", ents)
-	}
-	code, out, _ := run(t, Ngcat, "", "--help")
-	if code != 0 || !strings.Contains(out, "--hf") || !strings.Contains(out, "huggingface-cli upload") {
-		t.Errorf("--help says nothing of --hf")
-	}
-}
-
 // Ctrl-C during an export: nothing is visible under DIR until the end,
 // then the folder holds what was read, whole (the -o rule), exit 130.
 func TestNgcatHFInterrupt(t *testing.T) {
@@ -267,41 +241,5 @@ func TestNgcatHFShardsOfN(t *testing.T) {
 	code, _, stderr = run(t, Ngstats, "", append([]string{"--card"}, rest...)...)
 	if code == 0 || !strings.Contains(stderr, "train-00001-of-00003.parquet is missing") {
 		t.Errorf("missing shard: exit %d: %s", code, stderr)
-	}
-}
-
-// TestNgcatHFCardChecks: licences as the Hub names them, other with its
-// name and link, languages that are ISO 639 codes.
-func TestNgcatHFCardChecks(t *testing.T) {
-	files := sampleFiles(t)
-	for _, c := range []struct {
-		args []string
-		want string // in stderr; "" means success
-	}{
-		{[]string{"--license", "CC-BY-SA-4.0"}, `the Hub's identifier is "cc-by-sa-4.0"`},
-		{[]string{"--license", "foo-bar"}, "not a Hub licence identifier"},
-		{[]string{"--license", "cc-by-sa-4.0,mit"}, "one licence identifier"},
-		{[]string{"--license", "other"}, "needs --license-name and --license-link"},
-		{[]string{"--license", "other", "--license-name", "my-licence", "--license-link", "https://example.org/licence"}, ""},
-	} {
-		dir := filepath.Join(t.TempDir(), "ds")
-		code, _, stderr := run(t, Ngcat, "", append(append([]string{"--from", "normgenesis", "--hf", dir}, c.args...), files...)...)
-		switch {
-		case c.want == "" && code != 0:
-			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
-		case c.want != "" && (code != 2 || !strings.Contains(stderr, c.want)):
-			t.Errorf("%v: exit %d, want 2 and %q: %s", c.args, code, c.want, stderr)
-		}
-		if c.want == "" {
-			b, _ := os.ReadFile(filepath.Join(dir, "README.md"))
-			if !strings.Contains(string(b), "license: other\nlicense_name: my-licence\nlicense_link: https://example.org/licence\n") {
-				t.Errorf("card front matter:\n%.400s", b)
-			}
-		}
-	}
-	dir := filepath.Join(t.TempDir(), "ds")
-	code, _, stderr := run(t, Ngcat, `{"id":"a","lang":"English","turns":[{"index":0,"speaker":"A","text":"hi"}]}`+"\n", "--hf", dir)
-	if code == 0 || !strings.Contains(stderr, `record a: language "English" is not an ISO 639-1/2/3 code`) {
-		t.Errorf("lang English: exit %d: %s", code, stderr)
 	}
 }

@@ -137,21 +137,13 @@ func (q *ngcatQuality) stage() (pipeline.Stage, error) {
 			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
 		}
 		d.Defects = classes
-		audit := &audit.Audit{MinTurns: record.DefaultMinTurns, MaxTurns: record.DefaultMaxTurns, MinLangShare: 0.8}
+		audit := audit.Default()
 		d.Find = func(rec *record.Record) []string {
 			// Audit a copy: ngcat passes records through as they came.
-			c := *rec
-			c.Turns = slices.Clone(rec.Turns)
-			if rec.Checks != nil {
-				ch := *rec.Checks
-				ch.Defects = slices.Clone(ch.Defects)
-				c.Checks = &ch
+			if c := audit.Copy(rec); c.Checks != nil {
+				return c.Checks.Defects
 			}
-			audit.Record(&c)
-			if c.Checks == nil {
-				return nil
-			}
-			return c.Checks.Defects
+			return nil
 		}
 	}
 	return d, nil

@@ -5,128 +5,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ngkit/ngkit/pkg/record"
 )
 
-func TestNgcatImportsNormGenesisSample(t *testing.T) {
-	code, out, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis"}, sampleFiles(t)...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	recs := readJSONL(t, out)
-	if len(recs) != 135 {
-		t.Fatalf("%d records, want 135", len(recs))
-	}
-	ids := map[string]bool{}
-	failed, withTurns := 0, 0
-	for _, r := range recs {
-		if ids[r.ID] {
-			t.Errorf("duplicate id %s", r.ID)
-		}
-		ids[r.ID] = true
-		if err := r.Validate(); err != nil {
-			t.Errorf("%s: %v", r.ID, err)
-		}
-		if _, ok := r.Extra["dialogue"]; !ok {
-			t.Errorf("%s: original dialogue text not kept", r.ID)
-		}
-		if r.Culture == "" || r.Lang == "" || r.DialogueType == "" || r.NormID == "" && r.Norm != "" {
-			t.Errorf("%s: keys missing: %+v", r.ID, r)
-		}
-		if r.Checks != nil && contains(r.Checks.Defects, record.DefectFailedGeneration) {
-			failed++
-			if !contains(r.Checks.Defects, record.DefectEmptyDialogue) && len(r.Turns) == 0 {
-				t.Errorf("%s: failed generation without turns not flagged empty", r.ID)
-			}
-		}
-		if len(r.Turns) > 0 {
-			withTurns++
-		}
-		for _, tn := range r.Turns {
-			if strings.Contains(tn.Text, "[END]") || strings.Contains(tn.Text, `\n`) || tn.Speaker == "" {
-				t.Errorf("%s: turn not clean: %+v", r.ID, tn)
-			}
-		}
-	}
-	if failed < 8 {
-		t.Errorf("only %d failed generations kept, the sample has more", failed)
-	}
-	if withTurns < 100 {
-		t.Errorf("only %d records have turns", withTurns)
-	}
-	first := recs[0]
-	if first.Culture != "american" || first.DialogueType != "adherence" || first.Lang != "en" || first.Category != "apology" ||
-		len(first.Turns) != 9 || first.Turns[0].Speaker != "Mike" || first.Turns[0].Action != "stops abruptly" ||
-		!strings.HasPrefix(first.Turns[0].Text, "Oh wow, Mrs. Thompson") || first.Turns[1].Speaker != "Mrs. Thompson" {
-		t.Errorf("first record: %+v", first)
-	}
-}
-
-func TestNgcatConvertsEveryWay(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "in.jsonl")
-	code, _, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis", "-o", src}, sampleFiles(t)...)...)
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	want, _ := os.ReadFile(src)
-	for _, ext := range []string{"parquet", "arrows", "arrow"} {
-		mid := filepath.Join(dir, "mid."+ext)
-		if code, _, stderr := run(t, Ngcat, "", src, "-o", mid); code != 0 {
-			t.Fatalf("to %s: %s", ext, stderr)
-		}
-		// Back through stdin too: the format is sniffed, columnar input buffered.
-		b, _ := os.ReadFile(mid)
-		code, out, stderr := run(t, Ngcat, string(b))
-		if code != 0 {
-			t.Fatalf("from %s on stdin: %s", ext, stderr)
-		}
-		if out != string(want) {
-			t.Errorf("jsonl -> %s -> jsonl changed the records", ext)
-		}
-		// And columnar to columnar.
-		other := filepath.Join(dir, "other.parquet")
-		if ext == "parquet" {
-			other = filepath.Join(dir, "other.arrows")
-		}
-		if code, _, stderr := run(t, Ngcat, "", mid, "-o", other); code != 0 {
-			t.Fatalf("%s -> %s: %s", mid, other, stderr)
-		}
-		code, out, _ = run(t, Ngcat, "", other)
-		if code != 0 || out != string(want) {
-			t.Errorf("%s -> %s -> jsonl changed the records", ext, other)
-		}
-	}
-}
-
-func TestNgcatHeadSampleSplitExplode(t *testing.T) {
+// --split's field says the split whose file holds the record (head,
+// sample, the split files and explode: testdata/cli/ngcat/select.yaml).
+func TestNgcatSplitFieldMatchesFiles(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "in.parquet")
 	if code, _, stderr := run(t, Ngcat, "", append([]string{"--from", "normgenesis", "-o", src}, sampleFiles(t)...)...); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, out, _ := run(t, Ngcat, "", src, "--head", "3")
-	if code != 0 || len(readJSONL(t, out)) != 3 {
-		t.Errorf("--head 3: exit %d, %d records", code, len(readJSONL(t, out)))
-	}
-	_, a, _ := run(t, Ngcat, "", src, "--sample", "10", "--seed", "7")
-	_, b, _ := run(t, Ngcat, "", src, "--sample", "10", "--seed", "7", "--shard", "0/1")
-	_, c, _ := run(t, Ngcat, "", src, "--sample", "10", "--seed", "8")
-	if len(readJSONL(t, a)) != 10 || a != b || a == c {
-		t.Errorf("--sample is not deterministic by seed")
-	}
-	// Splits: files per split, every record in exactly one, same as the field.
-	code, _, stderr := run(t, Ngcat, "", src, "--split", "train=0.8,test=0.2", "-o", filepath.Join(dir, "{split}.jsonl"))
-	if code != 0 {
+	if code, _, stderr := run(t, Ngcat, "", src, "--split", "train=0.8,test=0.2", "-o", filepath.Join(dir, "{split}.jsonl")); code != 0 {
 		t.Fatal(stderr)
 	}
-	train, _ := os.ReadFile(filepath.Join(dir, "train.jsonl"))
 	test, _ := os.ReadFile(filepath.Join(dir, "test.jsonl"))
-	nTrain, nTest := len(readJSONL(t, string(train))), len(readJSONL(t, string(test)))
-	if nTrain+nTest != 135 || nTest < 15 || nTest > 45 {
-		t.Errorf("split sizes %d/%d", nTrain, nTest)
-	}
 	_, tagged, _ := run(t, Ngcat, "", src, "--split", "train=0.8,test=0.2")
 	for _, r := range readJSONL(t, tagged) {
 		s, _ := r.ExtraString("split")
@@ -134,78 +26,23 @@ func TestNgcatHeadSampleSplitExplode(t *testing.T) {
 			t.Errorf("%s: split field %q disagrees with the split files", r.ID, s)
 		}
 	}
-	// Explode: one row per turn.
-	code, out, _ = run(t, Ngcat, "", src, "--explode", "turns")
-	turns := 0
-	for _, r := range readJSONL(t, func() string { _, o, _ := run(t, Ngcat, "", src); return o }()) {
-		turns += len(r.Turns)
-	}
-	rows := strings.Count(out, "\n")
-	if code != 0 || rows != turns || !strings.Contains(out, `"turn_index":0`) {
-		t.Errorf("--explode turns: exit %d, %d rows for %d turns", code, rows, turns)
-	}
-	if code, _, stderr := run(t, Ngcat, "", src, "--explode", "turns", "-o", filepath.Join(dir, "turns.parquet")); code != 0 {
-		t.Errorf("explode to parquet: %s", stderr)
-	}
 }
 
-func TestNgcatBadInput(t *testing.T) {
+// A line over 32 MiB is exit 2 with one line that says so, and no output
+// left (the other bad inputs are cases in testdata/cli/ngcat/badinput.yaml;
+// this one is too big to keep there).
+func TestNgcatLineTooLong(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+	in := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(in, []byte(`{"id":"a"}`+"\n"+`{"id":"`+strings.Repeat("x", 33<<20)+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	good := `{"id":"a"}` + "\n"
-	pq := filepath.Join(dir, "ok.parquet")
-	if code, _, stderr := run(t, Ngcat, good+`{"id":"b"}`+"\n", "-o", pq); code != 0 {
-		t.Fatal(stderr)
+	out := filepath.Join(dir, "out.parquet")
+	code, _, stderr := run(t, Ngcat, "", in, "-o", out)
+	if code != 2 || !strings.Contains(stderr, "big.jsonl:line 2: line is longer than 32 MiB") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	pqBytes, _ := os.ReadFile(pq)
-	cases := []struct {
-		name, content, want string
-	}{
-		{"malformed.jsonl", good + good + `{"id":"c",}` + "\n", "malformed.jsonl:line 3: malformed JSON"},
-		{"wrongtype.jsonl", good + `{"id":"b","turns":"hello"}` + "\n", "wrongtype.jsonl:line 2: field turns"},
-		{"utf8.jsonl", good + "{\"id\":\"\xff\xfe\"}\n", "utf8.jsonl:line 2: invalid UTF-8 at byte 8"},
-		{"big.jsonl", good + `{"id":"` + strings.Repeat("x", 33<<20) + `"}` + "\n", "big.jsonl:line 2: line is longer than 32 MiB"},
-		{"truncated.parquet", string(pqBytes[:len(pqBytes)-9]), "truncated.parquet"},
-		{"unknown.bin", "\x00\x01binary stuff", "unknown.bin: unknown input format"},
-		{"array.json", `[{"id":"a"}]`, "JSON array"},
-	}
-	for _, c := range cases {
-		in := write(c.name, c.content)
-		out := filepath.Join(dir, "out-"+c.name+".parquet")
-		code, _, stderr := run(t, Ngcat, "", in, "-o", out)
-		if code != 2 {
-			t.Errorf("%s: exit %d, want 2", c.name, code)
-		}
-		if !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%s: stderr %q, want one line with %q", c.name, stderr, c.want)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("%s: partial output left at %s", c.name, out)
-		}
-		matches, _ := filepath.Glob(filepath.Join(dir, ".out-*"))
-		if len(matches) > 0 {
-			t.Errorf("%s: temporary files left: %v", c.name, matches)
-		}
-	}
-	// Release files: a truncated array and a wrong type name the file and line.
-	bad := write("korean_v2r.json", "[\n {\"scenario\": \"a\", \"dialogue\": \"A: hi\"},\n {\"scenario\": 3}\n]")
-	code, _, stderr := run(t, Ngcat, "", "--from", "normgenesis", bad)
-	if code != 2 || !strings.Contains(stderr, "korean_v2r.json:3: element 1: field scenario: want a string") {
-		t.Errorf("release with a wrong type: exit %d, %q", code, stderr)
-	}
-	trunc := write("chinese_adherence.json", "[\n {\"scenario\": \"a\", \"dialogue\": \"A: hi\"},\n {\"scenario\": \"b")
-	code, _, stderr = run(t, Ngcat, "", "--from", "normgenesis", trunc)
-	if code != 2 || !strings.Contains(stderr, "chinese_adherence.json:3: unexpected end of input") {
-		t.Errorf("truncated release: exit %d, %q", code, stderr)
-	}
-	code, _, stderr = run(t, Ngcat, "", "--from", "normgenesis", write("dialogues.json", "[]"))
-	if code != 2 || !strings.Contains(stderr, "--culture and --type") {
-		t.Errorf("release without culture in the name: exit %d, %q", code, stderr)
+	if m, _ := filepath.Glob(filepath.Join(dir, "*out*")); len(m) > 0 {
+		t.Errorf("output left: %v", m)
 	}
 }

@@ -46,11 +46,6 @@ func TestNgcatToProsocialRoundTrip(t *testing.T) {
 			t.Errorf("record %d changed:\n%s\n%s", i, ja, jb)
 		}
 	}
-	for _, args := range [][]string{{"--to", "csv"}, {"--to", "prosocial", "--explode", "turns"}, {"--to", "prosocial", "--hf", t.TempDir()}} {
-		if code, _, stderr := run(t, Ngcat, "", args...); code != 2 || !strings.Contains(stderr, "--to") {
-			t.Errorf("%v: exit %d %q", args, code, stderr)
-		}
-	}
 }
 
 // Dialogues labelled for safety by nglabel become ProsocialDialog rows:

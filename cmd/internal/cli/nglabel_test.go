@@ -80,39 +80,6 @@ func recordIDs(recs []*record.Record) []string {
 	return out
 }
 
-func TestNglabelHelpAndUsage(t *testing.T) {
-	code, out, _ := labelRun(t, nil, "", "--help")
-	for _, want := range []string{"--tasks", "--samples", "--pairwise", "--drop-inconsistent", "needs_intervention", "label_v2r_unresolved", "Examples:"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("help (exit %d) lacks %q", code, want)
-		}
-	}
-	srv := labelFake(t, llmtest.Options{})
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--tasks", "norm,sentiment"}, `unknown task "sentiment"`},
-		{[]string{"--tasks", ","}, "no task given"},
-		{[]string{"--samples", "0"}, "--samples must be at least 1"},
-		{[]string{"--explain-lang", "English"}, "--explain-lang English"},
-		{[]string{"--pairwise-match", "id"}, "--pairwise-match goes with --pairwise"},
-		{[]string{"--pairwise", "/nonexistent/normdial.jsonl"}, "--pairwise"},
-		{[]string{"--prompts", "/nonexistent"}, "--prompts"},
-	} {
-		code, _, stderr := labelRun(t, srv, "", c.args...)
-		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
-		}
-	}
-	if code, _, stderr := labelRun(t, nil, "", "--no-cache"); code != 2 || !strings.Contains(stderr, "no LLM endpoint") {
-		t.Errorf("no endpoint: exit %d %q", code, stderr)
-	}
-	if srv.Count() != 0 {
-		t.Errorf("%d calls made on bad usage", srv.Count())
-	}
-}
-
 // The chain: ngv2r-like dialogues -> nglabel (three samples, every task)
 // -> ngstats, on the fake server: every record comes out (the ones
 // without turns unchanged), labelled, and ngstats reports the label

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,73 +82,6 @@ func TestEpisodePipelineTenCultures(t *testing.T) {
 		code, report, stderr := runWith(Ngstats, vars, eps, "--json")
 		if code != 0 || !strings.Contains(report, `"records": 4`) && !strings.Contains(report, `"records":4`) {
 			t.Errorf("%s: ngstats exit %d: %s %.300s", c, code, stderr, report)
-		}
-	}
-}
-
-// --subgroups catalogue writes the specs for every subgroup of the
-// culture's catalogue, and ngstats counts the coverage of each.
-func TestSubgroupCatalogue(t *testing.T) {
-	m, err := fakeModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := llmtest.New(llmtest.Options{Reply: m.Reply})
-	defer srv.Close()
-	models := filepath.Join(t.TempDir(), "models.yaml")
-	var b strings.Builder
-	b.WriteString("endpoints:\n")
-	for _, e := range [][2]string{{"a", "good"}, {"sim", "sim"}, {"judge", "judge"}, {"writer", "writer"}} {
-		fmt.Fprintf(&b, "  %s:\n    base_url: %s\n    model: %s\n", e[0], srv.URL, e[1])
-	}
-	b.WriteString("roles:\n  writer: writer\n  user: sim\n  judge: judge\n")
-	if err := os.WriteFile(models, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{"HOME": t.TempDir()}
-	prof, err := normbank.Profile("thai")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, specs, stderr := runWith(Ngseed, vars, "", testkit.FastRetryFlags("--models", models, "--types", "episode", "--culture", "thai", "--domains", "health", "--subgroups", "catalogue")...)
-	if code != 0 {
-		t.Fatalf("ngseed exit %d: %s", code, stderr)
-	}
-	got := map[string]int{}
-	for _, r := range readJSONL(t, specs) {
-		got[r.Episode.Subgroup]++
-	}
-	for _, sg := range prof.Subgroups {
-		if got[sg] == 0 {
-			t.Errorf("no spec for %q: %v", sg, got)
-		}
-	}
-	code, eps, stderr := runWith(Ngsim, vars, specs, testkit.FastRetryFlags("--models", models, "--assistants", "a", "--mode", "benchmark")...)
-	if code != 0 {
-		t.Fatalf("ngsim exit %d: %s", code, stderr)
-	}
-	code, js, stderr := run(t, Ngstats, eps, "--json", "-q")
-	if code != 0 {
-		t.Fatalf("ngstats exit %d: %s", code, stderr)
-	}
-	var rep struct {
-		Sim struct {
-			Coverage []struct {
-				Subgroup    string
-				InCatalogue bool `json:"in_catalogue"`
-				Specs       int64
-			} `json:"subgroup_coverage"`
-		}
-	}
-	if err := json.Unmarshal([]byte(js), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Sim.Coverage) != len(prof.Subgroups) {
-		t.Fatalf("coverage %+v", rep.Sim.Coverage)
-	}
-	for i, c := range rep.Sim.Coverage {
-		if c.Subgroup != prof.Subgroups[i] || !c.InCatalogue || c.Specs == 0 {
-			t.Errorf("coverage %d: %+v", i, c)
 		}
 	}
 }

@@ -124,29 +124,6 @@ func sameIDsPersonas(a, b []*record.Record) bool {
 	return true
 }
 
-// A bad personas file or --vary is a usage error of one line, before any call.
-func TestNgseedPersonasBadInput(t *testing.T) {
-	srv := seedFake(t, &seedtest.Replier{}, llmtest.Options{})
-	bad := writeFile(t, "bad.yaml", "age: [a, b]\nhierarchy:\n  junior: 0\n")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--personas", bad}, "bad.yaml:line 3: attribute hierarchy, value junior: weight \"0\": want a number > 0"},
-		{[]string{"--personas", filepath.Join(t.TempDir(), "none.yaml")}, "none.yaml"},
-		{[]string{"--vary", "age"}, `--vary "age": want ATTR=VALUE,VALUE`},
-		{[]string{"--vary", "age=a", "--vary", "age=b"}, "--vary age: attribute given twice"},
-	} {
-		code, _, stderr := seedRun(t, srv, nil, append([]string{"--culture", "korean", "--limit", "1"}, c.args...)...)
-		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args, code, stderr, c.want)
-		}
-	}
-	if srv.Count() != 0 {
-		t.Errorf("%d calls made despite bad flags", srv.Count())
-	}
-}
-
 // ngstats --by: counts and every table per value of the attribute, records
 // without it as (none), in JSON, text and Markdown.
 func TestNgstatsByPersona(t *testing.T) {

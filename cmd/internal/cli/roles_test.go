@@ -162,30 +162,6 @@ func TestNglabelPanel(t *testing.T) {
 	}
 }
 
-// Bad role input stops nglabel before any call, with one line.
-func TestNglabelRoleErrors(t *testing.T) {
-	in, _ := labelInput(t)
-	a := labelFake(t, llmtest.Options{})
-	models := modelsFile(t, map[string]string{"a": a.URL, "b": a.URL})
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--labellers", "a,zz"}, `nglabel: --labellers a,zz: unknown alias "zz"`},
-		{[]string{"--role", "writer=a"}, `nglabel: --role writer=a: nglabel has no role "writer" (its roles: labeller, judge, pairwise)`},
-		{[]string{"--require-all-labellers", "--labellers", "a"}, "nglabel: --require-all-labellers needs a panel"},
-		{[]string{"--labellers", "a,b", "--emit-requests", filepath.Join(t.TempDir(), "b.jsonl")}, "nglabel: --emit-requests and --responses take one endpoint"},
-	} {
-		code, _, stderr := runWith(Nglabel, nil, "", append([]string{in, "--models", models, "--no-cache"}, c.args...)...)
-		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) {
-			t.Errorf("%v: exit %d: %q, want %q", c.args, code, stderr, c.want)
-		}
-	}
-	if a.Count() != 0 {
-		t.Fatalf("%d requests", a.Count())
-	}
-}
-
 // ngrefine's judge on an endpoint of its own: the judge server gets only
 // judge calls, the rewriter's only rewrites; with both on one alias of
 // the models file, a note says the judge grades its own rewrites.
