@@ -54,6 +54,8 @@ type Config struct {
 	WaitServer time.Duration
 	// ResponseFormat: auto, json_schema, json_object or prompt.
 	ResponseFormat string
+	// API is APIChat ("" too) or APICompletions (completions.go).
+	API string
 	// CacheDir is the cache directory; "" disables the cache.
 	CacheDir     string
 	UsageJSON    string
@@ -173,6 +175,9 @@ func New(cfg Config) (*Client, error) {
 		c.format.Store(formatPrompt)
 	default:
 		return nil, fmt.Errorf("--response-format %q: want auto, json_schema, json_object or prompt", cfg.ResponseFormat)
+	}
+	if err := cfg.checkAPI(); err != nil {
+		return nil, err
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -295,6 +300,9 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	samp := c.cfg.Sampling.over(req.Sampling)
+	if err := c.asText(&req, sch, &samp); err != nil {
+		return nil, err
+	}
 	key := ""
 	st := &CallStats{}
 	defer func() {
@@ -491,7 +499,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				c.win.release(slot, false, false)
 				return nil, stopped()
 			}
-			comp, f = c.send(ctx, c.params(send, sch, samp, mode))
+			comp, f = c.sendAny(ctx, send, sch, samp, mode)
 			// Local servers queue what their slots cannot take instead of
 			// answering 429: a timeout, or a reply that took more than half
 			// the timeout, says the window is too wide as a 429 does.
@@ -541,7 +549,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				// llama-server takes json_object and does not enforce it.
 				c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
 			}
-			if f.reask && reasks < c.cfg.MaxReasks {
+			if f.reask && reasks < c.cfg.MaxReasks && !c.textAPI() {
 				reasks++
 				st.fault(f.kind)
 				again := "Reply again with only the corrected JSON object."

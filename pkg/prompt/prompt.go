@@ -227,3 +227,21 @@ func (p *Pack) Render(stage, task, culture string, data any) (Prompt, error) {
 	}
 	return Prompt{System: out[0], User: out[1]}, nil
 }
+
+// RenderPart renders one more named template of stage/task (beside
+// "system" and "user"), when the file defines it; ok is false when it
+// does not, so that a caller can fall back to a default.
+func (p *Pack) RenderPart(stage, task, culture, part string, data any) (s string, ok bool, err error) {
+	t, err := p.template(stage, task, culture)
+	if err != nil {
+		return "", false, err
+	}
+	if t.Lookup(part) == nil {
+		return "", false, nil
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, part, data); err != nil {
+		return "", false, fmt.Errorf("prompt %s/%s (%s): %w", stage, task, culture, err)
+	}
+	return strings.TrimSpace(b.String()), true, nil
+}

@@ -18,7 +18,7 @@ import (
 // or near it, which would give K copies of one answer).
 const defaultPactTemperature = 1.0
 
-var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under test (--subjects A,B,C)", Panel: true}}
+var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under test (--subjects A,B,C)", Panel: true, BaseModels: true}}
 
 // Ngpact evaluates PACT items: for each model under test and question
 // framing, the distribution over following the culture and allowing the
@@ -49,6 +49,15 @@ option's label among the first token's alternatives, renormalised over the two
 labels. It needs a server that returns logprobs in chat completions (OpenAI,
 vLLM, llama-server; checked with one call per model before the run: a server that
 sends none is an error that suggests --method sample).
+
+Base models (--api completions, or api: completions for an endpoint of the models
+file): a model with no chat template is asked through POST /v1/completions with
+the same item as plain text (the prompt's system and user parts, then "Answer:"),
+so that its next token is the letter; logprobs: N asks for the first token's
+alternatives, read as in chat (llama-server and vLLM send them; Ollama's
+/v1/completions does not, v0.24: use --method sample there, where a base model's
+reply is its first token). Its results say base: true, for base-vs-instruct pairs
+on the same items.
 --method sample --samples K: K calls, each at --temperature (default 1) with its
 own seed and option order; each reply must name an option (the letter, or the
 option's text); one that names neither is asked again (--max-reasks), and a sample
@@ -74,6 +83,7 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 	method := fs.String("method", pact.MethodLogprobs, "how to get the distribution: `METHOD` logprobs (one call, the option labels' probabilities) or sample (--samples replies)")
 	samples := fs.Int("samples", 10, "replies per item, model and framing with --method sample, `K`")
 	promptLang := fs.String("prompt-lang", pact.PromptItem, "language of the prompt: `LANG` item (the item's) or en")
+	fs.StringVar(&p.LLM.API, "api", llm.APIChat, "how the models are asked: `API` chat (chat completions) or completions (a base model: a plain-text prompt to /v1/completions); a models file's api: sets it per endpoint")
 	fs.Lookup("questions").DefValue = strings.Join(record.PactDefaultQuestions, ",")
 	var cultures app.Cultures
 	cultures.Register(fs)
@@ -129,7 +139,7 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 				return nil, fmt.Errorf("--subjects: %s is given twice", name)
 			}
 			seen[name] = true
-			opt.Subjects = append(opt.Subjects, pact.Subject{Name: name, Caller: s.Caller})
+			opt.Subjects = append(opt.Subjects, pact.Subject{Name: name, Caller: s.Caller, Base: s.API == llm.APICompletions})
 		}
 		if *method == pact.MethodLogprobs && p.LLM.EmitRequests == "" && p.LLM.Responses == "" {
 			for _, s := range opt.Subjects {
