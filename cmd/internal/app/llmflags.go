@@ -83,7 +83,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
 		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap, WaitServer: f.WaitServer,
 		ResponseFormat: f.ResponseFormat, API: f.API,
-		UsageJSON:      f.UsageJSON, Prices: f.Prices,
+		UsageJSON: f.UsageJSON, Prices: f.Prices,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
 		Batch: f.Batch.On || f.Estimate, // --estimate: a pass that only collects the requests
 	}
