@@ -1,7 +1,9 @@
 // Package prompt holds the prompt packs of the LLM stages: text/template
 // files embedded per stage and culture (packs/<stage>/<task>[.<culture>].tmpl),
 // which a user may override file by file with --prompts DIR (same layout).
-// Each file defines two templates, "system" and "user". The pack's version
+// Each file defines two templates, "system" and "user", and may define
+// more that a stage renders with RenderPart (pact/question's "answer", the
+// cue that ends a base model's plain-text prompt). The pack's version
 // (packs/VERSION, plus a hash of any overriding files) goes into every
 // record's gen, so that a corpus says which prompts made it.
 package prompt
