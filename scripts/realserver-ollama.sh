@@ -13,6 +13,9 @@
 #   - ngseed, ngrefine, ngv2r, nglabel, ngsim and ngpact (logprobs and
 #     sample) on a few records: exit 0 or 1, every input in the output or
 #     the errors file, no hang;
+#   - ngpact with a base model (--api completions): Ollama's
+#     /v1/completions sends no logprobs (v0.24), so --method logprobs is
+#     one line saying so, exit 2; --method sample works, every result base;
 #   - a prompt over the context: "the server cut the prompt to 3000 tokens";
 #   - Ollama killed 2 s into an ngpact run (40 items, logprobs) and started again 5 s later on
 #     the same port and state: one "refused; retrying" line, the run goes
@@ -88,6 +91,17 @@ run ngpact-sample "$tmp/items.jsonl" ngpact --method sample --samples 2 --max-to
 if jq -r '.pact[]?.error // empty' "$out/ngpact.jsonl" "$out/ngpact-sample.jsonl" | grep -E -q 'HTTP|connection'; then
   fail "ngpact: a server error written as a result"
 fi
+
+echo "-- ngpact, a base model through /v1/completions"
+code=0
+timeout 600 ngpact --api completions --method logprobs "${common[@]}" "$tmp/items.jsonl" -o "$out/base-lp.jsonl" 2> "$out/base-lp.stderr" || code=$?
+[ "$code" = 2 ] || fail "ngpact-base logprobs: exit $code, want 2: $(cat "$out/base-lp.stderr")"
+[ "$(grep -c . "$out/base-lp.stderr")" = 1 ] && grep -q "returned no logprobs in its text completion.*Ollama's, as of v0.24, ignores logprobs there.*--method sample" "$out/base-lp.stderr" \
+  || fail "ngpact-base logprobs: $(cat "$out/base-lp.stderr")"
+echo "realserver-ollama: ngpact-base logprobs: exit 2: $(cat "$out/base-lp.stderr")"
+run ngpact-base-sample "$tmp/items.jsonl" ngpact --api completions --method sample --samples 2
+[ "$(jq -s '[.[].pact[] | select(.base == true and .samples == 2)] | length' "$out/ngpact-base-sample.jsonl")" = 4 ] \
+  || fail "ngpact-base-sample: want 4 base results: $(head -c 600 "$out/ngpact-base-sample.jsonl")"
 
 echo "-- a prompt over the context"
 jq -c -n 'input | .id += "-long" | .situation = ([range(700)] | map("The guests wait for the host to begin.") | join(" "))' "$tmp/two.jsonl" > "$tmp/long.jsonl"

@@ -13,6 +13,9 @@
 #     records with small retry bounds: exit 0 or 1, every input in the
 #     output or the errors file, no hang (--deadline, and a timeout over it);
 #   - ngseed --types episode: no spec refused for a made-up norm_id;
+#   - ngpact with a base model (--api completions): the items as plain
+#     text to /v1/completions, whose logprobs (llama-server's chat-shaped
+#     ones) pass the probe; every result says base;
 #   - ngsim on two Korean episode specs: the simulator's and the judge's
 #     replies, decoded under each episode's schemas (its constraint ids as
 #     enums), never name an id that is not the episode's;
@@ -76,6 +79,7 @@ ngcat --from normgenesis testdata/normgenesis/american_adherence.json testdata/n
   | jq -c 'select(.category == "apology")' > "$tmp/release.jsonl"
 jq -c -s '[.[] | select(.culture == "american")][0:1][], [.[] | select(.culture == "korean")][0:1][]' "$tmp/release.jsonl" > "$tmp/two.jsonl"
 jq -c -n 'input | {id, culture, category, norm, norm_id}' "$tmp/two.jsonl" > "$tmp/norm.jsonl"
+cp testdata/cli/ngpact/input/items.jsonl "$tmp/items.jsonl" # PACT items: the CLI cases' two
 
 name=realserver schema_error='Failed to parse input'
 . scripts/realserver-run.sh
@@ -114,6 +118,14 @@ fi
 n=$(( $(wc -l < "$out/episode-seed.jsonl") + $(wc -l < "$out/episode-seed-errors.jsonl") ))
 [ "$n" = 2 ] || fail "ngseed --types episode: $n specs written or failed, want 2"
 echo "realserver: ngseed --types episode: exit $code, $(wc -l < "$out/episode-seed.jsonl") written, $(wc -l < "$out/episode-seed-errors.jsonl") in the errors file"
+
+echo "-- ngpact, a base model through /v1/completions"
+run ngpact-base "$tmp/items.jsonl" ngpact --api completions --method logprobs
+[ "$(jq -s '[.[].pact[] | select(.base == true and .method == "logprobs")] | length' "$out/ngpact-base.jsonl")" = 4 ] \
+  || fail "ngpact-base: want 4 base results: $(head -c 600 "$out/ngpact-base.jsonl")"
+if jq -r '.pact[]?.error // empty' "$out/ngpact-base.jsonl" | grep -E -q 'HTTP|connection|no logprobs'; then
+  fail "ngpact-base: $(jq -r '.pact[]?.error // empty' "$out/ngpact-base.jsonl" | head -n 1)"
+fi
 
 echo "-- a prompt over the context"
 jq -c -n 'input | .id += "-long" | .situation = ([range(3000)] | map("The guests wait for the host to begin.") | join(" "))' "$tmp/two.jsonl" > "$tmp/long.jsonl"

@@ -48,6 +48,11 @@ type Subject struct {
 	// when there is no models file).
 	Name   string
 	Caller llm.Caller
+	// Base: a base model, asked through the text-completions API (api
+	// completions): its prompt is plain text, the chat prompt's system and
+	// user parts followed by the pack's "answer" cue ("Answer:"), so that
+	// its next token is the letter; its results say base.
+	Base bool
 }
 
 // Options configure the stage.
@@ -190,7 +195,7 @@ func draw(seed int64, parts ...any) uint64 {
 
 // evaluate gets one subject's distribution for one framing.
 func (s *Stage) evaluate(ctx context.Context, rec *record.Record, subj Subject, q string) (record.PactResult, []record.Gen, error) {
-	res := record.PactResult{Model: subj.Name, Question: q, Method: s.opt.Method}
+	res := record.PactResult{Model: subj.Name, Question: q, Method: s.opt.Method, Base: subj.Base}
 	if s.opt.Method == MethodLogprobs {
 		return s.byLogprobs(ctx, rec, subj, q, res)
 	}
@@ -203,7 +208,7 @@ var errNoLogprobs = errors.New("the server returned no logprobs (try --method sa
 func (s *Stage) byLogprobs(ctx context.Context, rec *record.Record, subj Subject, q string, res record.PactResult) (record.PactResult, []record.Gen, error) {
 	res.Samples = 1
 	swapped := Swapped(s.opt.Seed, rec.ID, subj.Name, q, 0)
-	msgs, err := s.messages(rec, q, swapped)
+	msgs, text, err := s.messages(rec, q, swapped, subj.Base)
 	if err != nil {
 		return res, nil, err
 	}
@@ -220,7 +225,7 @@ func (s *Stage) byLogprobs(ctx context.Context, rec *record.Record, subj Subject
 		}
 		return [2]float64{pA, pB}, nil
 	}
-	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, 0), Messages: msgs, PromptPack: s.opt.Pack.Version(),
+	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, 0), Messages: msgs, Prompt: text, PromptPack: s.opt.Pack.Version(),
 		Sampling: &llm.Sampling{Temperature: &temp, MaxTokens: 1, TopLogprobs: TopLogprobs}, Check: check})
 	if err != nil {
 		// Only the model's own answer is a result: a call that ended on a
@@ -295,7 +300,7 @@ func (s *Stage) bySamples(ctx context.Context, rec *record.Record, subj Subject,
 // option after the re-asks (bad says what it was).
 func (s *Stage) sample(ctx context.Context, rec *record.Record, subj Subject, q string, n int) (int, string, []record.Gen, error) {
 	swapped := Swapped(s.opt.Seed, rec.ID, subj.Name, q, n)
-	msgs, err := s.messages(rec, q, swapped)
+	msgs, text, err := s.messages(rec, q, swapped, subj.Base)
 	if err != nil {
 		return -1, "", nil, err
 	}
@@ -313,8 +318,14 @@ func (s *Stage) sample(ctx context.Context, rec *record.Record, subj Subject, q 
 		return l, nil
 	}
 	seed := int64(draw(s.opt.Seed, rec.ID, subj.Name, q, "sample", n) >> 1)
-	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, n), Messages: msgs, PromptPack: s.opt.Pack.Version(),
-		Sampling: &llm.Sampling{Temperature: s.opt.Temperature, Seed: &seed}, Check: check})
+	samp := &llm.Sampling{Temperature: s.opt.Temperature, Seed: &seed}
+	if subj.Base {
+		// A base model goes on writing after the letter: its first token
+		// is the answer, as the logprobs method reads it.
+		samp.MaxTokens = 1
+	}
+	resp, err := subj.Caller.Call(ctx, llm.Request{ID: rec.ID, Call: callName(q, n), Messages: msgs, Prompt: text, PromptPack: s.opt.Pack.Version(),
+		Sampling: samp, Check: check})
 	if err != nil {
 		if last != "" && errors.Is(err, llm.ErrBadReply) && ctx.Err() == nil {
 			return -1, strconv.Quote(cutText(last, 80)), nil, nil
@@ -360,8 +371,9 @@ type promptData struct {
 
 // messages renders the question with the options in the drawn order: in
 // the item's language (pact/question.LANG.tmpl, English where the pack has
-// none) or in English.
-func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Message, error) {
+// none) or in English; for a base model (base) also as plain text (see
+// Subject.Base).
+func (s *Stage) messages(rec *record.Record, q string, swapped, base bool) ([]llm.Message, string, error) {
 	it := rec.PactItem
 	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: lang.Name(rec.Lang),
 		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(actorAttrs(rec)),
@@ -380,9 +392,20 @@ func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Mess
 	}
 	p, err := s.opt.Pack.Render("pact", "question", variant, d)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return []llm.Message{llm.System(p.System), llm.User(p.User)}, nil
+	msgs := []llm.Message{llm.System(p.System), llm.User(p.User)}
+	if !base {
+		return msgs, "", nil
+	}
+	cue, ok, err := s.opt.Pack.RenderPart("pact", "question", variant, "answer", d)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		cue = "Answer:" // a pack of the user's without the cue
+	}
+	return msgs, p.System + "\n\n" + p.User + "\n\n" + cue, nil
 }
 
 // ProbeLogprobs asks a subject one tiny logprobs question before the run:
@@ -390,14 +413,20 @@ func (s *Stage) messages(rec *record.Record, q string, swapped bool) ([]llm.Mess
 // says so and suggests --method sample, instead of a run of failed items.
 func ProbeLogprobs(ctx context.Context, s Subject) error {
 	temp := 0.0
-	resp, err := s.Caller.Call(ctx, llm.Request{ID: "ngpact-probe", Call: "logprobs-probe",
+	req := llm.Request{ID: "ngpact-probe", Call: "logprobs-probe",
 		Messages: []llm.Message{llm.User("Reply with one letter, A or B.")},
-		Sampling: &llm.Sampling{Temperature: &temp, MaxTokens: 1, TopLogprobs: TopLogprobs}})
+		Sampling: &llm.Sampling{Temperature: &temp, MaxTokens: 1, TopLogprobs: TopLogprobs}}
+	if s.Base {
+		req.Prompt = "Reply with one letter, A or B.\nAnswer:"
+	}
+	resp, err := s.Caller.Call(ctx, req)
 	switch {
 	case errors.Is(err, llm.ErrDeferred):
 		return nil
 	case err != nil:
 		return fmt.Errorf("--method logprobs: model %s: the first call failed: %v", s.Name, err)
+	case resp.TopLogprobs == nil && s.Base:
+		return fmt.Errorf("--method logprobs: model %s (a base model, api completions) returned no logprobs in its text completion: its server does not send them from /v1/completions (Ollama's, as of v0.24, ignores logprobs there; llama-server and vLLM send them); use --method sample --samples K", s.Name)
 	case resp.TopLogprobs == nil:
 		return fmt.Errorf("--method logprobs: model %s returned no logprobs in its chat completion (its server does not support logprobs/top_logprobs); use --method sample --samples K", s.Name)
 	}

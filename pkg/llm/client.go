@@ -54,6 +54,8 @@ type Config struct {
 	WaitServer time.Duration
 	// ResponseFormat: auto, json_schema, json_object or prompt.
 	ResponseFormat string
+	// API is APIChat ("" too) or APICompletions (completions.go).
+	API string
 	// CacheDir is the cache directory; "" disables the cache.
 	CacheDir     string
 	UsageJSON    string
@@ -173,6 +175,9 @@ func New(cfg Config) (*Client, error) {
 		c.format.Store(formatPrompt)
 	default:
 		return nil, fmt.Errorf("--response-format %q: want auto, json_schema, json_object or prompt", cfg.ResponseFormat)
+	}
+	if err := cfg.checkAPI(); err != nil {
+		return nil, err
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -295,6 +300,9 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	samp := c.cfg.Sampling.over(req.Sampling)
+	if err := c.asText(&req, sch, &samp); err != nil {
+		return nil, err
+	}
 	key := ""
 	st := &CallStats{}
 	defer func() {

@@ -183,7 +183,7 @@ func (b *bucket) adjust(delta float64) {
 	}
 }
 
-// inflightNow is the calls in flight, for tests.
+// inflightNow is the calls in flight (tests, the progress line).
 func (w *window) inflightNow() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -12,11 +12,14 @@ type TokenLogprob struct {
 
 // choiceLogprobs is a choice's logprobs: one entry per reply token.
 type choiceLogprobs struct {
-	Content []struct {
-		Token       string         `json:"token"`
-		Logprob     float64        `json:"logprob"`
-		TopLogprobs []TokenLogprob `json:"top_logprobs"`
-	} `json:"content"`
+	Content []tokenLogprobs `json:"content"`
+}
+
+// tokenLogprobs is one reply token with its alternatives.
+type tokenLogprobs struct {
+	Token       string         `json:"token"`
+	Logprob     float64        `json:"logprob"`
+	TopLogprobs []TokenLogprob `json:"top_logprobs"`
 }
 
 // first is the first token's alternatives: its top_logprobs, else the
@@ -38,8 +41,11 @@ func (l *choiceLogprobs) first() []TokenLogprob {
 // cut at max_tokens or empty (a first token of white space) is not a
 // failure there: only the request's Check judges it, and it sees the
 // alternatives in Response.TopLogprobs.
+//
+// A text completion (s.text) is judged the same way: it is a continuation
+// that ends where max_tokens cuts it, not a reply that says when it is done.
 func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *schema, check func(*Response) error) (*Response, *failure) {
-	if s.TopLogprobs <= 0 || sch != nil {
+	if (s.TopLogprobs <= 0 && !s.text) || sch != nil {
 		resp, f := accept(content, finish, sch, check)
 		if resp != nil {
 			resp.TopLogprobs = top

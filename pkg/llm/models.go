@@ -34,6 +34,10 @@ import (
 //	    seed: 1
 //	    response_format: auto
 //	    prices: {input: 2.00, output: 8.00}   # USD per million tokens
+//	  llama-base:
+//	    base_url: http://localhost:8080/v1
+//	    model: llama-3.1-8b
+//	    api: completions         # a base model: plain text through /v1/completions (ngpact)
 //	  judge:
 //	    base_url: http://localhost:8000/v1
 //	    model: Qwen/Qwen2.5-72B-Instruct
@@ -66,6 +70,8 @@ type Endpoint struct {
 	Seed            *int64
 	ResponseFormat  string
 	Price           *Price
+	// API is APIChat or APICompletions (a base model); "": the flags'.
+	API string
 
 	// Line is where the alias is defined in the file.
 	Line int
@@ -93,7 +99,7 @@ type ModelsFile struct {
 const DefaultAlias = "default"
 
 var endpointKeys = []string{"base_url", "model", "api_key_env", "concurrency", "rpm", "tpm", "timeout",
-	"temperature", "top_p", "max_tokens", "seed", "response_format", "prices"}
+	"temperature", "top_p", "max_tokens", "seed", "response_format", "prices", "api"}
 
 // secretKeys are keys that would hold a key itself.
 var secretKeys = []string{"api_key", "apikey", "key", "token", "secret", "password", "authorization", "bearer"}
@@ -346,6 +352,11 @@ func (p *modelsParser) endpoint(alias string, line int, n *yaml.Node) (*Endpoint
 				return nil, at("%q: want auto, json_schema, json_object or prompt", s)
 			}
 			e.ResponseFormat = s
+		case "api":
+			if perr := CheckAPI(s); perr != nil || s == "" {
+				return nil, at("%q: want chat or completions (a base model, through /v1/completions)", s)
+			}
+			e.API = s
 		}
 	}
 	if e.Model == "" {

@@ -67,13 +67,34 @@ type failure struct {
 	unreached bool
 }
 
-// send makes one request with the per-request timeout.
+// send makes one chat-completions request with the per-request timeout.
 func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*completion, *failure) {
+	raw, f := c.post(ctx, func(actx context.Context, opts ...option.RequestOption) error {
+		_, err := c.svc.New(actx, p, opts...)
+		return err
+	})
+	if f != nil {
+		return nil, f
+	}
+	comp, derr := decodeCompletion(raw)
+	if derr != nil {
+		return nil, &failure{kind: "malformed", reason: derr.Error(), retry: true}
+	}
+	if len(comp.Choices) == 0 {
+		return nil, &failure{kind: "malformed", reason: "reply has no choices", retry: true}
+	}
+	return comp, nil
+}
+
+// post makes one request of the SDK (do, given the options that keep
+// the reply's body) with the per-request timeout: the body of the reply,
+// or why there is none.
+func (c *Client) post(ctx context.Context, do func(context.Context, ...option.RequestOption) error) ([]byte, *failure) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var raw []byte
 	var hres *http.Response
-	_, err := c.svc.New(actx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hres))
+	err := do(actx, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hres))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &failure{kind: "cancelled", reason: ctx.Err().Error()}
@@ -105,14 +126,7 @@ func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*c
 		}
 		return nil, f
 	}
-	comp, derr := decodeCompletion(raw)
-	if derr != nil {
-		return nil, &failure{kind: "malformed", reason: derr.Error(), retry: true}
-	}
-	if len(comp.Choices) == 0 {
-		return nil, &failure{kind: "malformed", reason: "reply has no choices", retry: true}
-	}
-	return comp, nil
+	return raw, nil
 }
 
 // httpFailure classifies an HTTP error: 429, 408, 409 and 5xx are worth

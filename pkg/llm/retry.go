@@ -58,7 +58,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				c.win.release(slot, false, false)
 				return nil, stopped()
 			}
-			comp, f = c.send(ctx, c.params(send, sch, samp, mode))
+			comp, f = c.sendAny(ctx, send, sch, samp, mode)
 			// Local servers queue what their slots cannot take instead of
 			// answering 429: a timeout, or a reply that took more than half
 			// the timeout, says the window is too wide as a 429 does.
@@ -108,7 +108,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				// llama-server takes json_object and does not enforce it.
 				c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
 			}
-			if f.reask && reasks < c.cfg.MaxReasks {
+			if f.reask && reasks < c.cfg.MaxReasks && !c.textAPI() {
 				reasks++
 				st.fault(f.kind)
 				again := "Reply again with only the corrected JSON object."

@@ -43,11 +43,17 @@ type Role struct {
 	// Panel: the role takes several endpoints at once (nglabel's
 	// labellers); other roles take one.
 	Panel bool
+	// BaseModels: the role takes endpoints of base models (api
+	// completions), whose calls are plain-text prompts (ngpact's
+	// subjects); other roles refuse them before any call.
+	BaseModels bool
 }
 
 // Member is one endpoint of a panel role.
 type Member struct {
 	Alias, Model string
+	// API is the endpoint's: APICompletions for a base model.
+	API string
 	Caller
 }
 
@@ -234,6 +240,14 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 			m.order = append(m.order, a)
 		}
 	}
+	for _, r := range roles {
+		for _, a := range m.assign[r.Name] {
+			if c := m.clients[a]; c != nil && c.textAPI() && !r.BaseModels {
+				m.Abort()
+				return nil, fmt.Errorf("role %s=%s: the endpoint uses api completions (a base model), which only ngpact's subjects can be asked through; give the role a chat endpoint", r.Name, a)
+			}
+		}
+	}
 	if len(m.clients) == 0 {
 		for _, r := range roles {
 			return nil, m.missing[r.Name]
@@ -313,6 +327,9 @@ func (e *Endpoint) config(base Config, file string, getenv func(string) string) 
 	if e.ResponseFormat != "" {
 		cfg.ResponseFormat = e.ResponseFormat
 	}
+	if e.API != "" {
+		cfg.API = e.API
+	}
 	cfg.price = e.Price
 	return cfg, nil
 }
@@ -350,7 +367,7 @@ func (m *Models) Panel(role string) []Member {
 	var out []Member
 	for _, a := range m.aliases(role) {
 		c := m.clients[a]
-		out = append(out, Member{Alias: a, Model: c.cfg.Model, Caller: roleCaller{c, role}})
+		out = append(out, Member{Alias: a, Model: c.cfg.Model, API: c.cfg.API, Caller: roleCaller{c, role}})
 	}
 	return out
 }

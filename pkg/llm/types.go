@@ -41,6 +41,9 @@ type Sampling struct {
 	// reads the first token's distribution (ngpact --method logprobs), so
 	// a reply cut at max_tokens or empty is accepted (see Response.TopLogprobs).
 	TopLogprobs int
+
+	// text: the call goes to the text-completions API (completions.go).
+	text bool
 }
 
 // deterministic: at temperature 0 the same request gets the same reply.
@@ -83,6 +86,11 @@ type Request struct {
 	Role string
 	// Messages are sent as they are.
 	Messages []Message
+	// Prompt is the request as plain text, for an endpoint of a base
+	// model (api: completions, completions.go): sent as the prompt of POST
+	// /v1/completions in place of Messages, and written so that the reply
+	// continues it. A chat endpoint ignores it.
+	Prompt string
 	// Schema names a reply schema, schemas/llm/<Schema>.schema.json: the
 	// reply must be JSON valid against it (sent as response_format
 	// json_schema where the server supports it, asked for in the prompt

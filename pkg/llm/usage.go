@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -123,9 +124,12 @@ type usage struct {
 	mu     sync.Mutex
 	byCall map[string]*CallStats
 	byRole map[string]*CallStats
+	// finished counts the calls recorded, for the progress line (activity.go).
+	finished atomic.Int64
 }
 
 func (u *usage) record(call, role string, s *CallStats) {
+	u.finished.Add(1)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	addTo(&u.byCall, call, s)

@@ -74,7 +74,7 @@ func TestBoardDoesNotFollowLinks(t *testing.T) {
 	os.WriteFile(victim, []byte("keep\n"), 0o600)
 	os.Symlink(victim, filepath.Join(b.dir, "."+b.self))
 	os.Symlink(victim, filepath.Join(b.dir, b.self))
-	b.publish("ngcat", Stats{In: 3}, false)
+	b.publish("ngcat", Stats{Out: 3}, false, -1, 0)
 	if got, _ := os.ReadFile(victim); string(got) != "keep\n" {
 		t.Errorf("the victim file was written: %q", got)
 	}
@@ -97,10 +97,10 @@ func TestBoardDropsControlCharacters(t *testing.T) {
 		t.Fatal("no board")
 	}
 	start := strconv.FormatInt(b.start, 10)
-	os.WriteFile(filepath.Join(b.dir, "1"), []byte(start+" ngseed 120 false\n"), 0o600)
-	os.WriteFile(filepath.Join(b.dir, "2"), []byte(start+" \x1b]52;c;ZXZpbA==\x07 5 false\n"), 0o600)
-	os.WriteFile(filepath.Join(b.dir, "3"), []byte(start+" \x1b[2J 5 false\n"), 0o600)
-	os.WriteFile(filepath.Join(b.dir, "4"), []byte(start+" a\u009bb 5 false\n"), 0o600)
+	os.WriteFile(filepath.Join(b.dir, "1"), []byte(start+" ngseed 120 false -1 0\n"), 0o600)
+	os.WriteFile(filepath.Join(b.dir, "2"), []byte(start+" \x1b]52;c;ZXZpbA==\x07 5 false -1 0\n"), 0o600)
+	os.WriteFile(filepath.Join(b.dir, "3"), []byte(start+" \x1b[2J 5 false -1 0\n"), 0o600)
+	os.WriteFile(filepath.Join(b.dir, "4"), []byte(start+" a\u009bb 5 false -1 0\n"), 0o600)
 	if got := b.read(); got != "ngseed 120" {
 		t.Errorf("read: %q", got)
 	}
@@ -115,7 +115,7 @@ func TestBoardUsesXDGRuntimeDir(t *testing.T) {
 	if b == nil || !strings.HasPrefix(b.dir, filepath.Join(run, "ngkit")+"/") {
 		t.Fatalf("board: %+v", b)
 	}
-	b.publish("ngcat", Stats{In: 1}, false)
+	b.publish("ngcat", Stats{Out: 1}, false, -1, 0)
 	if m, _ := filepath.Glob(filepath.Join(tmp, "*")); len(m) > 0 {
 		t.Errorf("in TMPDIR: %v", m)
 	}

@@ -27,8 +27,11 @@ import (
 //
 // The rule for pipelines (several programs sharing one terminal): only the
 // last stage draws a bar — the program whose stdout is not a pipe (a
-// terminal or a file) — and its bar shows every stage's count
-// ("ngseed 120 › ngrefine 80 › ngv2r 41 records"). Upstream stages draw
+// terminal or a file) — and its bar shows every stage's records written
+// ("ngseed 120 › ngrefine 80 › ngv2r 41 records"), and, for a stage that
+// calls a model, its calls finished and in flight ("ngv2r 0 (12 calls,
+// 16 in flight)"), refreshed twice a second whether or not a record was
+// written, so that the line moves during long calls. Upstream stages draw
 // nothing; they publish their counts on a board that the last stage reads:
 // small files under $XDG_RUNTIME_DIR/ngkit/pg-<process group>/ (or
 // $TMPDIR/ngkit-<uid>/, a folder of the user's alone), the process group
@@ -52,7 +55,16 @@ type Progress struct {
 	name     string
 	last     time.Time
 	consumed func() int64 // bytes read so far, when the total is in bytes
+	// activity, when set, is the stage's model calls finished and in
+	// flight (SetActivity); st the last counts, which tick shows again.
+	activity func() (done, inFlight int64)
+	st       Stats
+	stop     chan struct{}
+	stopped  sync.WaitGroup
 }
+
+// tickEvery is how often the line is refreshed without a record written.
+const tickEvery = 500 * time.Millisecond
 
 // Bar templates: of a known total, and of a count.
 const (
@@ -80,7 +92,56 @@ func NewProgress(stderr, stdout io.Writer, name string, force, quiet bool) *Prog
 		p.bar.Set("prefix", name+" ")
 		p.bar.Start()
 	}
+	p.stop = make(chan struct{})
+	p.stopped.Add(1)
+	go p.tick()
 	return p
+}
+
+// tick refreshes the line (the board entry, the other stages' counts,
+// the calls) until Finish, so that it moves while no record is written.
+func (p *Progress) tick() {
+	defer p.stopped.Done()
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			st := p.st
+			p.mu.Unlock()
+			p.update(st, false)
+		}
+	}
+}
+
+// SetActivity gives the progress the stage's model calls: finished (an
+// answer, or a failure for good) and in flight, shown beside its count.
+func (p *Progress) SetActivity(f func() (done, inFlight int64)) {
+	if p == nil || f == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.activity = f
+}
+
+// calls is the activity now: done -1 when there is none.
+func (p *Progress) calls() (done, inFlight int64) {
+	if p.activity == nil {
+		return -1, 0
+	}
+	return p.activity()
+}
+
+// callsText shows the calls: "12 calls, 4 in flight"; "" for none.
+func callsText(done, inFlight int64) string {
+	if done < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d calls, %d in flight", done, inFlight)
 }
 
 func termWidth(f *os.File) int {
@@ -125,38 +186,54 @@ func (p *Progress) Update(st Stats) { p.update(st, false) }
 func (p *Progress) update(st Stats, final bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.st = st
 	now := time.Now()
 	if !final && now.Sub(p.last) < 200*time.Millisecond {
 		return
 	}
 	p.last = now
-	p.board.publish(p.name, st, final)
+	done, inFlight := p.calls()
+	p.board.publish(p.name, st, final, done, inFlight)
 	if p.bar == nil {
 		return
 	}
-	if p.consumed != nil {
+	// The count is of records written; a known total is of the input read.
+	switch {
+	case p.consumed != nil:
 		// A last line without a newline counts one byte too many.
 		p.bar.SetCurrent(min(p.consumed(), p.bar.Total()))
-		p.bar.Set("records", strconv.FormatInt(st.In, 10)+" records ")
-	} else {
+		p.bar.Set("records", strconv.FormatInt(st.Out, 10)+" records ")
+	case p.bar.Total() > 0:
 		p.bar.SetCurrent(st.In)
+		p.bar.Set("records", strconv.FormatInt(st.Out, 10)+" records ")
+	default:
+		p.bar.SetCurrent(st.Out)
 		p.bar.Set("records", "")
 	}
 	if others := p.board.read(); others != "" {
 		p.bar.Set("prefix", others+" › "+p.name+" ")
 	}
-	switch {
-	case st.Failed > 0 && st.Dropped > 0:
-		p.bar.Set("suffix", fmt.Sprintf("(%d failed, %d dropped)", st.Failed, st.Dropped))
-	case st.Failed > 0:
-		p.bar.Set("suffix", fmt.Sprintf("(%d failed)", st.Failed))
-	case st.Dropped > 0:
-		p.bar.Set("suffix", fmt.Sprintf("(%d dropped)", st.Dropped))
+	var notes []string
+	if c := callsText(done, inFlight); c != "" && !final {
+		notes = append(notes, c)
+	}
+	if st.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d failed", st.Failed))
+	}
+	if st.Dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d dropped", st.Dropped))
+	}
+	if len(notes) > 0 {
+		p.bar.Set("suffix", "("+strings.Join(notes, ", ")+")")
+	} else {
+		p.bar.Set("suffix", "")
 	}
 }
 
 // Finish stops the bar, leaving the final counts on screen.
 func (p *Progress) Finish(st Stats) {
+	close(p.stop)
+	p.stopped.Wait()
 	p.update(st, true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,15 +286,16 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// publish writes this stage's line atomically: "start name in done".
-// The temporary file is opened without following a link, and the rename
+// publish writes this stage's line atomically: "start name written
+// final calls inflight" (calls -1: the stage calls no model). The
+// temporary file is opened without following a link, and the rename
 // replaces a link at the final name, not what it points to.
-func (b *board) publish(name string, st Stats, final bool) {
+func (b *board) publish(name string, st Stats, final bool, calls, inFlight int64) {
 	if b == nil {
 		return
 	}
 	tmp := filepath.Join(b.dir, "."+b.self)
-	line := fmt.Sprintf("%d %s %d %t\n", b.start, name, st.In, final)
+	line := fmt.Sprintf("%d %s %d %t %d %d\n", b.start, name, st.Out, final, calls, inFlight)
 	f, err := recio.OpenNoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return
@@ -249,7 +327,7 @@ func (b *board) read() string {
 		}
 		raw, err := readEntry(filepath.Join(b.dir, e.Name()))
 		f := strings.Fields(raw)
-		if err != nil || len(f) != 4 || strings.ContainsFunc(strings.TrimSuffix(raw, "\n"), unicode.IsControl) {
+		if err != nil || len(f) != 6 || strings.ContainsFunc(strings.TrimSuffix(raw, "\n"), unicode.IsControl) {
 			continue // a line with control characters is not drawn
 		}
 		start, _ := strconv.ParseInt(f[0], 10, 64)
@@ -257,7 +335,13 @@ func (b *board) read() string {
 			continue // not started with us: another pipeline's leftovers
 		}
 		pid, _ := strconv.Atoi(e.Name())
-		stages = append(stages, stage{pid, f[1] + " " + f[2]})
+		text := f[1] + " " + f[2]
+		calls, err1 := strconv.ParseInt(f[4], 10, 64)
+		inFlight, err2 := strconv.ParseInt(f[5], 10, 64)
+		if c := callsText(calls, inFlight); err1 == nil && err2 == nil && c != "" && f[3] != "true" {
+			text += " (" + c + ")"
+		}
+		stages = append(stages, stage{pid, text})
 	}
 	sort.Slice(stages, func(i, j int) bool { return stages[i].pid < stages[j].pid })
 	var parts []string

@@ -44,14 +44,14 @@ func TestProgressShowsEveryStage(t *testing.T) {
 		t.Skip("no process groups")
 	}
 	up.self = "1" // an upstream stage with a smaller pid
-	up.publish("ngseed", Stats{In: 120}, false)
+	up.publish("ngseed", Stats{In: 3, Out: 120}, false, -1, 0)
 	var out bytes.Buffer
 	p := NewProgress(pts, &out, "ngcat", false, false)
 	if p == nil || p.bar == nil {
 		t.Fatal("the last stage does not draw")
 	}
-	p.Update(Stats{In: 7})
-	p.Finish(Stats{In: 41})
+	p.Update(Stats{In: 7, Out: 7})
+	p.Finish(Stats{In: 41, Out: 41})
 	got := make([]byte, 4096)
 	ptm.SetReadDeadline(time.Now().Add(2 * time.Second))
 	n, _ := ptm.Read(got)

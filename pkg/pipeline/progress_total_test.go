@@ -96,10 +96,10 @@ func TestProgressWithTotal(t *testing.T) {
 	term := newCollect(ptm)
 	for i := int64(1); i <= 4; i++ {
 		consumed.Store(i << 20)
-		p.Update(Stats{In: 100 * i, Failed: 2})
+		p.Update(Stats{In: 100 * i, Out: 100 * i, Failed: 2})
 		time.Sleep(250 * time.Millisecond)
 	}
-	p.Finish(Stats{In: 400, Failed: 2})
+	p.Finish(Stats{In: 400, Out: 400, Failed: 2})
 	raw := term.text()
 	s := strings.Join(screen(raw), "\n")
 	// On the way: the percentage and the time left; at the end: all of it.
@@ -189,11 +189,11 @@ func TestMessagesDoNotGarbleTheBar(t *testing.T) {
 		fmt.Fprintln(upstream, msgs[len(msgs)-1])
 	}()
 	for i := int64(1); i <= 40; i++ {
-		p.Update(Stats{In: i})
+		p.Update(Stats{In: i, Out: i})
 		time.Sleep(10 * time.Millisecond)
 	}
 	wg.Wait()
-	p.Finish(Stats{In: 50})
+	p.Finish(Stats{In: 50, Out: 50})
 	lines := screen(term.text())
 	seen := map[string]bool{}
 	for _, l := range lines {

@@ -1,7 +1,9 @@
 // Package prompt holds the prompt packs of the LLM stages: text/template
 // files embedded per stage and culture (packs/<stage>/<task>[.<culture>].tmpl),
 // which a user may override file by file with --prompts DIR (same layout).
-// Each file defines two templates, "system" and "user". The pack's version
+// Each file defines two templates, "system" and "user", and may define
+// more that a stage renders with RenderPart (pact/question's "answer", the
+// cue that ends a base model's plain-text prompt). The pack's version
 // (packs/VERSION, plus a hash of any overriding files) goes into every
 // record's gen, so that a corpus says which prompts made it.
 package prompt
@@ -226,4 +228,22 @@ func (p *Pack) Render(stage, task, culture string, data any) (Prompt, error) {
 		out[i] = strings.TrimSpace(b.String())
 	}
 	return Prompt{System: out[0], User: out[1]}, nil
+}
+
+// RenderPart renders one more named template of stage/task (beside
+// "system" and "user"), when the file defines it; ok is false when it
+// does not, so that a caller can fall back to a default.
+func (p *Pack) RenderPart(stage, task, culture, part string, data any) (s string, ok bool, err error) {
+	t, err := p.template(stage, task, culture)
+	if err != nil {
+		return "", false, err
+	}
+	if t.Lookup(part) == nil {
+		return "", false, nil
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, part, data); err != nil {
+		return "", false, fmt.Errorf("prompt %s/%s (%s): %w", stage, task, culture, err)
+	}
+	return strings.TrimSpace(b.String()), true, nil
 }

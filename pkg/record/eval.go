@@ -101,6 +101,10 @@ type PactResult struct {
 	Majority string   `json:"majority,omitempty" parquet:"majority,optional"`
 	Entropy  *float64 `json:"entropy,omitempty" parquet:"entropy,optional"`
 	Error    string   `json:"error,omitempty" parquet:"error,optional"`
+	// Base: the model was asked as a base model, in plain text through
+	// the text-completions API (ngpact, api completions), so that a base
+	// model and its instruct model can be compared on the same items.
+	Base bool `json:"base,omitempty" parquet:"base,optional"`
 }
 
 // Episode is a CultureConverse episode spec: a simulated user of

@@ -61,7 +61,7 @@ func (p *Program) Run(env Env, build func(*llm.Client) (pipeline.Stage, error)) 
 		client.Abort()
 		return p.Usagef("%v", err)
 	}
-	spec := RunSpec{Stage: deferredStage{stage, client, p.LLM.Batch.On}, Inputs: args, Budget: cfg.Budget}
+	spec := RunSpec{Stage: deferredStage{stage, client, p.LLM.Batch.On}, Inputs: args, Budget: cfg.Budget, Activity: client.Activity}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			client.Abort()

@@ -33,6 +33,9 @@ type LLMFlags struct {
 	Batch                     BatchFlags
 	Budget                    float64
 	Estimate                  bool
+	// API is ngpact's --api (llm.APIChat or llm.APICompletions): other
+	// programs leave it empty, chat.
+	API string
 
 	fs *pflag.FlagSet
 }
@@ -79,8 +82,8 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		Timeout: f.Timeout, Deadline: f.Deadline,
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
 		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap, WaitServer: f.WaitServer,
-		ResponseFormat: f.ResponseFormat,
-		UsageJSON:      f.UsageJSON, Prices: f.Prices,
+		ResponseFormat: f.ResponseFormat, API: f.API,
+		UsageJSON: f.UsageJSON, Prices: f.Prices,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
 		Batch: f.Batch.On || f.Estimate, // --estimate: a pass that only collects the requests
 	}

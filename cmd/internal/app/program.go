@@ -253,6 +253,9 @@ type RunSpec struct {
 	Finish func() error
 	// Budget, when set, stops the run as Ctrl-C does once reached.
 	Budget *llm.Budget
+	// Activity, when set, is the model calls finished and in flight, for
+	// the progress line.
+	Activity func() (done, inFlight int64)
 }
 
 // source is the spec's Source, else the input files it names.
@@ -314,6 +317,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	}
 	src := spec.source(env)
 	bar := pipeline.NewProgress(env.Stderr, env.Stdout, prog, f.Progress, f.Quiet)
+	bar.SetActivity(spec.Activity)
 	if fsrc, ok := src.(*pipeline.FileSource); ok && bar.Draws() {
 		if total, inBytes := pipeline.InputTotal(spec.Inputs); inBytes {
 			bar.SetInput(total, fsrc.Consumed)

@@ -57,7 +57,7 @@ func (p *Program) RunModels(env Env, build func(*llm.Models) (pipeline.Stage, er
 		models.Abort()
 		return p.Usagef("%v", err)
 	}
-	spec := RunSpec{Stage: deferredStage{stage, models.Primary(), p.LLM.Batch.On}, Inputs: args, Budget: base.Budget}
+	spec := RunSpec{Stage: deferredStage{stage, models.Primary(), p.LLM.Batch.On}, Inputs: args, Budget: base.Budget, Activity: models.Activity}
 	if p.Source != nil {
 		if spec.Source, err = p.Source(args); err != nil {
 			models.Abort()

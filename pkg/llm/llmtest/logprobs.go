@@ -41,6 +41,12 @@ func (s *Server) logprobs(req *ChatRequest, content string) string {
 	if s.opt.NoLogprobs || req.Logprobs == nil || !*req.Logprobs {
 		return ""
 	}
+	return `"logprobs":` + chatLogprobs(s.top(req, content)) + ","
+}
+
+// top is the first token's alternatives the request gets, most likely
+// first, and how many it asked for.
+func (s *Server) top(req *ChatRequest, content string) ([]TopLogprob, int) {
 	var top []TopLogprob
 	if s.opt.Logprobs != nil {
 		top = s.opt.Logprobs(req, content)
@@ -52,7 +58,12 @@ func (s *Server) logprobs(req *ChatRequest, content string) string {
 	if req.TopLogprobs != nil {
 		n = *req.TopLogprobs
 	}
-	top = top[:min(max(n, 1), len(top))]
+	return top[:min(max(n, 1), len(top))], n
+}
+
+// chatLogprobs is the logprobs object of a chat completion: content with
+// the first token and (when n > 0) its alternatives.
+func chatLogprobs(top []TopLogprob, n int) string {
 	type tok struct {
 		Token       string       `json:"token"`
 		Logprob     float64      `json:"logprob"`
@@ -67,5 +78,5 @@ func (s *Server) logprobs(req *ChatRequest, content string) string {
 		first.Bytes = append(first.Bytes, int(b))
 	}
 	b, _ := json.Marshal(map[string]any{"content": []tok{first}})
-	return `"logprobs":` + strings.TrimSpace(string(b)) + ","
+	return strings.TrimSpace(string(b))
 }

@@ -95,9 +95,11 @@ type Options struct {
 	// reports the loaded model's context_length, GET /api/version
 	// 0.24.0; /props is a 404.
 	Ollama bool
-	// Logprobs and NoLogprobs: see logprobs.go.
-	Logprobs   func(req *ChatRequest, content string) []TopLogprob
-	NoLogprobs bool
+	// Logprobs and NoLogprobs: see logprobs.go; ChatLogprobsInText:
+	// see completions.go.
+	Logprobs           func(req *ChatRequest, content string) []TopLogprob
+	NoLogprobs         bool
+	ChatLogprobsInText bool
 	// PromptCache reports usage.prompt_tokens_details.cached_tokens as
 	// the providers' prompt cache does (promptcache.go), online and in
 	// the fake Batch API.
@@ -162,6 +164,9 @@ type ChatRequest struct {
 	Seed                *int64   `json:"seed"`
 	Logprobs            *bool    `json:"logprobs"`
 	TopLogprobs         *int     `json:"top_logprobs"`
+	// Text: the request came to /v1/completions (completions.go): its
+	// prompt is the one user message, and the reply is a text completion.
+	Text bool `json:"-"`
 }
 
 // LastUser is the content of the last user message.
@@ -297,7 +302,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveBatch(w, r) // the fake Batch API (batchapi.go)
 		return
 	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	text := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/completions") // completions.go
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") && !text {
 		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 		return
 	}
@@ -310,7 +316,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	var req ChatRequest
 	rec := Recorded{Header: r.Header.Clone(), Body: body}
-	if err := json.Unmarshal(body, &req); err != nil {
+	if text {
+		err = decodeText(body, &req)
+	} else {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
 		rec.Status = http.StatusBadRequest
 		s.record(rec)
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
@@ -458,6 +469,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	cached := 0
 	if s.opt.PromptCache {
 		cached = s.cache.lookup(req, prompt)
+	}
+	if req.Text {
+		writeText(w, model, content, finish, prompt, s.textLogprobs(req, content))
+		return http.StatusOK
 	}
 	writeCompletion(w, model, content, finish, prompt, cached, s.logprobs(req, content))
 	return http.StatusOK

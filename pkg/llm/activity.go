@@ -1,0 +1,19 @@
+package llm
+
+// Activity is the client's calls so far, for the progress line
+// (pipeline.Progress.SetActivity): finished (answered, from the cache,
+// or failed for good) and in flight now (holding a slot of the window).
+// Both move while a record's calls are under way, before it is written.
+func (c *Client) Activity() (done, inFlight int64) {
+	return c.usage.finished.Load(), int64(c.win.inflightNow())
+}
+
+// Activity is the sum over the run's endpoints.
+func (m *Models) Activity() (done, inFlight int64) {
+	for _, c := range m.clients {
+		d, f := c.Activity()
+		done += d
+		inFlight += f
+	}
+	return done, inFlight
+}
