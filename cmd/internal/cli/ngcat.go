@@ -174,228 +174,227 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
 	quality.register(fs)
-	args, err := p.Parse(env)
-	if err != nil {
-		return err
-	}
-	switch {
-	case *head < 0 || *sample < 0:
-		return p.Usagef("--head and --sample take a positive count")
-	case *head > 0 && *sample > 0:
-		return p.Usagef("use either --head or --sample, not both")
-	case *explode != "" && *explode != "turns":
-		return p.Usagef("--explode %q: only 'turns' can be exploded", *explode)
-	case *to != "" && *to != "prosocial" && *to != "messages" && !isReviewTool(*to):
-		return p.Usagef("--to %q: want prosocial, messages, labelstudio or argilla", *to)
-	case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
-		return p.Usagef("--per-turn, --assistant and --system-template go with --to messages")
-	case *to != "" && (*explode != "" || *hfDir != ""):
-		return p.Usagef("--to goes with neither --explode nor --hf")
-	case (*culture != "" || *typ != "" || *lang != "" || *category != "" || *norm != "") && *from == "":
-		return p.Usagef("--culture, --type, --lang, --category and --norm go with --from")
-	case (*textColumn != "" || len(*columns) > 0) && *from != "csv" && *from != "tsv":
-		return p.Usagef("--text-column and --column go with --from csv or tsv")
-	case *splitDialogues && *from != "text" && *from != "csv" && *from != "tsv" && *from != "normgenesis":
-		return p.Usagef("--split-dialogues goes with --from text, csv, tsv or normgenesis")
-	case fs.Changed("separator") && *from != "text":
-		return p.Usagef("--separator goes with --from text")
-	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
-		return p.Usagef("--hf writes its own files: it goes with neither -o, --format nor --explode")
-	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
-		return p.Usagef("--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
-	case *shardMB <= 0:
-		return p.Usagef("--shard-mb takes a positive size")
-	case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
-		return p.Usagef("--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
-	}
-	if *hfDir != "" {
-		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
-			return p.Usagef("%v", err)
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		args := b.Args
+		switch {
+		case *head < 0 || *sample < 0:
+			return app.RunSpec{}, p.Usagef("--head and --sample take a positive count")
+		case *head > 0 && *sample > 0:
+			return app.RunSpec{}, p.Usagef("use either --head or --sample, not both")
+		case *explode != "" && *explode != "turns":
+			return app.RunSpec{}, p.Usagef("--explode %q: only 'turns' can be exploded", *explode)
+		case *to != "" && *to != "prosocial" && *to != "messages" && !isReviewTool(*to):
+			return app.RunSpec{}, p.Usagef("--to %q: want prosocial, messages, labelstudio or argilla", *to)
+		case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
+			return app.RunSpec{}, p.Usagef("--per-turn, --assistant and --system-template go with --to messages")
+		case *to != "" && (*explode != "" || *hfDir != ""):
+			return app.RunSpec{}, p.Usagef("--to goes with neither --explode nor --hf")
+		case (*culture != "" || *typ != "" || *lang != "" || *category != "" || *norm != "") && *from == "":
+			return app.RunSpec{}, p.Usagef("--culture, --type, --lang, --category and --norm go with --from")
+		case (*textColumn != "" || len(*columns) > 0) && *from != "csv" && *from != "tsv":
+			return app.RunSpec{}, p.Usagef("--text-column and --column go with --from csv or tsv")
+		case *splitDialogues && *from != "text" && *from != "csv" && *from != "tsv" && *from != "normgenesis":
+			return app.RunSpec{}, p.Usagef("--split-dialogues goes with --from text, csv, tsv or normgenesis")
+		case fs.Changed("separator") && *from != "text":
+			return app.RunSpec{}, p.Usagef("--separator goes with --from text")
+		case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
+			return app.RunSpec{}, p.Usagef("--hf writes its own files: it goes with neither -o, --format nor --explode")
+		case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
+			return app.RunSpec{}, p.Usagef("--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
+		case *shardMB <= 0:
+			return app.RunSpec{}, p.Usagef("--shard-mb takes a positive size")
+		case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
+			return app.RunSpec{}, p.Usagef("--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
 		}
-	}
-	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
-	var splits []record.Split
-	if *split != "" {
-		var err error
-		if splits, err = record.ParseSplits(*split); err != nil {
-			return p.Usagef("%v", err)
-		}
-	}
-	format, err := iof.OutputFormat()
-	if err != nil {
-		return p.Usagef("%v", err)
-	}
-	if err := quality.checkReview(fs, *to, format); err != nil {
-		return p.Usagef("%v", err)
-	}
-	if err := quality.check(fs); err != nil {
-		return p.Usagef("%v", err)
-	}
-	filter, err := quality.stage()
-	if err != nil {
-		return p.Usagef("%v", err)
-	}
-	fields := imports.Fields{Culture: *culture, Type: *typ, Lang: *lang, Category: *category, Norm: *norm}
-	if err := fields.Check(); err != nil {
-		return p.Usagef("%v", err)
-	}
-	spec := app.RunSpec{Inputs: args}
-	switch *from {
-	case "":
-	case "normgenesis":
-		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Fields: fields, Stdin: env.Stdin})
-		if err != nil {
-			return p.Usagef("%v", err)
-		}
-		spec.Source = src
-	case "prosocial":
-		spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Fields: fields, Stdin: env.Stdin})
-	case "text":
-		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Fields: fields, Stdin: env.Stdin})
-		if err != nil {
-			return p.Usagef("%v", err)
-		}
-		spec.Source = src
-	case "csv", "tsv":
-		opt := imports.CSVOptions{TextColumn: *textColumn, Columns: map[string]string{}, TSV: *from == "tsv", Fields: fields, Stdin: env.Stdin}
-		for _, c := range *columns {
-			f, col, ok := strings.Cut(c, "=")
-			if !ok || f == "" || col == "" {
-				return p.Usagef("--column %q: want FIELD=COLUMN", c)
+		if *hfDir != "" {
+			if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
+				return app.RunSpec{}, p.Usagef("%v", err)
 			}
-			opt.Columns[strings.TrimSpace(f)] = col
 		}
-		src, err := imports.NewCSV(args, opt)
+		hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
+		var splits []record.Split
+		if *split != "" {
+			var err error
+			if splits, err = record.ParseSplits(*split); err != nil {
+				return app.RunSpec{}, p.Usagef("%v", err)
+			}
+		}
+		format, err := iof.OutputFormat()
 		if err != nil {
-			return p.Usagef("%v", err)
+			return app.RunSpec{}, p.Usagef("%v", err)
 		}
-		spec.Source = src
-	case "messages":
-		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
-	case "pact":
-		spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
-	case "episodes":
-		spec.Source = imports.NewEpisodes(args, imports.EpisodesOptions{Fields: fields, Stdin: env.Stdin})
-	case review.ToolLabelStudio, review.ToolArgilla:
-		src := review.NewLabelStudio(args, env.Stdin)
-		if *from == review.ToolArgilla {
-			src = review.NewArgilla(args, env.Stdin)
+		if err := quality.checkReview(fs, *to, format); err != nil {
+			return app.RunSpec{}, p.Usagef("%v", err)
 		}
-		spec.Source = src
-		// What the import left out (Argilla drafts, ...), before the last line.
-		spec.Finish = func() error {
-			if iof.Quiet {
+		if err := quality.check(fs); err != nil {
+			return app.RunSpec{}, p.Usagef("%v", err)
+		}
+		filter, err := quality.stage()
+		if err != nil {
+			return app.RunSpec{}, p.Usagef("%v", err)
+		}
+		fields := imports.Fields{Culture: *culture, Type: *typ, Lang: *lang, Category: *category, Norm: *norm}
+		if err := fields.Check(); err != nil {
+			return app.RunSpec{}, p.Usagef("%v", err)
+		}
+		spec := app.RunSpec{Inputs: args}
+		switch *from {
+		case "":
+		case "normgenesis":
+			src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Fields: fields, Stdin: env.Stdin})
+			if err != nil {
+				return app.RunSpec{}, p.Usagef("%v", err)
+			}
+			spec.Source = src
+		case "prosocial":
+			spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Fields: fields, Stdin: env.Stdin})
+		case "text":
+			src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Fields: fields, Stdin: env.Stdin})
+			if err != nil {
+				return app.RunSpec{}, p.Usagef("%v", err)
+			}
+			spec.Source = src
+		case "csv", "tsv":
+			opt := imports.CSVOptions{TextColumn: *textColumn, Columns: map[string]string{}, TSV: *from == "tsv", Fields: fields, Stdin: env.Stdin}
+			for _, c := range *columns {
+				f, col, ok := strings.Cut(c, "=")
+				if !ok || f == "" || col == "" {
+					return app.RunSpec{}, p.Usagef("--column %q: want FIELD=COLUMN", c)
+				}
+				opt.Columns[strings.TrimSpace(f)] = col
+			}
+			src, err := imports.NewCSV(args, opt)
+			if err != nil {
+				return app.RunSpec{}, p.Usagef("%v", err)
+			}
+			spec.Source = src
+		case "messages":
+			spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
+		case "pact":
+			spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
+		case "episodes":
+			spec.Source = imports.NewEpisodes(args, imports.EpisodesOptions{Fields: fields, Stdin: env.Stdin})
+		case review.ToolLabelStudio, review.ToolArgilla:
+			src := review.NewLabelStudio(args, env.Stdin)
+			if *from == review.ToolArgilla {
+				src = review.NewArgilla(args, env.Stdin)
+			}
+			spec.Source = src
+			// What the import left out (Argilla drafts, ...), before the last line.
+			spec.Finish = func() error {
+				if iof.Quiet {
+					return nil
+				}
+				for _, n := range src.Notes() {
+					fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, n)
+				}
 				return nil
 			}
-			for _, n := range src.Notes() {
-				fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, n)
-			}
-			return nil
+		default:
+			return app.RunSpec{}, p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla", *from)
 		}
-	default:
-		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla", *from)
-	}
-	if *splitDialogues {
-		spec.Stage = imports.SplitDialogues
-	}
-	if *from == "pact" {
-		spec.Stage = imports.CheckPactItems
-	}
-	// --where, --drop-defects: on each dialogue, after the split.
-	spec.Stage = chain(spec.Stage, filter)
-	var msgOpt export.MessagesOptions
-	if *to == "messages" {
-		msgOpt = export.MessagesOptions{PerTurn: *perTurn, Assistant: *assistant}
-		if *systemTemplate != "" {
-			b, err := os.ReadFile(*systemTemplate)
-			if err != nil {
-				return p.Usagef("--system-template: %v", err)
-			}
-			if msgOpt.System, err = export.ParseSystemTemplate(*systemTemplate, string(b)); err != nil {
-				return p.Usagef("%v", err)
-			}
+		if *splitDialogues {
+			spec.Stage = imports.SplitDialogues
 		}
-	}
-	var warnOnce sync.Once
-	templateFailed := func(rec *record.Record, err error) {
-		warnOnce.Do(func() {
-			fmt.Fprintf(env.Stderr, "ngcat: %s: %s (no example written; further failures not shown)\n", record.PrintableLine(rec.ID), record.PrintableLine(err.Error()))
-		})
-	}
-
-	// One output file (or stdout) as records or exploded turns.
-	open := func(path string) (pipeline.Sink, error) {
-		out, err := recio.Create(path, format, env.Stdout)
-		if err != nil {
-			return nil, err
+		if *from == "pact" {
+			spec.Stage = imports.CheckPactItems
 		}
-		if *explode != "" {
-			return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
-		}
-		if *to == "prosocial" {
-			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
-		}
+		// --where, --drop-defects: on each dialogue, after the split.
+		spec.Stage = chain(spec.Stage, filter)
+		var msgOpt export.MessagesOptions
 		if *to == "messages" {
-			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Messages(msgOpt, templateFailed))
+			msgOpt = export.MessagesOptions{PerTurn: *perTurn, Assistant: *assistant}
+			if *systemTemplate != "" {
+				b, err := os.ReadFile(*systemTemplate)
+				if err != nil {
+					return app.RunSpec{}, p.Usagef("--system-template: %v", err)
+				}
+				if msgOpt.System, err = export.ParseSystemTemplate(*systemTemplate, string(b)); err != nil {
+					return app.RunSpec{}, p.Usagef("%v", err)
+				}
+			}
 		}
-		if isReviewTool(*to) {
-			return quality.reviewSink(*to, out)
-		}
-		return pipeline.NewRecordSink(out, iof.WriteOptions())
-	}
-	// The card's statistics: records are audited on the workers, except
-	// with --sample, where most records never reach the card (and the
-	// copies left by the stage would pile up).
-	summary := stats.NewCardSummary()
-	if *hfDir != "" && *sample == 0 {
-		spec.Stage = chain(spec.Stage, summary.Stage())
-	}
-	spec.Sink = func() (pipeline.Sink, error) {
-		var sink pipeline.Sink
-		switch {
-		case *hfDir != "":
-			w, err := hf.New(hf.Options{
-				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
-				Write: iof.WriteOptions(), Force: *force,
-				Card:  hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
-				Shard: hfShard.K, Of: hfShard.N,
-				Summary: summary,
+		var warnOnce sync.Once
+		templateFailed := func(rec *record.Record, err error) {
+			warnOnce.Do(func() {
+				fmt.Fprintf(env.Stderr, "ngcat: %s: %s (no example written; further failures not shown)\n", record.PrintableLine(rec.ID), record.PrintableLine(err.Error()))
 			})
+		}
+
+		// One output file (or stdout) as records or exploded turns.
+		open := func(path string) (pipeline.Sink, error) {
+			out, err := recio.Create(path, format, env.Stdout)
 			if err != nil {
 				return nil, err
 			}
-			sink = w
-		case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
-			files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
-			for _, sp := range splits {
-				s, err := open(strings.ReplaceAll(iof.Output, "{split}", sp.Name))
+			if *explode != "" {
+				return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
+			}
+			if *to == "prosocial" {
+				return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
+			}
+			if *to == "messages" {
+				return pipeline.NewRowSink(out, iof.WriteOptions(), export.Messages(msgOpt, templateFailed))
+			}
+			if isReviewTool(*to) {
+				return quality.reviewSink(*to, out)
+			}
+			return pipeline.NewRecordSink(out, iof.WriteOptions())
+		}
+		// The card's statistics: records are audited on the workers, except
+		// with --sample, where most records never reach the card (and the
+		// copies left by the stage would pile up).
+		summary := stats.NewCardSummary()
+		if *hfDir != "" && *sample == 0 {
+			spec.Stage = chain(spec.Stage, summary.Stage())
+		}
+		spec.Sink = func() (pipeline.Sink, error) {
+			var sink pipeline.Sink
+			switch {
+			case *hfDir != "":
+				w, err := hf.New(hf.Options{
+					Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
+					Write: iof.WriteOptions(), Force: *force,
+					Card:  hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
+					Shard: hfShard.K, Of: hfShard.N,
+					Summary: summary,
+				})
 				if err != nil {
-					files.Abort()
 					return nil, err
 				}
-				files.Sinks[sp.Name] = s
+				sink = w
+			case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
+				files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
+				for _, sp := range splits {
+					s, err := open(strings.ReplaceAll(iof.Output, "{split}", sp.Name))
+					if err != nil {
+						files.Abort()
+						return nil, err
+					}
+					files.Sinks[sp.Name] = s
+				}
+				sink = files
+			default:
+				s, err := open(iof.Output)
+				if err != nil {
+					return nil, err
+				}
+				sink = s
+				if len(splits) > 0 {
+					sink = &cat.SplitField{Sink: sink, Splits: splits}
+				}
 			}
-			sink = files
-		default:
-			s, err := open(iof.Output)
-			if err != nil {
-				return nil, err
+			switch {
+			case *sample > 0:
+				sink = &cat.Sample{Sink: sink, N: *sample, Seed: *seed}
+			case *head > 0:
+				sink = &cat.Head{Sink: sink, N: *head}
 			}
-			sink = s
-			if len(splits) > 0 {
-				sink = &cat.SplitField{Sink: sink, Splits: splits}
-			}
+			return quality.sink(sink), nil
 		}
-		switch {
-		case *sample > 0:
-			sink = &cat.Sample{Sink: sink, N: *sample, Seed: *seed}
-		case *head > 0:
-			sink = &cat.Head{Sink: sink, N: *head}
+		if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
+			return app.RunSpec{}, p.Usagef("-o %q has {split} but no --split was given", iof.Output)
 		}
-		return quality.sink(sink), nil
-	}
-	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
-		return p.Usagef("-o %q has {split} but no --split was given", iof.Output)
-	}
-	return iof.Execute(env, p.Name, spec)
+		return spec, nil
+	})
 }

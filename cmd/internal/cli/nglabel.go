@@ -92,15 +92,11 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	drop := fs.Bool("drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
 	pairwise := fs.String("pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
 	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
+	p.WithCultures()
+	p.WithPrompts("label/turns[.culture].tmpl, ...")
 	p.WithRoles(nglabelRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
+	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		c := m.Caller(llm.RoleLabeller)
 		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop,
 			Judge: m.Caller(llm.RoleJudge), Pairwise: m.Caller(llm.RolePairwise), RequireAll: p.Roles.RequireAll}
@@ -136,13 +132,10 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			}
 			opt.SampleSeed = p.LLM.Seed
 		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
-		opt.Pack = pack
-		opt.Profile = cultures.Lookup
+		opt.Pack = b.Pack
+		opt.Profile = b.Cultures.Lookup
 		if *pairwise != "" {
+			var err error
 			if opt.Baseline, err = label.LoadBaseline(*pairwise, *match); err != nil {
 				return nil, err
 			}
@@ -161,7 +154,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			return nil, err
 		}
 		return label.New(c, opt)
-	})
+	}))
 }
 
 // validLang accepts a BCP-47 primary tag of 2 or 3 letters.

@@ -75,12 +75,11 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 	samples := fs.Int("samples", 10, "replies per item, model and framing with --method sample, `K`")
 	promptLang := fs.String("prompt-lang", pact.PromptItem, "language of the prompt: `LANG` item (the item's) or en")
 	fs.Lookup("questions").DefValue = strings.Join(record.PactDefaultQuestions, ",")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "pact/question[.lang].tmpl")
+	p.WithCultures()
+	p.WithPrompts("pact/question[.lang].tmpl")
 	p.WithRoles(ngpactRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleSubject); err != nil {
 			return nil, err
 		}
@@ -98,16 +97,10 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 		case *promptLang != pact.PromptItem && *promptLang != pact.PromptEnglish:
 			return nil, fmt.Errorf("--prompt-lang %q: want item or en", *promptLang)
 		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
+		pack := b.Pack
 		opt := pact.Options{Questions: qs, Method: *method, Samples: *samples, Seed: p.LLM.Seed,
 			PromptLang: *promptLang, Pack: pack, Culture: func(name string) string {
-				if c, err := cultures.Lookup(name); err == nil {
+				if c, err := b.Cultures.Lookup(name); err == nil {
 					return c.Display()
 				}
 				if name == "" {
@@ -139,5 +132,5 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 			}
 		}
 		return pact.New(opt)
-	})
+	}))
 }

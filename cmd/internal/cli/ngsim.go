@@ -72,50 +72,51 @@ ngcat --from episodes my-specs.csv | ngsim --max-turns 6 --errors failed.jsonl -
 	system := fs.String("assistant-system", "", "the assistants' system prompt, from `FILE` (default: \"You are a helpful assistant.\")")
 	turnRetries := fs.Int("turn-retries", sim.DefaultTurnRetries, "times more a call is made, `N`, once the client's retries are spent, before the episode fails")
 	noJudge := fs.Bool("no-judge", false, "run the episodes without the judge (no scores)")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "sim/user.tmpl, sim/assistant.tmpl, sim/gold.tmpl, sim/judge.tmpl")
-
-	var aliases []string
-	p.Source = func(args []string) (pipeline.Source, error) {
-		return sim.Expand(pipeline.NewFileSource(args, recio.OpenOptions{Stdin: env.Stdin}), aliases, *mode), nil
-	}
+	p.WithCultures()
+	p.WithPrompts("sim/user.tmpl, sim/assistant.tmpl, sim/gold.tmpl, sim/judge.tmpl")
 	p.WithRoles(ngsimRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
-		if *maxTurns < 1 {
-			return nil, fmt.Errorf("--max-turns %d: want at least 1", *maxTurns)
-		}
-		roles := []string{llm.RoleUser, llm.RoleAssistant}
-		if !*noJudge {
-			roles = append(roles, llm.RoleJudge)
-		}
-		if err := m.Need(roles...); err != nil {
-			return nil, err
-		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		pack, err := prompts.Open()
+	p.OwnSource = true
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		st, aliases, err := ngsimStage(b, *mode, *maxTurns, *system, *turnRetries, *noJudge)
 		if err != nil {
-			return nil, err
+			return app.RunSpec{}, err
 		}
-		opt := sim.Options{User: m.Caller(llm.RoleUser), Mode: *mode, MaxTurns: *maxTurns, TurnRetries: *turnRetries,
-			NoJudge: *noJudge, Pack: pack, Profile: cultures.Lookup}
-		if !*noJudge {
-			opt.Judge = m.Caller(llm.RoleJudge)
-		}
-		if *system != "" {
-			b, err := os.ReadFile(*system)
-			if err != nil {
-				return nil, fmt.Errorf("--assistant-system: %v", err)
-			}
-			opt.AssistantSystem = string(b)
-		}
-		for _, mem := range m.Panel(llm.RoleAssistant) {
-			opt.Assistants = append(opt.Assistants, sim.Assistant{Alias: mem.Alias, Caller: mem.Caller})
-			aliases = append(aliases, mem.Alias)
-		}
-		return sim.New(opt)
+		// Each spec once per assistant under test.
+		src := sim.Expand(pipeline.NewFileSource(b.Args, recio.OpenOptions{Stdin: env.Stdin}), aliases, *mode)
+		return app.RunSpec{Stage: st, Source: src}, nil
 	})
+}
+
+// ngsimStage is ngsim's stage and the aliases of its assistants.
+func ngsimStage(b *app.Build, mode string, maxTurns int, system string, turnRetries int, noJudge bool) (pipeline.Stage, []string, error) {
+	m := b.Models
+	if maxTurns < 1 {
+		return nil, nil, fmt.Errorf("--max-turns %d: want at least 1", maxTurns)
+	}
+	roles := []string{llm.RoleUser, llm.RoleAssistant}
+	if !noJudge {
+		roles = append(roles, llm.RoleJudge)
+	}
+	if err := m.Need(roles...); err != nil {
+		return nil, nil, err
+	}
+	opt := sim.Options{User: m.Caller(llm.RoleUser), Mode: mode, MaxTurns: maxTurns, TurnRetries: turnRetries,
+		NoJudge: noJudge, Pack: b.Pack, Profile: b.Cultures.Lookup}
+	if !noJudge {
+		opt.Judge = m.Caller(llm.RoleJudge)
+	}
+	if system != "" {
+		text, err := os.ReadFile(system)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--assistant-system: %v", err)
+		}
+		opt.AssistantSystem = string(text)
+	}
+	var aliases []string
+	for _, mem := range m.Panel(llm.RoleAssistant) {
+		opt.Assistants = append(opt.Assistants, sim.Assistant{Alias: mem.Alias, Caller: mem.Caller})
+		aliases = append(aliases, mem.Alias)
+	}
+	st, err := sim.New(opt)
+	return st, aliases, err
 }

@@ -98,14 +98,12 @@ ngv2r seeds.jsonl --vary gender=female,male --seed 7 | ngstats --by gender`
 	minFit := fs.Int("min-fit", v2r.DefaultMinFit, "with --check-fit: the fit `S` (1-5) a dialogue must reach")
 	fitRounds := fs.Int("fit-rounds", v2r.DefaultFitRounds, "with --check-fit: ask the writer again at most `N` times for a better fit (0: judge only)")
 	keepUnfit := fs.Bool("keep-unfit", false, "with --check-fit: write a dialogue still under --min-fit with the defect unfit_seed instead of failing its seed")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "v2r/dialogue[.culture].tmpl, v2r/fit.tmpl")
-	var personas app.Personas
-	personas.Register(fs)
+	p.WithCultures()
+	p.WithPrompts("v2r/dialogue[.culture].tmpl, v2r/fit.tmpl")
+	p.WithPersonas()
 	p.WithRoles(ngv2rRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleWriter); err != nil {
 			return nil, err
 		}
@@ -117,23 +115,17 @@ ngv2r seeds.jsonl --vary gender=female,male --seed 7 | ngstats --by gender`
 		case p.Flags.Changed("min-fit") || p.Flags.Changed("fit-rounds") || *keepUnfit:
 			return nil, errors.New("--min-fit, --fit-rounds and --keep-unfit need --check-fit")
 		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
+		pack := b.Pack
 		st, err := v2r.New(c, v2r.Options{
 			Rules:    v2r.Rules{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
 			TextMode: *textMode,
 			Pack:     pack,
-			Profile:  cultures.Lookup,
+			Profile:  b.Cultures.Lookup,
 			Fit:      fit,
 		})
 		if err != nil {
 			return nil, err
 		}
-		return personas.Wrap(st, p.LLM.Seed, p.IO.Resume)
-	})
+		return b.WithPersonas(st)
+	}))
 }
