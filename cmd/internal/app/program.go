@@ -58,6 +58,8 @@ type Program struct {
 	Usage    string // "[flags] [FILE...]"
 	Details  string // paragraphs after the summary
 	Examples string // shell lines, one per example
+	// Sections are help sections printed after Details (ngcat's formats).
+	Sections []HelpSection
 	Flags    *pflag.FlagSet
 	IO       IOFlags
 	// LLM are the LLM flags, registered by NewLLMProgram.
@@ -81,6 +83,9 @@ type Program struct {
 	prompts  *Prompts
 	personas *Personas
 }
+
+// HelpSection is a titled section of a program's help.
+type HelpSection struct{ Title, Body string }
 
 // EstimateProfile is what a program's calls look like beyond their first
 // round: requests per first-round call, prompt tokens of a request per
@@ -135,6 +140,9 @@ func (p *Program) PrintHelp(w io.Writer) {
 	fmt.Fprintf(w, "%s — %s\n\nUsage: %s %s\n", p.Name, p.Summary, p.Name, p.Usage)
 	if p.Details != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(p.Details))
+	}
+	for _, s := range p.Sections {
+		fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Title, strings.TrimSpace(s.Body))
 	}
 	fmt.Fprintf(w, "\nFlags:\n%s", p.Flags.FlagUsages())
 	if p.Examples != "" {

@@ -165,7 +165,7 @@ func TestNgcatImportsUsage(t *testing.T) {
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "speaker=x"}, "speaker is no field a column can fill"},
 		{[]string{"--from", "csv", "--text-column", "d", "--column", "culture"}, `--column "culture": want FIELD=COLUMN`},
 		{[]string{"--from", "text", "--text-column", "d"}, "--text-column and --column go with --from csv or tsv"},
-		{[]string{"--from", "prosocial", "--split-dialogues"}, "--split-dialogues goes with --from text"},
+		{[]string{"--from", "prosocial", "--split-dialogues"}, "--split-dialogues goes with --from normgenesis, text, csv or tsv"},
 		{[]string{"--per-turn", "x.jsonl"}, "--per-turn, --assistant and --system-template go with --to messages"},
 		{[]string{"--to", "messages", "--system-template", "/nonexistent/t.tmpl", "x.jsonl"}, "--system-template: open /nonexistent/t.tmpl"},
 		{[]string{"--to", "xml", "x.jsonl"}, "want prosocial, messages, labelstudio or argilla"},
