@@ -247,11 +247,11 @@ func (p *Program) openModels(env Env) (*endpoints, error) {
 		return nil, err
 	}
 	base.Stage, base.Stderr, base.Quiet = p.Name, env.Stderr, p.IO.Quiet
-	rs, err := p.Roles.Settings()
+	rs, err := p.Roles.Settings(p.Name)
 	if err != nil {
 		return nil, err
 	}
-	models, err := llm.OpenModels(rs, p.Name, p.roles, llm.AllRoleNames, base, endpointErr, env.Var)
+	models, err := llm.OpenModels(rs, p.Name, p.roles, AllRoleNames, base, endpointErr, env.Var)
 	if err != nil {
 		return nil, err
 	}
