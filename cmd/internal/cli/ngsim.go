@@ -10,6 +10,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/spf13/pflag"
 )
 
 // ngsimRoles are ngsim's model roles: the simulated user, the assistants
@@ -66,33 +67,27 @@ ngseed --types episode --culture thai | ngsim --assistants a,b --mode benchmark 
 ngsim specs.jsonl --models models.yaml --role user=sim --assistants gpt41,qwen --judge judge -o episodes.jsonl --resume
 ngsim specs.jsonl --mode gold --assistant-system system.txt -o gold.jsonl && ngcat gold.jsonl --to messages -o train.jsonl
 ngcat --from episodes my-specs.csv | ngsim --max-turns 6 --errors failed.jsonl -o episodes.parquet`
-	fs := p.Flags
-	mode := fs.String("mode", episode.ModeBenchmark, "the episodes' `MODE`: benchmark (the assistant gets only the conversation) or gold (its system prompt holds the hidden constraints)")
-	maxTurns := fs.Int("max-turns", sim.DefaultMaxTurns, "most assistant replies in an episode, `N`")
-	system := fs.String("assistant-system", "", "the assistants' system prompt, from `FILE` (default: \"You are a helpful assistant.\")")
-	turnRetries := fs.Int("turn-retries", sim.DefaultTurnRetries, "times more a call is made, `N`, once the client's retries are spent, before the episode fails")
-	noJudge := fs.Bool("no-judge", false, "run the episodes without the judge (no scores)")
+	o := &ngsimOptions{}
+	p.AddOptions(o)
 	p.WithCultures()
 	p.WithPrompts("sim/user.tmpl, sim/assistant.tmpl, sim/gold.tmpl, sim/judge.tmpl")
 	p.WithRoles(ngsimRoles)
 	p.OwnSource = true
 	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
-		st, aliases, err := ngsimStage(b, *mode, *maxTurns, *system, *turnRetries, *noJudge)
+		st, aliases, err := ngsimStage(b, o)
 		if err != nil {
 			return app.RunSpec{}, err
 		}
 		// Each spec once per assistant under test.
-		src := sim.Expand(pipeline.NewFileSource(b.Args, recio.OpenOptions{Stdin: env.Stdin}), aliases, *mode)
+		src := sim.Expand(pipeline.NewFileSource(b.Args, recio.OpenOptions{Stdin: env.Stdin}), aliases, o.mode)
 		return app.RunSpec{Stage: st, Source: src}, nil
 	})
 }
 
 // ngsimStage is ngsim's stage and the aliases of its assistants.
-func ngsimStage(b *app.Build, mode string, maxTurns int, system string, turnRetries int, noJudge bool) (pipeline.Stage, []string, error) {
+func ngsimStage(b *app.Build, o *ngsimOptions) (pipeline.Stage, []string, error) {
 	m := b.Models
-	if maxTurns < 1 {
-		return nil, nil, fmt.Errorf("--max-turns %d: want at least 1", maxTurns)
-	}
+	mode, maxTurns, system, turnRetries, noJudge := o.mode, o.maxTurns, o.system, o.turnRetries, o.noJudge
 	roles := []string{llm.RoleUser, llm.RoleAssistant}
 	if !noJudge {
 		roles = append(roles, llm.RoleJudge)
@@ -119,4 +114,28 @@ func ngsimStage(b *app.Build, mode string, maxTurns int, system string, turnRetr
 	}
 	st, err := sim.New(opt)
 	return st, aliases, err
+}
+
+// ngsimOptions are ngsim's own flags (app.Options).
+type ngsimOptions struct {
+	mode, system          string
+	maxTurns, turnRetries int
+	noJudge               bool
+}
+
+// Register adds ngsim's flags to fs.
+func (o *ngsimOptions) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.mode, "mode", episode.ModeBenchmark, "the episodes' `MODE`: benchmark (the assistant gets only the conversation) or gold (its system prompt holds the hidden constraints)")
+	fs.IntVar(&o.maxTurns, "max-turns", sim.DefaultMaxTurns, "most assistant replies in an episode, `N`")
+	fs.StringVar(&o.system, "assistant-system", "", "the assistants' system prompt, from `FILE` (default: \"You are a helpful assistant.\")")
+	fs.IntVar(&o.turnRetries, "turn-retries", sim.DefaultTurnRetries, "times more a call is made, `N`, once the client's retries are spent, before the episode fails")
+	fs.BoolVar(&o.noJudge, "no-judge", false, "run the episodes without the judge (no scores)")
+}
+
+// Check: at least one assistant reply. The mode is sim.New's to check.
+func (o *ngsimOptions) Check() error {
+	if o.maxTurns < 1 {
+		return fmt.Errorf("--max-turns %d: want at least 1", o.maxTurns)
+	}
+	return nil
 }
