@@ -34,7 +34,7 @@ func BenchmarkTwoEndpoints(b *testing.B) {
 	file := filepath.Join(dir, "models.yaml")
 	os.WriteFile(file, fmt.Appendf(nil, "endpoints:\n  fast:\n    base_url: %s/v1\n    model: rewriter\n    concurrency: 32\n  slow:\n    base_url: %s/v1\n    model: judge\n    concurrency: 32\n", fast.URL, slow.URL), 0o644)
 	roles := []llm.Role{{Name: llm.RoleRewriter}, {Name: llm.RoleJudge}}
-	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []string{"rewriter=fast", "judge=slow"}}, "ngrefine", roles, llm.AllRoleNames,
+	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []llm.Assignment{{Role: "rewriter", Aliases: []string{"fast"}}, {Role: "judge", Aliases: []string{"slow"}}}}, "ngrefine", roles, []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant},
 		llm.Config{Concurrency: 16, MaxRetries: 6, MaxReasks: 2, Timeout: time.Minute}, nil, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)

@@ -104,8 +104,8 @@ func BenchmarkEpisodes(b *testing.B) {
 		y += fmt.Sprintf("  %s:\n    base_url: %s\n    model: %s\n    concurrency: 64\n", a[0], url, a[1])
 	}
 	os.WriteFile(file, []byte("endpoints:\n"+y), 0o644)
-	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []string{"user=sim", "assistant=asst", "judge=judge"}}, "ngsim",
-		[]llm.Role{{Name: llm.RoleUser}, {Name: llm.RoleAssistant, Panel: true}, {Name: llm.RoleJudge}}, llm.AllRoleNames,
+	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []llm.Assignment{{Role: "user", Aliases: []string{"sim"}}, {Role: "assistant", Aliases: []string{"asst"}}, {Role: "judge", Aliases: []string{"judge"}}}}, "ngsim",
+		[]llm.Role{{Name: llm.RoleUser}, {Name: llm.RoleAssistant, Panel: true}, {Name: llm.RoleJudge}}, []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant},
 		llm.Config{Concurrency: 16, MaxRetries: 6, MaxReasks: 2, Timeout: time.Minute}, nil, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)

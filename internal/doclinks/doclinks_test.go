@@ -12,7 +12,6 @@ import (
 	"testing"
 )
 
-
 // link matches [text](target) and ![alt](target); the target ends at a
 // space (a title) or the closing parenthesis.
 var link = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)[^)]*\)`)

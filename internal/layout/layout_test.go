@@ -2,7 +2,10 @@
 // (DEVELOPING.md, Layout): no package under filters/ depends on another filters/
 // package, and nothing in pkg/ depends on filters/ or cmd/. Shared code
 // belongs in pkg/. Beyond those, some packages keep out of others (forbidden)
-// and some are leaves that depend on nothing of ngkit (leaves).
+// and some are leaves that depend on nothing of ngkit (leaves). The program
+// framework (cmd/internal/app) imports no filter and not the programs'
+// wiring (cmd/internal/cli): programs plug their stages into it, not the
+// other way round.
 package layout
 
 import (
@@ -23,9 +26,9 @@ var forbidden = map[string]map[string]string{
 		"pkg/dialogue": "the client shares only the vocabulary (pkg/vocab) with the parser",
 		"pkg/pipeline": "the client is called by stages, it is not one",
 	},
-	// the personas are data and sampling; their stage is filters/personas
+	// the personas are data and sampling; their stage is the framework's (cmd/internal/app)
 	"pkg/persona": {
-		"pkg/pipeline": "persona's stage belongs in filters/personas",
+		"pkg/pipeline": "persona's stage belongs in cmd/internal/app",
 	},
 }
 
@@ -62,6 +65,75 @@ func violations(deps map[string][]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// programViolations checks the rules of the program framework on a
+// package -> direct imports listing (imports) and the transitive listing
+// (deps): cmd/internal/app imports no filters/ package itself (the
+// wiring of filters is cmd/internal/cli's; the demo model, which uses
+// fakes built on filters, is cmd/internal/demo's) and does not depend on
+// cmd/internal/cli.
+func programViolations(imports, deps map[string][]string) []string {
+	var out []string
+	const app = module + "cmd/internal/app"
+	for _, d := range imports[app] {
+		if drel, ok := strings.CutPrefix(d, module); ok && strings.HasPrefix(drel, "filters/") {
+			out = append(out, "cmd/internal/app imports "+drel+": the framework imports no filter (wire it in cmd/internal/cli)")
+		}
+	}
+	for _, d := range deps[app] {
+		if d == module+"cmd/internal/cli" {
+			out = append(out, "cmd/internal/app depends on cmd/internal/cli: the framework does not know the programs")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// goList is pkg -> the listing of template field (Imports or Deps).
+func goList(t *testing.T, field string, patterns ...string) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}}{{range .` + field + `}} {{.}}{{end}}`}, patterns...)...)
+	cmd.Dir = "../.."
+	b, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	out := map[string][]string{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		out[f[0]] = f[1:]
+	}
+	return out
+}
+
+func TestProgramRules(t *testing.T) {
+	app := module + "cmd/internal/app"
+	imports, deps := goList(t, "Imports", app), goList(t, "Deps", app)
+	if len(imports[app]) == 0 || len(deps[app]) == 0 {
+		t.Fatalf("go list listed nothing for %s", app)
+	}
+	for _, v := range programViolations(imports, deps) {
+		t.Error(v)
+	}
+}
+
+// The program rules catch what they are meant to, and only that.
+func TestProgramViolations(t *testing.T) {
+	app := module + "cmd/internal/app"
+	got := programViolations(
+		map[string][]string{app: {"fmt", module + "pkg/llm", module + "filters/imports", module + "cmd/internal/demo"}},
+		map[string][]string{app: {module + "filters/v2r", module + "cmd/internal/demo", module + "cmd/internal/cli"}})
+	want := []string{
+		"cmd/internal/app depends on cmd/internal/cli: the framework does not know the programs",
+		"cmd/internal/app imports filters/imports: the framework imports no filter (wire it in cmd/internal/cli)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 func TestDependencyRules(t *testing.T) {
@@ -123,7 +195,7 @@ func TestViolations(t *testing.T) {
 		"filters/v2r depends on filters/stats: no filter may import another (move the shared part to pkg/)",
 		"pkg/llm depends on cmd/internal/app: nothing in pkg/ may import filters/ or cmd/",
 		"pkg/normbank/gen depends on filters/imports: nothing in pkg/ may import filters/ or cmd/",
-		"pkg/persona depends on pkg/pipeline: persona's stage belongs in filters/personas",
+		"pkg/persona depends on pkg/pipeline: persona's stage belongs in cmd/internal/app",
 		"pkg/vocab depends on pkg/record: a leaf package depends on nothing of ngkit",
 		"pkg/llm depends on pkg/dialogue: the client shares only the vocabulary (pkg/vocab) with the parser",
 		"pkg/llm depends on pkg/pipeline: the client is called by stages, it is not one",

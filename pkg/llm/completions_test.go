@@ -130,7 +130,7 @@ func TestModelsAPICompletions(t *testing.T) {
 	defer srv.Close()
 	models := writeModels(t, t.TempDir(), fmt.Sprintf("endpoints:\n  base:\n    base_url: %s\n    model: b\n    api: completions\n  inst:\n    base_url: %s\n    model: i\n", srv.URL, srv.URL))
 	subj := []Role{{Name: RoleSubject, Panel: true, BaseModels: true}}
-	m, err := OpenModels(RoleSettings{Models: models, Assign: []string{"subject=base,inst"}}, "ngpact", subj, AllRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
+	m, err := OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "subject", Aliases: []string{"base", "inst"}}}}, "ngpact", subj, allRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestModelsAPICompletions(t *testing.T) {
 		t.Errorf("panel %+v", p)
 	}
 	m.Abort()
-	_, err = OpenModels(RoleSettings{Models: models, Assign: []string{"judge=base"}}, "duo", duoRoles, AllRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
+	_, err = OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "judge", Aliases: []string{"base"}}}}, "duo", duoRoles, allRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "role judge=base: the endpoint uses api completions (a base model), which only ngpact's subjects") {
 		t.Errorf("judge: %v", err)
 	}

@@ -131,8 +131,8 @@ func TestRealServerRoles(t *testing.T) {
 	}
 	base := realConfig(u)
 	base.CacheDir = dir + "/cache"
-	m, err := OpenModels(RoleSettings{Models: models, Assign: []string{"writer=hot", "judge=cold"}}, "realserver",
-		[]Role{{Name: RoleWriter}, {Name: RoleJudge}}, AllRoleNames, base, nil, os.Getenv)
+	m, err := OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "writer", Aliases: []string{"hot"}}, {Role: "judge", Aliases: []string{"cold"}}}}, "realserver",
+		[]Role{{Name: RoleWriter}, {Name: RoleJudge}}, allRoleNames, base, nil, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

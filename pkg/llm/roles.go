@@ -13,10 +13,8 @@ import (
 	"time"
 )
 
-// Role names of the programs, and the roles each program has (item 2 of
-// issue 14). AllRoleNames are every program's, so that a models file's
-// roles section, shared by a whole pipeline, can name a role another
-// program has without an error, and a misspelt one is still caught.
+// Role names of the programs (item 2 of issue 14); which program has
+// which, and the flags that assign them, are the programs' (cmd/internal).
 const (
 	RoleWriter   = "writer"
 	RoleRewriter = "rewriter"
@@ -28,9 +26,6 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 )
-
-// AllRoleNames are the roles of every program.
-var AllRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject, RoleUser, RoleAssistant}
 
 // Role is one of a program's model roles (DEVELOPING.md, "The LLM
 // runtime and model roles"): ngrefine has a rewriter and a judge, nglabel
@@ -76,14 +71,21 @@ type Models struct {
 	start   time.Time
 }
 
-// RoleSettings is what the models flags hold: --models FILE and the
-// role assignments (--role ROLE=ALIAS[,ALIAS...], and the short flags).
+// RoleSettings is what the models flags hold: the models file and the
+// role assignments, in the order given.
 type RoleSettings struct {
 	Models string
-	// Assign are ROLE=ALIAS[,ALIAS...] in the order given; Given, when
-	// set, says how each was given, for errors ("--judge gpt").
-	Assign []string
-	Given  []string
+	Assign []Assignment
+}
+
+// Assignment serves a role by endpoints of the models file, by alias
+// (several for a panel role). The program has checked the role and the
+// aliases' form; Given says how the user gave it ("--judge gpt"), for the
+// errors OpenModels finds (an alias the models file does not define).
+type Assignment struct {
+	Role    string
+	Aliases []string
+	Given   string
 }
 
 // OpenModels resolves the roles of a program: the models file (--models,
@@ -152,39 +154,19 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 			}
 		}
 	}
-	given := map[string]string{}
-	for i, s := range rs.Assign {
-		name, list, ok := strings.Cut(s, "=")
-		flag := "--role " + s
-		if i < len(rs.Given) {
-			flag = rs.Given[i]
+	for _, as := range rs.Assign {
+		flag := as.Given
+		if flag == "" {
+			flag = as.Role + "=" + strings.Join(as.Aliases, ",")
 		}
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.TrimSpace(list) == "" {
-			return nil, fmt.Errorf("%s: want ROLE=ALIAS (roles of %s: %s)", flag, prog, names())
+		r := role(as.Role)
+		switch {
+		case r == nil:
+			return nil, fmt.Errorf("%s: %s has no role %q (its roles: %s)", flag, prog, as.Role, names())
+		case len(as.Aliases) > 1 && !r.Panel:
+			return nil, fmt.Errorf("%s: role %s takes one alias", flag, as.Role)
 		}
-		r := role(name)
-		if r == nil {
-			return nil, fmt.Errorf("%s: %s has no role %q (its roles: %s)", flag, prog, name, names())
-		}
-		if prev, dup := given[name]; dup {
-			return nil, fmt.Errorf("%s: role %s already assigned (%s)", flag, name, prev)
-		}
-		given[name] = flag
-		var aliases []string
-		for _, a := range strings.Split(list, ",") {
-			if a = strings.TrimSpace(a); a == "" {
-				continue
-			}
-			if slices.Contains(aliases, a) {
-				return nil, fmt.Errorf("%s: alias %s listed twice", flag, a)
-			}
-			aliases = append(aliases, a)
-		}
-		if len(aliases) > 1 && !r.Panel {
-			return nil, fmt.Errorf("%s: role %s takes one alias", flag, name)
-		}
-		for _, a := range aliases {
+		for _, a := range as.Aliases {
 			if a == DefaultAlias {
 				continue
 			}
@@ -195,7 +177,7 @@ func OpenModels(rs RoleSettings, prog string, roles []Role, known []string, base
 				return nil, fmt.Errorf("%s: unknown alias %q (%s defines %s)", flag, a, mf.Path, strings.Join(mf.Aliases, ", "))
 			}
 		}
-		m.assign[name] = aliases
+		m.assign[as.Role] = as.Aliases
 	}
 	// Every role gets its endpoints; the clients are made once per alias.
 	for _, r := range roles {

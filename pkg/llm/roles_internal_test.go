@@ -40,7 +40,7 @@ func TestRolesNeed(t *testing.T) {
 	dir := t.TempDir()
 	srv := koFake(t, llmtest.Options{})
 	models := writeModels(t, dir, fmt.Sprintf("endpoints:\n  k:\n    base_url: %s/v1\n    model: km\n", srv.URL))
-	m, err := OpenModels(RoleSettings{Models: models, Assign: []string{"writer=k"}}, "duo", duoRoles, AllRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
+	m, err := OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "writer", Aliases: []string{"k"}}}}, "duo", duoRoles, allRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
 	if err != nil || m.Need(RoleWriter) != nil || m.Need(RoleJudge) == nil {
 		t.Fatalf("%v; need writer %v, judge %v", err, m.Need(RoleWriter), m.Need(RoleJudge))
 	}
@@ -82,7 +82,7 @@ func TestRolesWindowsAreSeparate(t *testing.T) {
 	fast := koFake(t, llmtest.Options{})
 	dir := t.TempDir()
 	models := writeModels(t, dir, fmt.Sprintf("endpoints:\n  fast:\n    base_url: %s/v1\n    model: f\n    concurrency: 2\n  slow:\n    base_url: %s/v1\n    model: s\n    concurrency: 1\n", fast.URL, slow.URL))
-	m, err := OpenModels(RoleSettings{Models: models, Assign: []string{"writer=fast", "judge=slow"}}, "duo", duoRoles, AllRoleNames,
+	m, err := OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "writer", Aliases: []string{"fast"}}, {Role: "judge", Aliases: []string{"slow"}}}}, "duo", duoRoles, allRoleNames,
 		Config{MaxRetries: 0, Timeout: time.Minute}, nil, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -115,3 +115,7 @@ func TestRolesWindowsAreSeparate(t *testing.T) {
 	}
 	done()
 }
+
+// allRoleNames are every program's roles (the programs' list is in
+// cmd/internal/app).
+var allRoleNames = []string{RoleWriter, RoleRewriter, RoleJudge, RoleLabeller, RolePairwise, RoleSubject, RoleUser, RoleAssistant}

@@ -17,13 +17,20 @@ const (
 
 // ExitError ends a program with an exit status other than 0 (or with 0
 // after --help). Parse, Execute and Run return one; Exit, the one place
-// that turns errors into exit statuses, prints Msg and returns Code.
+// that turns errors into exit statuses, prints Msg and returns Code. Err
+// is the cause, when there is one (as restic's Fatal keeps it), so that
+// errors.Is and errors.As see through the exit status to it.
 type ExitError struct {
 	Code int
 	// Msg is the line for stderr, led by the program's name; empty when
 	// what went wrong is already printed.
 	Msg string
+	// Err is the cause (nil when the error is only Msg).
+	Err error
 }
+
+// Unwrap is the cause.
+func (e *ExitError) Unwrap() error { return e.Err }
 
 func (e *ExitError) Error() string {
 	if e.Msg == "" {
@@ -37,12 +44,12 @@ var errHelped = &ExitError{Code: ExitOK}
 
 // UsageError is a bad invocation: exit 2.
 func UsageError(prog string, err error) error {
-	return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v", prog, err)}
+	return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v", prog, err), Err: err}
 }
 
 // InputError is unreadable input (a malformed line, a missing file): exit 2.
 func InputError(prog string, err error) error {
-	return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v", prog, err)}
+	return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %v", prog, err), Err: err}
 }
 
 // FailedError says some records failed (or the run was stopped early):
@@ -69,7 +76,7 @@ func Exit(env Env, err error) int {
 	}
 	var e *ExitError
 	if !errors.As(err, &e) {
-		e = &ExitError{Code: ExitUsage, Msg: err.Error()}
+		e = &ExitError{Code: ExitUsage, Msg: err.Error(), Err: err}
 	}
 	if e.Msg != "" {
 		fmt.Fprintln(pipeline.MessageWriter(env.Stderr), e.Msg)

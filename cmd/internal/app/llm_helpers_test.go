@@ -15,7 +15,6 @@ import (
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -79,7 +78,7 @@ func koreanCheck(r *llm.Response) (any, error) {
 // koecho is the test program: the shared flags, the runner, koStage.
 func koecho(env Env) error {
 	p := NewLLMProgram("koecho", "one Korean sentence per record (test stage)", "[flags] [FILE...]")
-	return p.Run(env, func(c *llm.Client) (pipeline.Stage, error) { return koStage{c}, nil })
+	return p.Run(env, func(b *Build) (RunSpec, error) { return RunSpec{Stage: koStage{b.Client}}, nil })
 }
 
 // koReply is the fake model: a Korean sentence about the scenario (the

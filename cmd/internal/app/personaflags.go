@@ -1,11 +1,7 @@
 package app
 
 import (
-	"fmt"
-
-	"github.com/ngkit/ngkit/filters/personas"
 	"github.com/ngkit/ngkit/pkg/persona"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/spf13/pflag"
 )
 
@@ -44,20 +40,4 @@ func (p *Personas) Sampler(seed int64) (*persona.Sampler, error) {
 		vary = append(vary, pv)
 	}
 	return persona.NewSampler(set, vary, seed)
-}
-
-// Wrap makes stage give each input record its persona and variants first
-// (personas.Stage), for a program that receives records (ngrefine, ngv2r);
-// stage itself without --personas or --vary. seed is --seed. --vary with
-// --resume is refused: the output holds the variants' ids, not the input
-// record's, so a resumed run could not tell which inputs are done.
-func (p *Personas) Wrap(stage pipeline.Stage, seed int64, resume bool) (pipeline.Stage, error) {
-	s, err := p.Sampler(seed)
-	if err != nil || !s.Active() {
-		return stage, err
-	}
-	if s.Varies() && resume {
-		return nil, fmt.Errorf("--vary with --resume: the output holds the variants' ids, not the input records'; rerun without --resume")
-	}
-	return &personas.Stage{Sampler: s, Inner: stage}, nil
 }

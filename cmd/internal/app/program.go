@@ -72,15 +72,21 @@ type Program struct {
 	// Roles are the model-role flags, registered by WithRoles (roles.go).
 	Roles RoleFlags
 	roles []llm.Role
-	// Source, when set, makes the input from the arguments left after the
-	// flags instead of reading them as record files (ngseed reads the
-	// built-in norm bank when given no file). Its error is a usage error.
-	Source func(args []string) (pipeline.Source, error)
+	// OwnSource: the build makes the input from the arguments left after
+	// the flags (ngseed reads the built-in norm bank when given no file),
+	// so Run does not open them as record files first.
+	OwnSource bool
 	// Estimate, when set (by the stage's builder), is --estimate's
 	// profile for the flags given (ngseed: one scenarios call per norm,
 	// then --per-norm seeds of each type), instead of the one measured at
 	// one setting.
 	Estimate *EstimateProfile
+
+	llm      bool // NewLLMProgram: Run opens the models
+	options  []Options
+	cultures *Cultures
+	prompts  *Prompts
+	personas *Personas
 }
 
 // HelpSection is a titled part of a program's help; Body is Markdown.
@@ -118,7 +124,7 @@ func (p *Program) Parse(env Env) (args []string, err error) {
 			p.PrintHelp(env.Stdout)
 			return nil, errHelped
 		}
-		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %s (see %s --help)", p.Name, p.didYouMean(err), p.Name)}
+		return nil, &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("%s: %s (see %s --help)", p.Name, p.didYouMean(err), p.Name), Err: err}
 	}
 	if *help {
 		p.PrintHelp(env.Stdout)
@@ -240,7 +246,7 @@ func (f *IOFlags) Create(env Env) (*recio.Output, error) {
 	return recio.Create(f.Output, format, env.Stdout)
 }
 
-// RunSpec is what a program hands to Execute.
+// RunSpec is what a program's build hands to Run (and Execute).
 type RunSpec struct {
 	Stage  pipeline.Stage
 	Source pipeline.Source // default: the input files named by Inputs
@@ -256,6 +262,9 @@ type RunSpec struct {
 	// Activity, when set, is the model calls finished and in flight, for
 	// the progress line.
 	Activity func() (done, inFlight int64)
+	// After, when set, runs once a run without an LLM has ended well; its
+	// error is the program's (ngstats' --fail-on).
+	After func() error
 }
 
 // source is the spec's Source, else the input files it names.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/llm"
@@ -53,25 +54,62 @@ func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []llm.Role) {
 	}
 }
 
-// Settings folds the short flags into the role assignments; a role given
-// both ways is an error.
-func (f *RoleFlags) Settings() (llm.RoleSettings, error) {
-	rs := llm.RoleSettings{Models: f.Models, Assign: append([]string(nil), f.Roles...)}
+// AllRoleNames are the roles of every program, so that a models file's
+// roles section, shared by a whole pipeline, can name a role another
+// program has without an error, and a misspelt one is still caught.
+var AllRoleNames = []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant}
+
+// Settings are the role assignments of the flags, typed: each --role
+// ROLE=ALIAS[,ALIAS...] and short flag (--judge ALIAS) is one
+// llm.Assignment, in the order given; a role given twice is an error.
+// prog names the program in the errors.
+func (f *RoleFlags) Settings(prog string) (llm.RoleSettings, error) {
+	rs := llm.RoleSettings{Models: f.Models}
+	var names []string
+	for _, r := range f.roles {
+		names = append(names, r.Name)
+	}
+	given := map[string]string{} // role -> the flag that gave it
+	add := func(flag, role, list string) error {
+		if prev, dup := given[role]; dup {
+			return fmt.Errorf("%s: role %s already assigned (%s)", flag, role, prev)
+		}
+		given[role] = flag
+		var aliases []string
+		for _, a := range strings.Split(list, ",") {
+			if a = strings.TrimSpace(a); a == "" {
+				continue
+			}
+			if slices.Contains(aliases, a) {
+				return fmt.Errorf("%s: alias %s listed twice", flag, a)
+			}
+			aliases = append(aliases, a)
+		}
+		rs.Assign = append(rs.Assign, llm.Assignment{Role: role, Aliases: aliases, Given: flag})
+		return nil
+	}
 	for _, a := range f.Roles {
-		rs.Given = append(rs.Given, "--role "+a)
+		flag := "--role " + a
+		name, list, ok := strings.Cut(a, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.TrimSpace(list) == "" {
+			return rs, fmt.Errorf("%s: want ROLE=ALIAS (roles of %s: %s)", flag, prog, strings.Join(names, ", "))
+		}
+		if err := add(flag, name, list); err != nil {
+			return rs, err
+		}
 	}
 	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"subjects", llm.RoleSubject, f.Subjects}, {"assistants", llm.RoleAssistant, f.Assistants}}
 	for _, s := range short {
 		if s.v == "" {
 			continue
 		}
-		for _, a := range f.Roles {
-			if name, _, _ := strings.Cut(a, "="); strings.TrimSpace(name) == s.role {
-				return rs, fmt.Errorf("--%s %s and --role %s: the role is given twice", s.flag, s.v, a)
-			}
+		if prev, dup := given[s.role]; dup {
+			return rs, fmt.Errorf("--%s %s and %s: the role is given twice", s.flag, s.v, prev)
 		}
-		rs.Assign = append(rs.Assign, s.role+"="+s.v)
-		rs.Given = append(rs.Given, "--"+s.flag+" "+s.v)
+		if err := add("--"+s.flag+" "+s.v, s.role, s.v); err != nil {
+			return rs, err
+		}
 	}
 	return rs, nil
 }

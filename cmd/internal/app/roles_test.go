@@ -12,7 +12,6 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -42,11 +41,12 @@ func (s duoStage) Process(ctx context.Context, rec *record.Record) ([]*record.Re
 
 func duo(env Env) error {
 	p := NewLLMProgram("duo", "two roles (test program)", "[flags] [FILE...]").WithRoles(duoRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	return p.Run(env, func(b *Build) (RunSpec, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleWriter, llm.RoleJudge); err != nil {
-			return nil, err
+			return RunSpec{}, err
 		}
-		return duoStage{m.Caller(llm.RoleWriter), m.Caller(llm.RoleJudge)}, nil
+		return RunSpec{Stage: duoStage{m.Caller(llm.RoleWriter), m.Caller(llm.RoleJudge)}}, nil
 	})
 }
 

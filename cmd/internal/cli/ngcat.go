@@ -2,43 +2,17 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/cat"
-	"github.com/ngkit/ngkit/filters/export"
-	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// ngcatSections are the help's sections of ngcat's formats, one a format
-// (its text: help/ngcat/FILE.md), in the order --help prints them.
-func ngcatSections() []app.HelpSection {
-	var out []app.HelpSection
-	for _, f := range []struct{ title, file string }{
-		{"--from normgenesis", "from-normgenesis"},
-		{"--from prosocial", "from-prosocial"},
-		{"--from text", "from-text"},
-		{"--from csv, --from tsv", "from-csv"},
-		{"--from messages", "from-messages"},
-		{"--from pact", "from-pact"},
-		{"--from episodes", "from-episodes"},
-		{"--to and --from labelstudio, argilla (review)", "review"},
-		{"--to prosocial", "to-prosocial"},
-		{"--to messages", "to-messages"},
-		{"--hf: a Hugging Face dataset folder", "hf"},
-	} {
-		out = append(out, app.HelpSection{Title: f.title, Body: Help("ngcat/" + f.file)})
-	}
-	return out
-}
 
 // Ngcat converts between formats, imports foreign datasets and samples,
 // splits and explodes record streams.
@@ -67,202 +41,108 @@ ngcat corpus.jsonl --where 'dialogue_type == "adherence" && quality.norm >= 4 &&
 ngcat corpus.jsonl --drop-defects any -o clean.jsonl
 ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	var quality ngcatQuality
+	p.Sections = ngcatSections()
 	iof := &p.IO
 	iof.Register(p.Flags)
-	fs := p.Flags
-	from := fs.String("from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), pact (PACT items, CSV or JSONL), episodes (ngsim episode specs, JSONL or CSV), labelstudio or argilla (review exports)")
-	separator := fs.String("separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
-	culture := fs.String("culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
-	typ := fs.String("type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
-	lang := fs.String("lang", "", "with --from: the `LANG` (BCP-47) of every record (default: the culture's language when known)")
-	category := fs.String("category", "", "with --from: the norm `CATEGORY` of every record")
-	norm := fs.String("norm", "", "with --from: the `NORM` of every record")
-	textColumn := fs.String("text-column", "", "with --from csv or tsv: the `COLUMN` that holds the dialogue text")
-	columns := fs.StringArray("column", nil, "with --from csv or tsv: fill a record field from a column, `FIELD=COLUMN` (culture, lang, category, norm, norm_id, dialogue_type, scenario, situation; repeatable)")
-	splitDialogues := fs.Bool("split-dialogues", false, "with --from text, csv, tsv or normgenesis: write each dialogue of a text that holds several as its own record")
-	perTurn := fs.Bool("per-turn", false, "with --to messages: one example per assistant turn instead of one per dialogue")
-	assistant := fs.String("assistant", export.AssistantAuto, "with --to messages: who is the assistant: first, second, auto or a speaker's `NAME`")
-	systemTemplate := fs.String("system-template", "", "with --to messages: make the system message from `FILE`, a Go template over the record ({{.Norm}}, {{.Situation}}, ...)")
-	head := fs.Int("head", 0, "stop after `N` records")
-	sample := fs.Int("sample", 0, "keep `N` records chosen by a seeded hash of their ids, in input order")
-	seed := fs.Int64("seed", 1, "`SEED` of --sample")
-	split := fs.String("split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
-	explode := fs.String("explode", "", "write one flat row per `turns` instead of one per record")
-	to := fs.String("to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples), labelstudio or argilla (review tasks, one per dialogue)")
-	hfDir := fs.String("hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
-	prettyName := fs.String("pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
-	license := fs.String("license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ..., other)")
-	licenseName := fs.String("license-name", "", "with --hf --license other: the licence's `NAME` (lower case, digits, '-')")
-	licenseLink := fs.String("license-link", "", "with --hf --license other: the `URL` of the licence's text")
-	shardMB := fs.Float64("shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
-	force := fs.Bool("force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
-	quality.register(fs)
-	args, err := p.Parse(env)
-	if err != nil {
-		return err
-	}
-	switch {
-	case *head < 0 || *sample < 0:
-		return p.Usagef("--head and --sample take a positive count")
-	case *head > 0 && *sample > 0:
-		return p.Usagef("use either --head or --sample, not both")
-	case *explode != "" && *explode != "turns":
-		return p.Usagef("--explode %q: only 'turns' can be exploded", *explode)
-	case *to != "" && *to != "prosocial" && *to != "messages" && !isReviewTool(*to):
-		return p.Usagef("--to %q: want prosocial, messages, labelstudio or argilla", *to)
-	case *to != "messages" && (fs.Changed("per-turn") || fs.Changed("assistant") || fs.Changed("system-template")):
-		return p.Usagef("--per-turn, --assistant and --system-template go with --to messages")
-	case *to != "" && (*explode != "" || *hfDir != ""):
-		return p.Usagef("--to goes with neither --explode nor --hf")
-	case (*culture != "" || *typ != "" || *lang != "" || *category != "" || *norm != "") && *from == "":
-		return p.Usagef("--culture, --type, --lang, --category and --norm go with --from")
-	case (*textColumn != "" || len(*columns) > 0) && *from != "csv" && *from != "tsv":
-		return p.Usagef("--text-column and --column go with --from csv or tsv")
-	case *splitDialogues && *from != "text" && *from != "csv" && *from != "tsv" && *from != "normgenesis":
-		return p.Usagef("--split-dialogues goes with --from text, csv, tsv or normgenesis")
-	case fs.Changed("separator") && *from != "text":
-		return p.Usagef("--separator goes with --from text")
-	case *hfDir != "" && (iof.Output != "" || iof.Format != "" || *explode != ""):
-		return p.Usagef("--hf writes its own files: it goes with neither -o, --format nor --explode")
-	case *hfDir == "" && (fs.Changed("pretty-name") || fs.Changed("license") || fs.Changed("license-name") || fs.Changed("license-link") || fs.Changed("shard-mb") || fs.Changed("force")):
-		return p.Usagef("--pretty-name, --license, --license-name, --license-link, --shard-mb and --force go with --hf")
-	case *shardMB <= 0:
-		return p.Usagef("--shard-mb takes a positive size")
-	case *hfDir != "" && iof.Shard != "" && fs.Changed("shard-mb"):
-		return p.Usagef("--hf with --shard writes one file per split (<split>-0000K-of-0000N.parquet): it takes no --shard-mb")
-	}
-	if *hfDir != "" {
-		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
-			return p.Usagef("%v", err)
-		}
-	}
+	o := &ngcatOptions{io: iof}
+	p.AddOptions(o)
+	quality.register(p.Flags)
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		return ngcatRun(p, b, o, &quality)
+	})
+}
+
+// ngcatRun builds ngcat's run from its options: the importer's source,
+// the stages, and the sink (an exporter's, the --hf folder's, or records).
+func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuality) (app.RunSpec, error) {
+	env, iof, fs := b.Env, &p.IO, p.Flags
 	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
 	var splits []record.Split
-	if *split != "" {
+	if o.split != "" {
 		var err error
-		if splits, err = record.ParseSplits(*split); err != nil {
-			return p.Usagef("%v", err)
+		if splits, err = record.ParseSplits(o.split); err != nil {
+			return app.RunSpec{}, err
 		}
 	}
 	format, err := iof.OutputFormat()
 	if err != nil {
-		return p.Usagef("%v", err)
+		return app.RunSpec{}, err
 	}
-	if err := quality.checkReview(fs, *to, format); err != nil {
-		return p.Usagef("%v", err)
+	if err := quality.checkReview(fs, o.to, format); err != nil {
+		return app.RunSpec{}, err
 	}
 	if err := quality.check(fs); err != nil {
-		return p.Usagef("%v", err)
+		return app.RunSpec{}, err
 	}
 	filter, err := quality.stage()
 	if err != nil {
-		return p.Usagef("%v", err)
+		return app.RunSpec{}, err
 	}
-	fields := imports.Fields{Culture: *culture, Type: *typ, Lang: *lang, Category: *category, Norm: *norm}
+	fields := o.fields()
 	if err := fields.Check(); err != nil {
-		return p.Usagef("%v", err)
+		return app.RunSpec{}, err
 	}
-	spec := app.RunSpec{Inputs: args}
-	switch *from {
-	case "":
-	case "normgenesis":
-		src, err := imports.NewNormGenesis(args, imports.NormGenesisOptions{Fields: fields, Stdin: env.Stdin})
-		if err != nil {
-			return p.Usagef("%v", err)
-		}
-		spec.Source = src
-	case "prosocial":
-		spec.Source = imports.NewProsocial(args, imports.ProsocialOptions{Fields: fields, Stdin: env.Stdin})
-	case "text":
-		src, err := imports.NewText(args, imports.TextOptions{Separator: *separator, Fields: fields, Stdin: env.Stdin})
-		if err != nil {
-			return p.Usagef("%v", err)
-		}
-		spec.Source = src
-	case "csv", "tsv":
-		opt := imports.CSVOptions{TextColumn: *textColumn, Columns: map[string]string{}, TSV: *from == "tsv", Fields: fields, Stdin: env.Stdin}
-		for _, c := range *columns {
-			f, col, ok := strings.Cut(c, "=")
-			if !ok || f == "" || col == "" {
-				return p.Usagef("--column %q: want FIELD=COLUMN", c)
+	spec := app.RunSpec{Inputs: b.Args}
+	if o.from != "" {
+		im := findImporter(o.from)
+		if im == nil {
+			var names []string
+			for _, im := range importers {
+				names = append(names, im.Name)
 			}
-			opt.Columns[strings.TrimSpace(f)] = col
+			return app.RunSpec{}, fmt.Errorf("--from %q: want %s", o.from, orList(names, "or"))
 		}
-		src, err := imports.NewCSV(args, opt)
+		src, err := im.New(importIn{Args: b.Args, Stdin: env.Stdin, Fields: fields, Opt: o})
 		if err != nil {
-			return p.Usagef("%v", err)
+			return app.RunSpec{}, err
 		}
 		spec.Source = src
-	case "messages":
-		spec.Source = imports.NewMessages(args, imports.MessagesOptions{Fields: fields, Stdin: env.Stdin})
-	case "pact":
-		spec.Source = imports.NewPact(args, imports.PactOptions{Fields: fields, Stdin: env.Stdin})
-	case "episodes":
-		spec.Source = imports.NewEpisodes(args, imports.EpisodesOptions{Fields: fields, Stdin: env.Stdin})
-	case review.ToolLabelStudio, review.ToolArgilla:
-		src := review.NewLabelStudio(args, env.Stdin)
-		if *from == review.ToolArgilla {
-			src = review.NewArgilla(args, env.Stdin)
-		}
-		spec.Source = src
-		// What the import left out (Argilla drafts, ...), before the last line.
-		spec.Finish = func() error {
-			if iof.Quiet {
+		if n, ok := src.(notes); ok {
+			// What the import left out (Argilla drafts, ...), before the last line.
+			spec.Finish = func() error {
+				if iof.Quiet {
+					return nil
+				}
+				for _, line := range n.Notes() {
+					fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, line)
+				}
 				return nil
 			}
-			for _, n := range src.Notes() {
-				fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, n)
-			}
-			return nil
 		}
-	default:
-		return p.Usagef("--from %q: want normgenesis, prosocial, text, csv, tsv, messages, pact, episodes, labelstudio or argilla", *from)
-	}
-	if *splitDialogues {
-		spec.Stage = imports.SplitDialogues
-	}
-	if *from == "pact" {
-		spec.Stage = imports.CheckPactItems
+		if o.splitDialogues {
+			spec.Stage = imports.SplitDialogues
+		}
+		if im.Stage != nil {
+			spec.Stage = im.Stage
+		}
 	}
 	// --where, --drop-defects: on each dialogue, after the split.
 	spec.Stage = chain(spec.Stage, filter)
-	var msgOpt export.MessagesOptions
-	if *to == "messages" {
-		msgOpt = export.MessagesOptions{PerTurn: *perTurn, Assistant: *assistant}
-		if *systemTemplate != "" {
-			b, err := os.ReadFile(*systemTemplate)
-			if err != nil {
-				return p.Usagef("--system-template: %v", err)
-			}
-			if msgOpt.System, err = export.ParseSystemTemplate(*systemTemplate, string(b)); err != nil {
-				return p.Usagef("%v", err)
-			}
+	ex := exportIn{Write: iof.WriteOptions(), Quality: quality}
+	if o.to == "messages" {
+		if ex.Messages, err = o.messagesOptions(); err != nil {
+			return app.RunSpec{}, err
 		}
 	}
 	var warnOnce sync.Once
-	templateFailed := func(rec *record.Record, err error) {
+	ex.TemplateFailed = func(rec *record.Record, err error) {
 		warnOnce.Do(func() {
 			fmt.Fprintf(env.Stderr, "ngcat: %s: %s (no example written; further failures not shown)\n", record.PrintableLine(rec.ID), record.PrintableLine(err.Error()))
 		})
 	}
 
-	// One output file (or stdout) as records or exploded turns.
+	// One output file (or stdout) as records, exploded turns or an
+	// exporter's rows.
 	open := func(path string) (pipeline.Sink, error) {
 		out, err := recio.Create(path, format, env.Stdout)
 		if err != nil {
 			return nil, err
 		}
-		if *explode != "" {
+		switch {
+		case o.explode != "":
 			return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
-		}
-		if *to == "prosocial" {
-			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Prosocial)
-		}
-		if *to == "messages" {
-			return pipeline.NewRowSink(out, iof.WriteOptions(), export.Messages(msgOpt, templateFailed))
-		}
-		if isReviewTool(*to) {
-			return quality.reviewSink(*to, out)
+		case o.to != "":
+			return findExporter(o.to).New(out, ex)
 		}
 		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
@@ -270,20 +150,14 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 	// with --sample, where most records never reach the card (and the
 	// copies left by the stage would pile up).
 	summary := stats.NewCardSummary()
-	if *hfDir != "" && *sample == 0 {
+	if o.hfDir != "" && o.sample == 0 {
 		spec.Stage = chain(spec.Stage, summary.Stage())
 	}
 	spec.Sink = func() (pipeline.Sink, error) {
 		var sink pipeline.Sink
 		switch {
-		case *hfDir != "":
-			w, err := hf.New(hf.Options{
-				Dir: *hfDir, Splits: splits, ShardBytes: int64(*shardMB * (1 << 20)),
-				Write: iof.WriteOptions(), Force: *force,
-				Card:  hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName, LicenseLink: *licenseLink},
-				Shard: hfShard.K, Of: hfShard.N,
-				Summary: summary,
-			})
+		case o.hfDir != "":
+			w, err := hfSink.New(o, splits, iof.WriteOptions(), hfShard, summary)
 			if err != nil {
 				return nil, err
 			}
@@ -310,15 +184,15 @@ ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
 			}
 		}
 		switch {
-		case *sample > 0:
-			sink = &cat.Sample{Sink: sink, N: *sample, Seed: *seed}
-		case *head > 0:
-			sink = &cat.Head{Sink: sink, N: *head}
+		case o.sample > 0:
+			sink = &cat.Sample{Sink: sink, N: o.sample, Seed: o.seed}
+		case o.head > 0:
+			sink = &cat.Head{Sink: sink, N: o.head}
 		}
 		return quality.sink(sink), nil
 	}
 	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
-		return p.Usagef("-o %q has {split} but no --split was given", iof.Output)
+		return app.RunSpec{}, fmt.Errorf("-o %q has {split} but no --split was given", iof.Output)
 	}
-	return iof.Execute(env, p.Name, spec)
+	return spec, nil
 }

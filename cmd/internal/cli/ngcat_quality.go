@@ -70,7 +70,7 @@ func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Fo
 	}
 	if q.reviewConfig != "" {
 		if to != review.ToolLabelStudio {
-			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the README's settings)")
+			return fmt.Errorf("--review-config goes with --to labelstudio (for Argilla, see the rg.Settings in docs/quality-loop.md)")
 		}
 		out, err := recio.Create(q.reviewConfig, recio.JSONL, nil)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/spf13/pflag"
 )
 
 // defaultSampleTemperature makes --samples draw different labellings when
@@ -29,24 +30,15 @@ nglabel ours.jsonl --pairwise normdial.jsonl | ngstats   # normdial.jsonl: recor
 nglabel dialogues.jsonl --emit-requests batch.jsonl   # then: nglabel dialogues.jsonl --responses out.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.jsonl --concurrency 4`
 	fs := p.Flags
-	tasksFlag := fs.String("tasks", strings.Join(label.DefaultTasks, ","), "comma-separated label `TASKS`: norm, intent, emotion, stage, safety (+rots), quality, or all")
-	samples := fs.Int("samples", 1, "independent labellings per dialogue, `K`; turns get the majority, the distribution and the agreement")
-	explain := fs.String("explain-lang", label.DefaultExplainLang, "language of the explanations: `LANG` code, or dialogue for the dialogue's language")
-	rots := fs.String("rots-lang", label.DefaultRotsLang, "language of the rules-of-thumb: `LANG` code, or dialogue for the dialogue's language")
-	drop := fs.Bool("drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
-	pairwise := fs.String("pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
-	match := fs.String("pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "label/turns[.culture].tmpl, ...")
+	o := &nglabelOptions{fs: fs}
+	p.AddOptions(o)
+	p.WithCultures()
+	p.WithPrompts("label/turns[.culture].tmpl, ...")
 	p.WithRoles(nglabelRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
+	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		c := m.Caller(llm.RoleLabeller)
-		opt := label.Options{Samples: *samples, ExplainLang: *explain, RotsLang: *rots, DropInconsistent: *drop,
+		opt := label.Options{Samples: o.samples, ExplainLang: o.explain, RotsLang: o.rots, DropInconsistent: o.drop,
 			Judge: m.Caller(llm.RoleJudge), Pairwise: m.Caller(llm.RolePairwise), RequireAll: p.Roles.RequireAll}
 		if panel := m.Panel(llm.RoleLabeller); len(panel) > 1 {
 			for _, l := range panel {
@@ -55,39 +47,19 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 		} else if p.Roles.RequireAll {
 			return nil, errors.New("--require-all-labellers needs a panel: --labellers A,B,... (or --role labeller=A,B,...)")
 		}
-		switch {
-		case *samples < 1:
-			return nil, errors.New("--samples must be at least 1")
-		case fs.Changed("pairwise-match") && *pairwise == "":
-			return nil, errors.New("--pairwise-match goes with --pairwise")
-		}
-		for _, l := range []struct{ flag, v string }{{"--explain-lang", *explain}, {"--rots-lang", *rots}} {
-			if l.v != "dialogue" && !validLang(l.v) {
-				return nil, errors.New(l.flag + " " + l.v + ": want a language code (en, ko, zh, ...) or dialogue")
-			}
-		}
-		if *pairwise == "" || fs.Changed("tasks") {
-			t, err := label.ParseTasks(*tasksFlag)
-			if err != nil {
-				return nil, err
-			}
-			opt.Tasks = t
-		}
-		if *samples > 1 {
+		opt.Tasks = o.parsedTasks
+		if o.samples > 1 {
 			if !fs.Changed("temperature") {
 				t := defaultSampleTemperature
 				opt.SampleTemperature = &t
 			}
 			opt.SampleSeed = p.LLM.Seed
 		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
-		opt.Pack = pack
-		opt.Profile = cultures.Lookup
-		if *pairwise != "" {
-			if opt.Baseline, err = label.LoadBaseline(*pairwise, *match); err != nil {
+		opt.Pack = b.Pack
+		opt.Profile = b.Cultures.Lookup
+		if o.pairwise != "" {
+			var err error
+			if opt.Baseline, err = label.LoadBaseline(o.pairwise, o.match); err != nil {
 				return nil, err
 			}
 		}
@@ -105,7 +77,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 			return nil, err
 		}
 		return label.New(c, opt)
-	})
+	}))
 }
 
 // validLang accepts a BCP-47 primary tag of 2 or 3 letters.
@@ -119,4 +91,48 @@ func validLang(s string) bool {
 		}
 	}
 	return true
+}
+
+// nglabelOptions are nglabel's own flags (app.Options).
+type nglabelOptions struct {
+	tasks, explain, rots, pairwise, match string
+	samples                               int
+	drop                                  bool
+	parsedTasks                           label.Tasks // from Check; nil: --pairwise alone
+	fs                                    *pflag.FlagSet
+}
+
+// Register adds nglabel's flags to fs.
+func (o *nglabelOptions) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.tasks, "tasks", strings.Join(label.DefaultTasks, ","), "comma-separated label `TASKS`: norm, intent, emotion, stage, safety (+rots), quality, or all")
+	fs.IntVar(&o.samples, "samples", 1, "independent labellings per dialogue, `K`; turns get the majority, the distribution and the agreement")
+	fs.StringVar(&o.explain, "explain-lang", label.DefaultExplainLang, "language of the explanations: `LANG` code, or dialogue for the dialogue's language")
+	fs.StringVar(&o.rots, "rots-lang", label.DefaultRotsLang, "language of the rules-of-thumb: `LANG` code, or dialogue for the dialogue's language")
+	fs.BoolVar(&o.drop, "drop-inconsistent", false, "send records whose norm labels contradict their dialogue type to the errors file")
+	fs.StringVar(&o.pairwise, "pairwise", "", "judge each record against its match in `FILE` (naturalness, norm appropriateness)")
+	fs.StringVar(&o.match, "pairwise-match", label.MatchAuto, "how records find their --pairwise match: `MODE` auto (id, else norm and type), id, norm")
+}
+
+// Check refuses bad counts and languages and parses --tasks (not with
+// --pairwise alone, which labels no task).
+func (o *nglabelOptions) Check() error {
+	switch {
+	case o.samples < 1:
+		return errors.New("--samples must be at least 1")
+	case o.fs.Changed("pairwise-match") && o.pairwise == "":
+		return errors.New("--pairwise-match goes with --pairwise")
+	}
+	for _, l := range []struct{ flag, v string }{{"--explain-lang", o.explain}, {"--rots-lang", o.rots}} {
+		if l.v != "dialogue" && !validLang(l.v) {
+			return errors.New(l.flag + " " + l.v + ": want a language code (en, ko, zh, ...) or dialogue")
+		}
+	}
+	if o.pairwise == "" || o.fs.Changed("tasks") {
+		t, err := label.ParseTasks(o.tasks)
+		if err != nil {
+			return err
+		}
+		o.parsedTasks = t
+	}
+	return nil
 }

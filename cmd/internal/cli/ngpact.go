@@ -11,6 +11,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/spf13/pflag"
 )
 
 // defaultPactTemperature makes --method sample draw from the model's
@@ -18,7 +19,7 @@ import (
 // or near it, which would give K copies of one answer).
 const defaultPactTemperature = 1.0
 
-var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under test (--subjects A,B,C)", Panel: true}}
+var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under test (--subjects A,B,C)", Panel: true, BaseModels: true}}
 
 // Ngpact evaluates PACT items: for each model under test and question
 // framing, the distribution over following the culture and allowing the
@@ -33,44 +34,21 @@ ngpact items.jsonl --method sample --samples 10 --temperature 1 --subjects llama
 ngcat --from pact survey.csv | ngpact --prompt-lang en --subjects a,b,c -o results.parquet
 NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method logprobs`
 	fs := p.Flags
-	questions := fs.StringSlice("questions", record.PactDefaultQuestions, "question `FRAMINGS`, comma-separated: personal (what would you personally do if you were the actor), norm (what would most people in this situation consider appropriate), both the paper's; choice (what should the actor do)")
-	method := fs.String("method", pact.MethodLogprobs, "how to get the distribution: `METHOD` logprobs (one call, the option labels' probabilities) or sample (--samples replies)")
-	samples := fs.Int("samples", 10, "replies per item, model and framing with --method sample, `K`")
-	promptLang := fs.String("prompt-lang", pact.PromptItem, "language of the prompt: `LANG` item (the item's) or en")
-	fs.Lookup("questions").DefValue = strings.Join(record.PactDefaultQuestions, ",")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "pact/question[.lang].tmpl")
+	o := &ngpactOptions{fs: fs}
+	p.AddOptions(o)
+	fs.StringVar(&p.LLM.API, "api", llm.APIChat, "how the models are asked: `API` chat (chat completions) or completions (a base model: a plain-text prompt to /v1/completions); a models file's api: sets it per endpoint")
+	p.WithCultures()
+	p.WithPrompts("pact/question[.lang].tmpl")
 	p.WithRoles(ngpactRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleSubject); err != nil {
 			return nil, err
 		}
-		qs, err := pact.ParseQuestions(*questions)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case *method != pact.MethodLogprobs && *method != pact.MethodSample:
-			return nil, fmt.Errorf("--method %q: want logprobs or sample", *method)
-		case fs.Changed("samples") && *method != pact.MethodSample:
-			return nil, errors.New("--samples goes with --method sample")
-		case *samples < 1:
-			return nil, fmt.Errorf("--samples %d: want at least 1", *samples)
-		case *promptLang != pact.PromptItem && *promptLang != pact.PromptEnglish:
-			return nil, fmt.Errorf("--prompt-lang %q: want item or en", *promptLang)
-		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
-		opt := pact.Options{Questions: qs, Method: *method, Samples: *samples, Seed: p.LLM.Seed,
-			PromptLang: *promptLang, Pack: pack, Culture: func(name string) string {
-				if c, err := cultures.Lookup(name); err == nil {
+		pack := b.Pack
+		opt := pact.Options{Questions: o.parsed, Method: o.method, Samples: o.samples, Seed: p.LLM.Seed,
+			PromptLang: o.promptLang, Pack: pack, Culture: func(name string) string {
+				if c, err := b.Cultures.Lookup(name); err == nil {
 					return c.Display()
 				}
 				if name == "" {
@@ -78,7 +56,7 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 				}
 				return strings.ToUpper(name[:1]) + name[1:]
 			}}
-		if *method == pact.MethodSample && !fs.Changed("temperature") {
+		if o.method == pact.MethodSample && !fs.Changed("temperature") {
 			t := defaultPactTemperature
 			opt.Temperature = &t
 		}
@@ -92,9 +70,9 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 				return nil, fmt.Errorf("--subjects: %s is given twice", name)
 			}
 			seen[name] = true
-			opt.Subjects = append(opt.Subjects, pact.Subject{Name: name, Caller: s.Caller})
+			opt.Subjects = append(opt.Subjects, pact.Subject{Name: name, Caller: s.Caller, Base: s.API == llm.APICompletions})
 		}
-		if *method == pact.MethodLogprobs && p.LLM.EmitRequests == "" && p.LLM.Responses == "" {
+		if o.method == pact.MethodLogprobs && p.LLM.EmitRequests == "" && p.LLM.Responses == "" {
 			for _, s := range opt.Subjects {
 				if err := pact.ProbeLogprobs(context.Background(), s); err != nil {
 					return nil, err
@@ -102,5 +80,43 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 			}
 		}
 		return pact.New(opt)
-	})
+	}))
+}
+
+// ngpactOptions are ngpact's own flags (app.Options).
+type ngpactOptions struct {
+	questions          []string
+	method, promptLang string
+	samples            int
+	parsed             []string // the framings, from Check
+	fs                 *pflag.FlagSet
+}
+
+// Register adds ngpact's flags to fs.
+func (o *ngpactOptions) Register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.questions, "questions", record.PactDefaultQuestions, "question `FRAMINGS`, comma-separated: personal (what would you personally do if you were the actor), norm (what would most people in this situation consider appropriate), both the paper's; choice (what should the actor do)")
+	fs.StringVar(&o.method, "method", pact.MethodLogprobs, "how to get the distribution: `METHOD` logprobs (one call, the option labels' probabilities) or sample (--samples replies)")
+	fs.IntVar(&o.samples, "samples", 10, "replies per item, model and framing with --method sample, `K`")
+	fs.StringVar(&o.promptLang, "prompt-lang", pact.PromptItem, "language of the prompt: `LANG` item (the item's) or en")
+	fs.Lookup("questions").DefValue = strings.Join(record.PactDefaultQuestions, ",")
+}
+
+// Check parses --questions and refuses the other flags' bad values.
+func (o *ngpactOptions) Check() error {
+	qs, err := pact.ParseQuestions(o.questions)
+	if err != nil {
+		return err
+	}
+	o.parsed = qs
+	switch {
+	case o.method != pact.MethodLogprobs && o.method != pact.MethodSample:
+		return fmt.Errorf("--method %q: want logprobs or sample", o.method)
+	case o.fs.Changed("samples") && o.method != pact.MethodSample:
+		return errors.New("--samples goes with --method sample")
+	case o.samples < 1:
+		return fmt.Errorf("--samples %d: want at least 1", o.samples)
+	case o.promptLang != pact.PromptItem && o.promptLang != pact.PromptEnglish:
+		return fmt.Errorf("--prompt-lang %q: want item or en", o.promptLang)
+	}
+	return nil
 }

@@ -32,29 +32,29 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 	minScore := fs.Int("min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
 	maxRounds := fs.Int("max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
 	drop := fs.Bool("drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
-	var personas app.Personas
-	personas.Register(fs)
+	p.WithCultures()
+	p.WithPrompts("refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
+	p.WithPersonas()
 	msgs := pipeline.MessageWriter(env.Stderr)
-	var self *refine.Stage // the stage, for --exemplars self's first pass
-	p.Source = func(args []string) (pipeline.Source, error) {
+	// source is the input files, led for --exemplars self by a first pass
+	// of self, the stage.
+	source := func(args []string, self *refine.Stage) pipeline.Source {
 		src := pipeline.NewFileSource(args, recio.OpenOptions{Stdin: env.Stdin})
 		if *exemplars != "self" {
-			return src, nil
+			return src
 		}
 		note := func(string) {}
 		if !p.IO.Quiet {
 			note = func(s string) { fmt.Fprintln(msgs, "ngrefine: "+s) }
 		}
-		return &selfSource{src: src, stage: self, workers: p.IO.Workers, note: note}, nil
+		return &selfSource{src: src, stage: self, workers: p.IO.Workers, note: note}
 	}
 	p.WithRoles(ngrefineRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	p.OwnSource = true
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleRewriter, llm.RoleJudge); err != nil {
-			return nil, err
+			return app.RunSpec{}, err
 		}
 		c := m.Caller(llm.RoleRewriter)
 		warnSameJudge(m, p.IO.Quiet)
@@ -69,27 +69,23 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 		default:
 			es, err := normbank.LoadExemplars(*exemplars)
 			if err != nil {
-				return nil, fmt.Errorf("--exemplars: %w", err)
+				return app.RunSpec{}, fmt.Errorf("--exemplars: %w", err)
 			}
 			if len(es) == 0 {
-				return nil, fmt.Errorf("--exemplars %s: no exemplars in the file", *exemplars)
+				return app.RunSpec{}, fmt.Errorf("--exemplars %s: no exemplars in the file", *exemplars)
 			}
 			opt.Exemplars = es
 		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		opt.Profile = cultures.Lookup
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
-		opt.Pack = pack
+		opt.Profile = b.Cultures.Lookup
+		opt.Pack = b.Pack
 		st, err := refine.New(c, opt)
 		if err != nil {
-			return nil, err
+			return app.RunSpec{}, err
 		}
-		self = st
-		return personas.Wrap(st, p.LLM.Seed, p.IO.Resume)
+		stage, err := b.WithPersonas(st)
+		if err != nil {
+			return app.RunSpec{}, err
+		}
+		return app.RunSpec{Stage: stage, Source: source(b.Args, st)}, nil
 	})
 }

@@ -40,17 +40,16 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 	typesFlag := fs.StringSlice("types", []string{record.TypeAdherence}, "dialogue `TYPES` to write, comma-separated: adherence, violation, v2r; or pact (PACT trade-off items); or episode alone (CultureConverse episode specs for ngsim)")
 	topUps := fs.Int("max-topups", seed.DefaultMaxTopUps, "calls after the first, `N`, asking for scenarios to replace dropped ones")
 	fs.Lookup("types").DefValue = record.TypeAdherence
-	var cultures app.Cultures
-	cultures.Register(fs)
-	var prompts app.Prompts
-	prompts.Register(fs, "seed/scenarios[.culture].tmpl, ...")
-	var personas app.Personas
-	personas.Register(fs)
+	p.WithCultures()
+	p.WithPrompts("seed/scenarios[.culture].tmpl, ...")
+	p.WithPersonas()
 	var episodes episodeFlags
 	episodes.register(fs)
 	mk := registerMakeNorms(fs)
 
-	p.Source = func(args []string) (pipeline.Source, error) {
+	// source is the norms (or the episode cultures), from the arguments;
+	// made after the stage, as its errors come after the stage's.
+	source := func(args []string, cultures *app.Cultures) (pipeline.Source, error) {
 		sel := seed.Selection{Culture: *culture, Categories: *categories, Limit: *limit}
 		if ep, err := isEpisode(*typesFlag); ep || err != nil {
 			if err != nil {
@@ -60,7 +59,7 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 		}
 		switch {
 		case *mk.on:
-			return mk.source(&cultures, *culture, *categories, args, *normsFile)
+			return mk.source(cultures, *culture, *categories, args, *normsFile)
 		case len(args) > 0 && *normsFile != "":
 			return nil, seed.ErrBothInputs
 		case len(args) > 0:
@@ -83,22 +82,15 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			return seed.NormSource(normbank.BuiltinNorms(), sel, "builtin")
 		}
 	}
-	p.WithRoles(ngseedRoles)
-	return p.RunModels(env, func(m *llm.Models) (pipeline.Stage, error) {
+	stage := func(b *app.Build) (pipeline.Stage, error) {
+		m := b.Models
 		if err := m.Need(llm.RoleWriter); err != nil {
 			return nil, err
 		}
 		c := m.Caller(llm.RoleWriter)
 		var judge llm.Caller
 		if *mk.on {
-			if err := cultures.Load(); err != nil {
-				return nil, err
-			}
-			pack, err := prompts.Open()
-			if err != nil {
-				return nil, err
-			}
-			return mk.stage(c, pack, *topUps, &cultures)
+			return mk.stage(c, b.Pack, *topUps, b.Cultures)
 		}
 		switch {
 		case *limit < 0:
@@ -122,23 +114,22 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			}
 			judge = m.Caller(llm.RoleJudge)
 		}
-		if err := cultures.Load(); err != nil {
-			return nil, err
-		}
-		pack, err := prompts.Open()
-		if err != nil {
-			return nil, err
-		}
-		sampler, err := personas.Sampler(p.LLM.Seed)
-		if err != nil {
-			return nil, err
-		}
 		if ep {
-			return episodes.stage(m, pack, cultures.Lookup, sampler, p.Flags.Args(), *culture, *normsFile, *categories, env.Stderr)
+			return episodes.stage(m, b.Pack, b.Cultures.Lookup, b.Personas, b.Args, *culture, *normsFile, *categories, env.Stderr)
 		}
 		p.Estimate = seedEstimate(*perNorm, len(types))
-		return seed.New(c, seed.Options{Pack: pack, PerNorm: *perNorm, Types: types,
-			MaxTopUps: *topUps, Profile: cultures.Lookup, Personas: sampler, Judge: judge})
+		return seed.New(c, seed.Options{Pack: b.Pack, PerNorm: *perNorm, Types: types,
+			MaxTopUps: *topUps, Profile: b.Cultures.Lookup, Personas: b.Personas, Judge: judge})
+	}
+	p.WithRoles(ngseedRoles)
+	p.OwnSource = true
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		st, err := stage(b)
+		if err != nil {
+			return app.RunSpec{}, err
+		}
+		src, err := source(b.Args, b.Cultures)
+		return app.RunSpec{Stage: st, Source: src}, err
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
@@ -50,138 +49,78 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			_ = fs.MarkHidden(name)
 		}
 	}
-	asJSON := fs.Bool("json", false, "the report as JSON with stable keys (same as -f json)")
-	asMD := fs.Bool("markdown", false, "the report as Markdown tables (same as -f markdown)")
-	asHTML := fs.Bool("html", false, "the report as one self-contained HTML file with charts (same as -f html)")
-	ids := fs.Int("ids", 100, "list at most `N` ids per defect class (0: all); text and Markdown show 5 unless set")
-	examples := fs.Int("examples", 3, "show `N` example turns per language mismatch, and with --html `N` whole dialogues per culture and type")
-	showDefect := fs.String("show-defect", "", "with --html: also show every record with the defect `CLASS` (at most 1,000)")
-	minTurns := fs.Int("min-turns", record.DefaultMinTurns, "dialogues with fewer than `N` turns have the too_few_turns defect (0: no bound)")
-	maxTurns := fs.Int("max-turns", record.DefaultMaxTurns, "dialogues with more than `N` turns have the too_many_turns defect (0: no bound)")
-	minShare := fs.Float64("min-lang-share", audit.DefaultMinLangShare, "dialogues with a smaller `SHARE` of turns in the expected language have the wrong_language defect")
-	card := fs.Bool("card", false, "write a Hugging Face dataset card (YAML front matter + the report in Markdown) for these records as one split")
-	prettyName := fs.String("pretty-name", "", "with --card: the dataset's `NAME`")
-	license := fs.String("license", "", "with --card: the Hub licence `ID` (cc-by-sa-4.0, apache-2.0, ..., other; default unknown)")
-	licenseName := fs.String("license-name", "", "with --card --license other: the licence's `NAME`")
-	licenseLink := fs.String("license-link", "", "with --card --license other: the `URL` of the licence's text")
-	split := fs.String("split-name", "train", "with --card: the `SPLIT` the records are")
-	dupThreshold := fs.Float64("dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
-	by := fs.StringSlice("by", nil, "also report counts and every metric by each value of the persona attribute `ATTR` (comma-separated or repeated; records without it as (none))")
-	rankBy := fs.String("rank-by", stats.RankBys[0], "order the simulation leaderboard by `FIGURE`: "+strings.Join(stats.RankBys, ", ")+" (assistance: the CultureConverse paper's)")
-	failOn := fs.String("fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
-	args, err := p.Parse(env)
-	if err != nil {
-		return err
-	}
-	format, err := reportFormat(iof.Format, iof.Output, *asJSON, *asMD, *asHTML)
-	if err != nil {
-		return p.Usagef("%v", err)
-	}
-	if !slices.Contains(stats.RankBys, *rankBy) {
-		return p.Usagef("--rank-by %q: want one of %s", *rankBy, strings.Join(stats.RankBys, ", "))
-	}
-	if *card {
-		if fs.Changed("format") || *asJSON || *asMD || *asHTML {
-			return p.Usagef("--card writes Markdown with YAML front matter; it takes no report format")
+	o := &ngstatsOptions{io: iof}
+	p.AddOptions(o)
+	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
+		args := b.Args
+		format, thresholds := o.format, o.thresholds
+		shownIDs := o.ids
+		if !fs.Changed("ids") && (format == "text" || format == "markdown") {
+			shownIDs = 5
 		}
-		if err := hf.CheckSplitName(*split); err != nil {
-			return p.Usagef("%v", err)
-		}
-		if err := hf.CheckLicense(*license, *licenseName, *licenseLink); err != nil {
-			return p.Usagef("%v", err)
-		}
-		format = "card"
-	} else if *prettyName != "" || *license != "" || *licenseName != "" || *licenseLink != "" || fs.Changed("split-name") {
-		return p.Usagef("--pretty-name, --license, --license-name, --license-link and --split-name go with --card")
-	}
-	var thresholds []stats.Threshold
-	if *failOn != "" {
-		if thresholds, err = stats.ParseFailOn(*failOn); err != nil {
-			return p.Usagef("%v", err)
-		}
-	}
-	switch {
-	case *ids < 0 || *examples < 0 || *minTurns < 0 || *maxTurns < 0:
-		return p.Usagef("--ids, --examples, --min-turns and --max-turns take counts of 0 or more")
-	case *dupThreshold <= 0 || *dupThreshold > 1:
-		return p.Usagef("--dup-threshold %v: want a similarity above 0 and at most 1", *dupThreshold)
-	case *minShare < 0 || *minShare > 1:
-		return p.Usagef("--min-lang-share %v: want a share between 0 and 1", *minShare)
-	case *maxTurns > 0 && *minTurns > *maxTurns:
-		return p.Usagef("--min-turns %d is above --max-turns %d", *minTurns, *maxTurns)
-	}
-	if *showDefect != "" {
-		if format != "html" {
-			return p.Usagef("--show-defect goes with --html")
-		}
-		if !slices.Contains(audit.DefectNames(), *showDefect) {
-			return p.Usagef("--show-defect %q: not a defect class (see --help)", *showDefect)
-		}
-	}
-	shownIDs := *ids
-	if !fs.Changed("ids") && (format == "text" || format == "markdown") {
-		shownIDs = 5
-	}
-	var exceeded []string // --fail-on rules broken
-	spec := app.RunSpec{
-		Inputs: args,
-		Stage:  &audit.Audit{MinTurns: *minTurns, MaxTurns: *maxTurns, MinLangShare: *minShare},
-		Sink: func() (pipeline.Sink, error) {
-			// Load the language models while the input is read (here,
-			// after Execute has set the memory limit they raise).
-			go lang.Default()
-			out, err := recio.Create(iof.Output, recio.JSONL, env.Stdout)
-			if err != nil {
-				return nil, err
-			}
-			c := stats.NewCollector()
-			c.IDs, c.Examples, c.DupThreshold, c.RankBy = *ids, *examples, *dupThreshold, *rankBy
-			c.Browse, c.ShowDefect = format == "html", *showDefect
-			c.ByPersona(*by...)
-			rs := &reportSink{Collector: c, out: out}
-			c.Done = func(r *stats.Report) error {
-				stats.ApplyFailOn(r, thresholds)
-				for _, t := range r.FailOn {
-					if t.Exceeded {
-						exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
+		var exceeded []string // --fail-on rules broken
+		spec := app.RunSpec{
+			Inputs: args,
+			Stage:  &audit.Audit{MinTurns: o.minTurns, MaxTurns: o.maxTurns, MinLangShare: o.minShare},
+			Sink: func() (pipeline.Sink, error) {
+				// Load the language models while the input is read (here,
+				// after Execute has set the memory limit they raise).
+				go lang.Default()
+				out, err := recio.Create(iof.Output, recio.JSONL, env.Stdout)
+				if err != nil {
+					return nil, err
+				}
+				c := stats.NewCollector()
+				c.IDs, c.Examples, c.DupThreshold, c.RankBy = o.ids, o.examples, o.dupThreshold, o.rankBy
+				c.Browse, c.ShowDefect = format == "html", o.showDefect
+				c.ByPersona(o.by...)
+				rs := &reportSink{Collector: c, out: out}
+				c.Done = func(r *stats.Report) error {
+					stats.ApplyFailOn(r, thresholds)
+					for _, t := range r.FailOn {
+						if t.Exceeded {
+							exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
+						}
 					}
-				}
-				write := reportFormats[format]
-				if format == "card" {
-					write = func(w io.Writer, r *stats.Report, _ int) error {
-						langs, err := rs.langs.Codes()
-						if err != nil {
-							return err
+					write := reportFormats[format]
+					if format == "card" {
+						write = func(w io.Writer, r *stats.Report, _ int) error {
+							langs, err := rs.langs.Codes()
+							if err != nil {
+								return err
+							}
+							info := hf.CardInfo{PrettyName: o.prettyName, License: o.license, LicenseName: o.licenseName,
+								LicenseLink: o.licenseLink, Languages: langs,
+								Splits: []hf.SplitInfo{{Name: o.split, NumExamples: r.Records}}}
+							// The data files of a dataset folder (ngcat --hf, from one run or
+							// N runs with --shard K/N) give the splits.
+							splits, size, ok, err := hf.ShardSplits(args)
+							if err != nil {
+								return err
+							}
+							if ok {
+								info.Splits, info.DownloadSize = splits, size
+							}
+							return writeCard(w, r, info, &rs.prov)
 						}
-						info := hf.CardInfo{PrettyName: *prettyName, License: *license, LicenseName: *licenseName,
-							LicenseLink: *licenseLink, Languages: langs,
-							Splits: []hf.SplitInfo{{Name: *split, NumExamples: r.Records}}}
-						// The data files of a dataset folder (ngcat --hf, from one run or
-						// N runs with --shard K/N) give the splits.
-						splits, size, ok, err := hf.ShardSplits(args)
-						if err != nil {
-							return err
-						}
-						if ok {
-							info.Splits, info.DownloadSize = splits, size
-						}
-						return writeCard(w, r, info, &rs.prov)
 					}
+					if err := write(out.Writer(), r, shownIDs); err != nil {
+						out.Abort()
+						return err
+					}
+					return out.Commit()
 				}
-				if err := write(out.Writer(), r, shownIDs); err != nil {
-					out.Abort()
-					return err
-				}
-				return out.Commit()
+				return rs, nil
+			},
+		}
+		spec.After = func() error {
+			if len(exceeded) > 0 {
+				return app.FailedError(p.Name, "--fail-on: "+strings.Join(exceeded, "; "))
 			}
-			return rs, nil
-		},
-	}
-	err = iof.Execute(env, p.Name, spec)
-	if err == nil && len(exceeded) > 0 {
-		return app.FailedError(p.Name, "--fail-on: "+strings.Join(exceeded, "; "))
-	}
-	return err
+			return nil
+		}
+		return spec, nil
+	})
 }
 
 // reportSink discards the report file when the run is aborted, and notes

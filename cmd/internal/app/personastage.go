@@ -1,8 +1,7 @@
-// Package personas is the stage that gives records their personas and
-// variants (--personas, --vary) before a program's own stage sees them. The
-// personas, their sampling and variants are pkg/persona's; this package only
-// runs them in a pipeline.
-package personas
+// The stage that gives records their personas and variants (--personas,
+// --vary) before a program's own stage sees them; the personas, their
+// sampling and variants are pkg/persona's (which knows no pipeline).
+package app
 
 import (
 	"context"
@@ -12,7 +11,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Stage gives every input record its persona and variants (Sampler.Apply)
+// personaStage gives every input record its persona and variants (Sampler.Apply)
 // before Inner sees them: --personas and --vary on a stage that receives
 // records (ngrefine, ngv2r). A record that already has a persona keeps it;
 // one without is given one drawn by the sampler's seed and its parent_id
@@ -23,16 +22,16 @@ import (
 // each. The outputs of all variants are the input record's outputs; if
 // Inner fails on one, the input record fails (into the errors file) and
 // none of its variants is written.
-type Stage struct {
+type personaStage struct {
 	Sampler *persona.Sampler
 	Inner   pipeline.Stage
 }
 
 // Name implements pipeline.Stage.
-func (s *Stage) Name() string { return s.Inner.Name() }
+func (s *personaStage) Name() string { return s.Inner.Name() }
 
 // Process implements pipeline.Stage.
-func (s *Stage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
+func (s *personaStage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
 	if rec.Persona == nil && rec.ParentID != "" {
 		rec.Persona = s.Sampler.Sample(rec.ParentID)
 	}

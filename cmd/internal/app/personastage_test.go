@@ -1,4 +1,4 @@
-package personas
+package app
 
 import (
 	"context"
@@ -21,12 +21,12 @@ func echo(fail string) pipeline.Stage {
 
 // Each variant goes through the inner stage; its outputs are the input
 // record's; one variant failing fails the input record.
-func TestStageVaries(t *testing.T) {
+func TestPersonaStageVaries(t *testing.T) {
 	s, err := persona.NewSampler(nil, []persona.Vary{{Attr: "age", Values: []string{"20-29", "65+"}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &Stage{Sampler: s, Inner: echo("")}
+	st := &personaStage{Sampler: s, Inner: echo("")}
 	if st.Name() != "echo" {
 		t.Errorf("Name %q, want the inner stage's", st.Name())
 	}
