@@ -81,15 +81,26 @@ type Stage struct {
 	self     selfState
 }
 
-// New makes the stage; errors are the options' (usage errors).
-func New(caller llm.Caller, opt Options) (*Stage, error) {
+// CheckCounts refuses K, MinScore and MaxRounds out of range (usage
+// errors, worded as ngrefine's flags).
+func CheckCounts(opt Options) error {
 	switch {
 	case opt.K < 1:
-		return nil, fmt.Errorf("--k %d: want at least 1 exemplar", opt.K)
+		return fmt.Errorf("--k %d: want at least 1 exemplar", opt.K)
 	case opt.MinScore < 1 || opt.MinScore > 5:
-		return nil, fmt.Errorf("--min-score %d: want 1-5", opt.MinScore)
+		return fmt.Errorf("--min-score %d: want 1-5", opt.MinScore)
 	case opt.MaxRounds < 0:
-		return nil, fmt.Errorf("--max-rounds %d: cannot be negative", opt.MaxRounds)
+		return fmt.Errorf("--max-rounds %d: cannot be negative", opt.MaxRounds)
+	}
+	return nil
+}
+
+// New makes the stage; errors are the options' (usage errors).
+func New(caller llm.Caller, opt Options) (*Stage, error) {
+	if err := CheckCounts(opt); err != nil {
+		return nil, err
+	}
+	switch {
 	case len(opt.Exemplars) == 0 && !opt.Self:
 		return nil, errors.New("no exemplars to refine toward")
 	case opt.Pack == nil:

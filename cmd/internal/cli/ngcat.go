@@ -40,22 +40,21 @@ ngcat corpus.parquet --shard 0/4 -o part-0.parquet
 ngcat corpus.jsonl --where 'dialogue_type == "adherence" && quality.norm >= 4 && checks.lang_ok && len(turns) <= 12' --errors dropped.jsonl -o good.jsonl
 ngcat corpus.jsonl --drop-defects any -o clean.jsonl
 ngcat corpus.jsonl --dedup near --errors dups.jsonl -o unique.jsonl`
-	var quality ngcatQuality
 	p.Sections = ngcatSections()
 	iof := &p.IO
 	iof.Register(p.Flags)
 	o := &ngcatOptions{io: iof}
-	p.AddOptions(o)
-	quality.register(p.Flags)
+	quality := &ngcatQuality{}
+	p.AddOptions(o, quality)
 	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
-		return ngcatRun(p, b, o, &quality)
+		return ngcatRun(p, b, o, quality)
 	})
 }
 
 // ngcatRun builds ngcat's run from its options: the importer's source,
 // the stages, and the sink (an exporter's, the --hf folder's, or records).
 func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuality) (app.RunSpec, error) {
-	env, iof, fs := b.Env, &p.IO, p.Flags
+	env, iof := b.Env, &p.IO
 	hfShard, _ := pipeline.ParseShard(iof.Shard) // a bad --shard is reported by the runner
 	var splits []record.Split
 	if o.split != "" {
@@ -68,10 +67,7 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 	if err != nil {
 		return app.RunSpec{}, err
 	}
-	if err := quality.checkReview(fs, o.to, format); err != nil {
-		return app.RunSpec{}, err
-	}
-	if err := quality.check(fs); err != nil {
+	if err := quality.checkReview(o.to, format); err != nil {
 		return app.RunSpec{}, err
 	}
 	filter, err := quality.stage()

@@ -17,16 +17,20 @@ import (
 )
 
 // ngcatQuality holds ngcat's quality-loop flags (--where, --drop-defects,
-// --dedup), kept apart from the conversion flags of ngcat.go.
+// --dedup, the review flags), kept apart from the conversion flags of
+// ngcat_options.go (app.Options).
 type ngcatQuality struct {
 	where, dropDefects, dedup string
 	dupThreshold              float64
 	reviewTasks               []string
 	reviewTasksFlag           string
 	reviewConfig              string
+	fs                        *pflag.FlagSet
 }
 
-func (q *ngcatQuality) register(fs *pflag.FlagSet) {
+// Register adds the quality flags to fs.
+func (q *ngcatQuality) Register(fs *pflag.FlagSet) {
+	q.fs = fs
 	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
 	fs.StringVar(&q.dedup, "dedup", "", "keep the first record of each cluster of duplicates: `MODE` exact (same turns, or same scenario) or near (as ngstats clusters them)")
 	fs.Float64Var(&q.dupThreshold, "dup-threshold", stats.DefaultDupThreshold, "with --dedup near: texts at least this `SIMILAR` (estimated Jaccard of character shingles) are near-duplicates")
@@ -49,10 +53,11 @@ func dropClasses() []string {
 
 func isReviewTool(s string) bool { return s == review.ToolLabelStudio || s == review.ToolArgilla }
 
-// checkReview validates the review flags and writes --review-config.
-func (q *ngcatQuality) checkReview(fs *pflag.FlagSet, to string, format recio.Format) error {
+// checkReview validates the review flags and writes --review-config; it
+// is the run's, as it needs the output format.
+func (q *ngcatQuality) checkReview(to string, format recio.Format) error {
 	if !isReviewTool(to) {
-		if fs.Changed("review-tasks") || q.reviewConfig != "" {
+		if q.fs.Changed("review-tasks") || q.reviewConfig != "" {
 			return fmt.Errorf("--review-tasks and --review-config go with --to labelstudio or argilla")
 		}
 		return nil
@@ -93,14 +98,14 @@ func (q *ngcatQuality) reviewSink(to string, out *recio.Output) (pipeline.Sink, 
 	return review.NewArraySink(out, review.Argilla(q.reviewTasks)), nil
 }
 
-// check validates the flags that need no input.
-func (q *ngcatQuality) check(fs *pflag.FlagSet) error {
+// Check refuses bad --dedup and --dup-threshold values.
+func (q *ngcatQuality) Check() error {
 	if q.dedup != "" {
 		if err := cat.ParseDedup(q.dedup); err != nil {
 			return err
 		}
 	}
-	if fs.Changed("dup-threshold") && q.dedup != cat.DedupNear {
+	if q.fs.Changed("dup-threshold") && q.dedup != cat.DedupNear {
 		return fmt.Errorf("--dup-threshold goes with --dedup near")
 	}
 	if q.dupThreshold <= 0 || q.dupThreshold > 1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/spf13/pflag"
 )
 
 // Ngrefine refines seed records toward expert exemplars: judge, rewrite
@@ -26,12 +27,8 @@ ngrefine nz-seeds.jsonl --culture-file testdata/cultures/new-zealand.yaml --exem
 ngrefine seeds.jsonl --emit-requests batch.jsonl   # then: ngrefine seeds.jsonl --responses out.jsonl
 NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngrefine seeds.jsonl --concurrency 4
 ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --seed 7 | ngv2r`
-	fs := p.Flags
-	k := fs.Int("k", refine.DefaultK, "exemplars shown to each rewrite, `N`")
-	exemplars := fs.String("exemplars", "builtin", "exemplars to refine toward: builtin, self (the run's own best-judged seeds), or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
-	minScore := fs.Int("min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
-	maxRounds := fs.Int("max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
-	drop := fs.Bool("drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
+	o := &ngrefineOptions{}
+	p.AddOptions(o)
 	p.WithCultures()
 	p.WithPrompts("refine/judge[.culture].tmpl, refine/rewrite[.culture].tmpl")
 	p.WithPersonas()
@@ -40,7 +37,7 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 	// of self, the stage.
 	source := func(args []string, self *refine.Stage) pipeline.Source {
 		src := pipeline.NewFileSource(args, recio.OpenOptions{Stdin: env.Stdin})
-		if *exemplars != "self" {
+		if o.exemplars != "self" {
 			return src
 		}
 		note := func(string) {}
@@ -58,21 +55,22 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 		}
 		c := m.Caller(llm.RoleRewriter)
 		warnSameJudge(m, p.IO.Quiet)
-		opt := refine.Options{Judge: m.Caller(llm.RoleJudge), K: *k, MinScore: *minScore, MaxRounds: *maxRounds, DropRejected: *drop, ExemplarSource: *exemplars}
+		opt := o.refineOptions()
+		opt.Judge = m.Caller(llm.RoleJudge)
 		// Said even with -q: it explains why seeds fail or are refined without exemplars.
 		opt.Warn = func(format string, args ...any) { fmt.Fprintf(msgs, "ngrefine: "+format+"\n", args...) }
-		switch *exemplars {
+		switch o.exemplars {
 		case "builtin":
 			opt.Exemplars = normbank.BuiltinExemplars()
 		case "self":
 			opt.Self = true
 		default:
-			es, err := normbank.LoadExemplars(*exemplars)
+			es, err := normbank.LoadExemplars(o.exemplars)
 			if err != nil {
 				return app.RunSpec{}, fmt.Errorf("--exemplars: %w", err)
 			}
 			if len(es) == 0 {
-				return app.RunSpec{}, fmt.Errorf("--exemplars %s: no exemplars in the file", *exemplars)
+				return app.RunSpec{}, fmt.Errorf("--exemplars %s: no exemplars in the file", o.exemplars)
 			}
 			opt.Exemplars = es
 		}
@@ -88,4 +86,32 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 		}
 		return app.RunSpec{Stage: stage, Source: source(b.Args, st)}, nil
 	})
+}
+
+// ngrefineOptions are ngrefine's own flags (app.Options).
+type ngrefineOptions struct {
+	k, minScore, maxRounds int
+	exemplars              string
+	drop                   bool
+}
+
+// Register adds ngrefine's flags to fs.
+func (o *ngrefineOptions) Register(fs *pflag.FlagSet) {
+	fs.IntVar(&o.k, "k", refine.DefaultK, "exemplars shown to each rewrite, `N`")
+	fs.StringVar(&o.exemplars, "exemplars", "builtin", "exemplars to refine toward: builtin, self (the run's own best-judged seeds), or a `FILE` of records (JSONL, Parquet or Arrow) that replaces them")
+	fs.IntVar(&o.minScore, "min-score", refine.DefaultMinScore, "accept a seed when every score is at least `S` (1-5)")
+	fs.IntVar(&o.maxRounds, "max-rounds", refine.DefaultMaxRounds, "rewrite a seed at most `N` times (0: judge only)")
+	fs.BoolVar(&o.drop, "drop-rejected", false, "send seeds that never reach --min-score to the errors file instead of keeping their best version")
+}
+
+// Check refuses --k, --min-score and --max-rounds out of range, before
+// the models are opened; refine.New checks them with its other options
+// (the one place of the rules and their messages).
+func (o *ngrefineOptions) Check() error {
+	return refine.CheckCounts(o.refineOptions())
+}
+
+// refineOptions are the stage's options the flags set.
+func (o *ngrefineOptions) refineOptions() refine.Options {
+	return refine.Options{K: o.k, MinScore: o.minScore, MaxRounds: o.maxRounds, DropRejected: o.drop, ExemplarSource: o.exemplars}
 }

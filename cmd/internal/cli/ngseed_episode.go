@@ -26,12 +26,17 @@ type episodeFlags struct {
 	norms     []normbank.Norm
 }
 
-func (f *episodeFlags) register(fs *pflag.FlagSet) {
+// Register adds the episode flags to fs (app.Options).
+func (f *episodeFlags) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.domains, "domains", episode.Domains, "with --types episode: the `DOMAINS` of the episodes, comma-separated (the seven of CultureConverse, or your own)")
 	fs.IntVar(&f.perDomain, "per-domain", 1, "with --types episode: specs per domain (and per subgroup), `N`")
 	fs.StringSliceVar(&f.subgroups, "subgroups", nil, "with --types episode: the users' subgroup identities, `LIST`; \"catalogue\": the culture profile's subgroups (default: the writer chooses)")
 	fs.Lookup("domains").DefValue = strings.Join(episode.Domains, ",")
 }
+
+// Check has nothing to refuse before the run: the episode flags are
+// checked with the arguments and the culture (source).
+func (f *episodeFlags) Check() error { return nil }
 
 // isEpisode says whether --types asks for episode specs; they are made
 // alone, not beside dialogue seeds.

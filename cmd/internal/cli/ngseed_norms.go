@@ -17,16 +17,19 @@ import (
 // makeNorms is ngseed --make-norms (issue 18): norms for a new culture,
 // from its profile, instead of seeds.
 type makeNorms struct {
-	on          *bool
-	perCategory *int
+	on          bool
+	perCategory int
 }
 
-func registerMakeNorms(fs *pflag.FlagSet) *makeNorms {
-	return &makeNorms{
-		on:          fs.Bool("make-norms", false, "write norms for the culture (--culture or the --culture-file's) instead of seeds: see New culture"),
-		perCategory: fs.Int("norms-per-category", seed.DefaultNormsPerCategory, "with --make-norms: norms per category, `N`"),
-	}
+// Register adds --make-norms and --norms-per-category to fs (app.Options).
+func (m *makeNorms) Register(fs *pflag.FlagSet) {
+	fs.BoolVar(&m.on, "make-norms", false, "write norms for the culture (--culture or the --culture-file's) instead of seeds: see New culture")
+	fs.IntVar(&m.perCategory, "norms-per-category", seed.DefaultNormsPerCategory, "with --make-norms: norms per category, `N`")
 }
+
+// Check has nothing to refuse before the run: seed.NewNormMaker checks
+// the counts, with --max-topups.
+func (m *makeNorms) Check() error { return nil }
 
 // culture is the culture to write norms for: --culture, else the one
 // --culture-file profile.
@@ -66,5 +69,5 @@ func (m *makeNorms) source(cultures *app.Cultures, name string, categories []str
 }
 
 func (m *makeNorms) stage(c llm.Caller, pack *prompt.Pack, topUps int, cultures *app.Cultures) (pipeline.Stage, error) {
-	return seed.NewNormMaker(c, seed.NormOptions{Pack: pack, PerCategory: *m.perCategory, MaxTopUps: topUps, Profile: cultures.Lookup})
+	return seed.NewNormMaker(c, seed.NormOptions{Pack: pack, PerCategory: m.perCategory, MaxTopUps: topUps, Profile: cultures.Lookup})
 }
