@@ -38,10 +38,7 @@ func (x *labelExtras) empty() bool {
 // turn adds one labelled turn of rec.
 func (x *labelExtras) turn(rec *record.Record, t *record.Turn) {
 	l := t.Labels
-	stage := l.Stage
-	if stage == "" {
-		stage = t.Stage
-	}
+	stage := record.TurnStage(t)
 	if l.Intent != "" && stage != "" && rec.DialogueType == record.TypeV2R {
 		d := x.stageIntents[stage]
 		if d == nil {
