@@ -80,6 +80,10 @@ const (
 	PactChoice   = "choice"   // "What should {actor} do?"
 )
 
+// PactQuestions are every question framing, the one list of them (the
+// record schema's enum is checked against it).
+var PactQuestions = []string{PactPersonal, PactNorm, PactChoice}
+
 // PactDefaultQuestions are the framings ngpact asks by default: the
 // paper's.
 var PactDefaultQuestions = []string{PactPersonal, PactNorm}

@@ -154,3 +154,40 @@ func TestFullRecordValidatesAgainstSchema(t *testing.T) {
 		t.Error("Validate accepted an unknown intent")
 	}
 }
+
+// Every question framing ngpact writes is one the published schema
+// accepts (its enum once lacked personal, the paper's default), and the
+// schema accepts no other.
+func TestSchemaPactQuestions(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Record()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("record.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("record.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := 0.5
+	validates := func(q string) bool {
+		rec := Full()
+		rec.Pact = []PactResult{{Model: "m", Question: q, Method: "logprobs", PFollow: &p, Samples: 1, Valid: 1, Majority: PactFollow}}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		return sch.Validate(v) == nil
+	}
+	for _, q := range PactQuestions {
+		if !validates(q) {
+			t.Errorf("the schema refuses a PACT result with question %q", q)
+		}
+	}
+	if validates("vibes") {
+		t.Error("the schema accepts an unknown question framing")
+	}
+}
