@@ -36,12 +36,3 @@ func readJSONL(t *testing.T, s string) []*record.Record {
 	t.Helper()
 	return testkit.ReadJSONL(t, "output", []byte(s))
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
