@@ -137,22 +137,9 @@ func TestProgramViolations(t *testing.T) {
 }
 
 func TestDependencyRules(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"pkg/...", module+"filters/...")
-	cmd.Dir = "../.."
-	b, err := cmd.Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	deps := map[string][]string{}
-	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		f := strings.Fields(line)
-		deps[f[0]] = f[1:]
-	}
+	deps := goList(t, "Deps", module+"pkg/...", module+"filters/...")
 	if len(deps) < 20 || len(deps[module+"filters/stats"]) == 0 {
-		t.Fatalf("go list listed %d packages: %q", len(deps), b)
+		t.Fatalf("go list listed %d packages", len(deps))
 	}
 	for _, v := range violations(deps) {
 		t.Error(v)
