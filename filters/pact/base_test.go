@@ -33,15 +33,7 @@ func TestBaseModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := items(1)
-	for _, r := range recs {
-		switch r.Culture {
-		case "korean":
-			r.Lang = "ko"
-		case "chinese":
-			r.Lang = "zh"
-		}
-	}
+	recs := itemsInLang(1)
 	res := testkit.Run(t, st, recs, 4)
 	if len(res.Errors) > 0 || len(res.Out) != len(recs) {
 		t.Fatalf("%d out, errors %v", len(res.Out), res.Errors)

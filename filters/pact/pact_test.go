@@ -21,6 +21,21 @@ import (
 
 // items are n English items per culture, each in four persona variants
 // (age x gender) sharing variant_of.
+// itemsInLang is items with each item's lang its culture's (en, zh, ko),
+// so that prompts follow the item's language.
+func itemsInLang(n int) []*record.Record {
+	recs := items(n)
+	for _, r := range recs {
+		switch r.Culture {
+		case "korean":
+			r.Lang = "ko"
+		case "chinese":
+			r.Lang = "zh"
+		}
+	}
+	return recs
+}
+
 func items(n int) []*record.Record {
 	var out []*record.Record
 	for _, c := range []string{"american", "chinese", "korean"} {
@@ -297,15 +312,7 @@ func TestPromptLanguages(t *testing.T) {
 	s, srv := subject(t, "a", injected)
 	for _, pl := range []string{pact.PromptItem, pact.PromptEnglish} {
 		st, _ := pact.New(pact.Options{Subjects: []pact.Subject{s}, Questions: []string{record.PactChoice, record.PactNorm}, Method: pact.MethodLogprobs, PromptLang: pl})
-		recs := items(2)
-		for _, r := range recs {
-			switch r.Culture {
-			case "korean":
-				r.Lang = "ko"
-			case "chinese":
-				r.Lang = "zh"
-			}
-		}
+		recs := itemsInLang(2)
 		res := testkit.Run(t, st, recs, 4)
 		for _, r := range res.Out {
 			for _, p := range r.Pact {
