@@ -32,7 +32,9 @@ runs=${RUNS:-7}
 only=${1:-all}
 out=${BENCH_OUT:-bench-out}
 mkdir -p "$out"
-go build -trimpath -ldflags='-s -w' -o "$out/ngkit" ./cmd/ngkit
+# Built as scripts/install.sh installs it (see there): written by install(1).
+go build -trimpath -ldflags='-s -w' -o "$out/ngkit.build" ./cmd/ngkit
+install -m 755 "$out/ngkit.build" "$out/ngkit" && rm -f "$out/ngkit.build"
 ng="$out/ngkit"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

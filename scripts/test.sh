@@ -33,6 +33,10 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 step go vet
 go vet ./...
 
+step "go vet and pkg/recio's tests without cgo (the klauspost zstd encoder)"
+CGO_ENABLED=0 go vet ./pkg/recio
+CGO_ENABLED=0 go test -count=1 ./pkg/recio
+
 step staticcheck
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 

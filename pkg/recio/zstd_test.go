@@ -2,7 +2,8 @@ package recio
 
 import (
 	"bytes"
-	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -22,12 +23,19 @@ func TestPageZstdLevels(t *testing.T) {
 	if _, ok := c.(*pageZstd); !ok {
 		t.Fatalf("zstd codec is %T, not ngkit's", c)
 	}
-	// A page of text like the release's: sentences drawn from a small
-	// vocabulary, so that a better match finder finds more.
+	// A page of the release sample's text (under 1 MiB: each of its files
+	// once), as the writer's pages of free text are.
 	var page bytes.Buffer
-	words := []string{"Mrs.", "Thompson", "sorry", "really", "I", "you", "the", "help", "dear", "shelf", "busy", "polite", "thank", "morning", "aisle"}
-	for i := 0; page.Len() < 1<<20; i++ {
-		fmt.Fprintf(&page, "%s %s %d, ", words[(i*7)%len(words)], words[(i*i+3)%len(words)], i%97)
+	files, _ := filepath.Glob("../../testdata/normgenesis/*.json")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page.Write(b)
+	}
+	if page.Len() < 256<<10 {
+		t.Fatalf("%d bytes of the release sample", page.Len())
 	}
 	src := page.Bytes()
 	dec, err := zstd.NewReader(nil)
@@ -50,6 +58,7 @@ func TestPageZstdLevels(t *testing.T) {
 	if !(sizes[7] < sizes[3] && sizes[3] < sizes[1]) {
 		t.Errorf("levels not honoured: sizes %v", sizes)
 	}
+	t.Logf("%s: sizes by level %v of %d bytes", ZstdEncoder, sizes, len(src))
 	// ngkit's writer asks for its level for every column.
 	for _, level := range []int{DefaultZstdLevel, 11} {
 		props := parquetWriterProperties(memory.DefaultAllocator, level)
