@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -80,7 +81,188 @@ func (r *Record) AppendJSON(dst []byte) ([]byte, error) {
 // UnmarshalJSON reads the known fields and keeps every other top-level key
 // in Extra. A key named "extra" holding an object (or a JSON string of an
 // object, as columnar formats store it) is merged into Extra.
+//
+// Most records' top-level keys are all spelled exactly as fields (or are
+// "extra"): for those, one scan of the top level (topLevel) finds the other
+// keys' values and the struct decoder reads the fields, without the map of
+// every value that the general path (unmarshalGeneral) decodes first. The
+// two decode every input alike (FuzzFastPathAgrees).
 func (r *Record) UnmarshalJSON(b []byte) error {
+	var spans [24]keySpan
+	top, ok := topLevel(b, spans[:0])
+	if !ok {
+		return r.unmarshalGeneral(b)
+	}
+	for _, kv := range top {
+		if !knownKeys[kv.key] && knownFold[strings.ToLower(kv.key)] {
+			return r.unmarshalGeneral(b)
+		}
+	}
+	*r = Record{}
+	if err := json.Unmarshal(b, (*recordFields)(r)); err != nil {
+		return err
+	}
+	var extra json.RawMessage
+	for _, kv := range top {
+		switch {
+		case knownKeys[kv.key]:
+		case kv.key == "extra":
+			extra = kv.val
+		default:
+			if !json.Valid(kv.val) {
+				return r.unmarshalGeneral(b) // for the general path's error
+			}
+			if r.Extra == nil {
+				r.Extra = make(map[string]json.RawMessage)
+			}
+			r.Extra[kv.key] = append(json.RawMessage(nil), kv.val...)
+		}
+	}
+	if extra != nil {
+		return r.mergeExtra(extra) // after the top-level keys, which win
+	}
+	return nil
+}
+
+// keySpan is a top-level key of a JSON object and its value's bytes.
+type keySpan struct {
+	key string
+	val []byte
+}
+
+// topLevel appends the keys and values of the JSON object b to dst, in
+// order. It reports false where b is not a single object, or a key has an
+// escape or is not plain (the general path decodes those): it checks the structure only
+// (strings, nesting); the values are validated by their decoders.
+func topLevel(b []byte, dst []keySpan) ([]keySpan, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return dst, skipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return dst, false
+		}
+		end := stringEnd(b, i)
+		if end < 0 {
+			return dst, false
+		}
+		key := b[i+1 : end-1]
+		if !plainKey(key) {
+			return dst, false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return dst, false
+		}
+		i = skipSpace(b, i+1)
+		vend := valueEnd(b, i)
+		if vend < 0 {
+			return dst, false
+		}
+		dst = append(dst, keySpan{string(key), b[i:vend]})
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return dst, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return dst, skipSpace(b, i+1) == len(b)
+		default:
+			return dst, false
+		}
+	}
+}
+
+// plainKey: a key the general path decodes to its bytes (no escape, valid
+// UTF-8, no control characters; goccy replaces invalid bytes).
+func plainKey(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(k)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index after the closing quote of the string at b[i]
+// (a quote), or -1 if it does not close. Quotes are found with
+// bytes.IndexByte, not byte by byte: most of a record is string bytes.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0 // the backslashes before the quote: an odd count escapes it
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd is the index after the JSON value at b[i], -1 if it does not
+// end: strings and nesting are followed, scalars run to a delimiter.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := stringEnd(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// unmarshalGeneral decodes every top-level value into a map first: for
+// keys with escapes or in another case than a field's, and for the errors
+// of malformed input.
+func (r *Record) unmarshalGeneral(b []byte) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
 		return err

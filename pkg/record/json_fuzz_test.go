@@ -76,3 +76,28 @@ func FuzzJSONAgreesWithStdlib(f *testing.F) {
 		}
 	})
 }
+
+// The fast path of UnmarshalJSON (one scan of the top level, then the
+// struct decoder) decodes every input as the general path does: the same
+// record, or an error from both.
+func FuzzFastPathAgrees(f *testing.F) {
+	b, _ := marshal(Full())
+	f.Add(b)
+	f.Add([]byte(`{"id":"a","extra":{"x":1,"y":[2]},"x":"top","z":{"k":"}"}}`))
+	f.Add([]byte(`{"id":"a","extra":"{\"x\":1}","Culture":"ko","cul\u0074ure":"zh"}`))
+	f.Add([]byte(` { "id" : "a" , "u" : [1,}, "v":tru } `))
+	f.Add([]byte(`{"id":"a","id":"b","q":1,"q":2,"extra":null}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fast, general Record
+		ferr := fast.UnmarshalJSON(b)
+		gerr := general.unmarshalGeneral(b)
+		if (ferr == nil) != (gerr == nil) {
+			t.Fatalf("fast path err %v, general err %v on %q", ferr, gerr, b)
+		}
+		if ferr == nil && !reflect.DeepEqual(fast, general) {
+			t.Fatalf("paths disagree on %q:\nfast    %+v\ngeneral %+v", b, fast, general)
+		}
+	})
+}
