@@ -969,7 +969,7 @@ func TestParquetWriterMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		written += uint64(rowSizer(reflect.TypeFor[record.Record]())(reflect.ValueOf(r).Elem()))
-		if k%200 == 0 {
+		if k%50 == 0 { // often enough that each half sees the top of its row groups
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			half := min(1, written/(total/2))
@@ -981,8 +981,15 @@ func TestParquetWriterMemory(t *testing.T) {
 	}
 	t.Logf("wrote %d MB (estimated uncompressed) in row groups of %d MB, %d MB of Parquet; peak live heap %d MB, then %d MB",
 		written>>20, target>>20, cw.n>>20, peak[0]>>20, peak[1]>>20)
-	if p := max(peak[0], peak[1]); p > 84<<20 {
-		t.Errorf("peak live heap %d MB, want < 84 MB", p>>20)
+	// Without cgo the zstd encoders and their windows are Go heap too
+	// (with cgo they are libzstd's C memory): 76-83 MB sampled every 50
+	// records, against 45-51 MB with libzstd.
+	limit := uint64(84 << 20)
+	if strings.HasPrefix(ZstdEncoder, "klauspost") {
+		limit = 92 << 20
+	}
+	if p := max(peak[0], peak[1]); p > limit {
+		t.Errorf("peak live heap %d MB, want < %d MB (%s)", p>>20, limit>>20, ZstdEncoder)
 	}
 	if peak[1] > peak[0]+peak[0]/4 {
 		t.Errorf("live heap grows with the input: %d MB in the first half, %d MB in the second", peak[0]>>20, peak[1]>>20)
