@@ -131,8 +131,8 @@ type keySpan struct {
 }
 
 // topLevel appends the keys and values of the JSON object b to dst, in
-// order. It reports false where b is not a single object, or a key has an
-// escape or is not plain (the general path decodes those): it checks the structure only
+// order. It reports false where b is not a single object, or a key is not
+// plain (the general path decodes those). It checks the structure only
 // (strings, nesting); the values are validated by their decoders.
 func topLevel(b []byte, dst []keySpan) ([]keySpan, bool) {
 	i := skipSpace(b, 0)
