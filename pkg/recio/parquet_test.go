@@ -985,7 +985,7 @@ func TestParquetWriterMemory(t *testing.T) {
 	// (with cgo they are libzstd's C memory): 76-83 MB sampled every 50
 	// records, against 45-51 MB with libzstd.
 	limit := uint64(84 << 20)
-	if strings.HasPrefix(ZstdEncoder, "klauspost") {
+	if zstdInGoHeap {
 		limit = 92 << 20
 	}
 	if p := max(peak[0], peak[1]); p > limit {

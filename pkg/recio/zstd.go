@@ -28,15 +28,15 @@ func init() {
 	compress.RegisterCodec(compress.Codecs.Zstd, &pageZstd{Codec: orig})
 }
 
-// Encode compresses at level 3.
-func (c *pageZstd) Encode(dst, src []byte) []byte { return c.EncodeLevel(dst, src, 3) }
+// Encode compresses at the default level.
+func (c *pageZstd) Encode(dst, src []byte) []byte { return c.EncodeLevel(dst, src, DefaultZstdLevel) }
 
 // EncodeLevel compresses src at a zstd level (arrow-go's default, -1 or 0,
-// is 3), appending to dst[:0] (arrow-go sizes dst's capacity to
-// CompressBound).
+// is DefaultZstdLevel), appending to dst[:0] (arrow-go sizes dst's
+// capacity to CompressBound).
 func (c *pageZstd) EncodeLevel(dst, src []byte, level int) []byte {
 	if level <= 0 {
-		level = 3
+		level = DefaultZstdLevel
 	}
 	return encodeZstd(dst[:0], src, level)
 }

@@ -9,8 +9,12 @@ import (
 	ddzstd "github.com/DataDog/zstd"
 )
 
-// ZstdEncoder names the zstd encoder of Parquet output in this build.
-const ZstdEncoder = "libzstd (cgo)"
+// ZstdEncoder names the zstd encoder of Parquet output in this build;
+// zstdInGoHeap says whether its state is Go heap (for the memory test).
+const (
+	ZstdEncoder  = "libzstd (cgo)"
+	zstdInGoHeap = false
+)
 
 // zstdCtxs are the idle libzstd contexts (a context serves one goroutine
 // at a time; reusing one saves allocating its tables). A free list, not a

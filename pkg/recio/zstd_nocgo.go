@@ -8,8 +8,12 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// ZstdEncoder names the zstd encoder of Parquet output in this build.
-const ZstdEncoder = "klauspost/compress (no cgo)"
+// ZstdEncoder names the zstd encoder of Parquet output in this build;
+// zstdInGoHeap says whether its state is Go heap (for the memory test).
+const (
+	ZstdEncoder  = "klauspost/compress (no cgo)"
+	zstdInGoHeap = true
+)
 
 // zstdEncoders pools klauspost encoders per level (its four: 1-2, 3-5,
 // 6-9, 10+). arrow-go's own use klauspost's default 8 MiB window with
