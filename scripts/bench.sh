@@ -50,6 +50,31 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f\n", $1/1024}'; }
 # "CPU-ms peak-RSS-MiB" of a command, in one run
 cpurss() { /usr/bin/time -f '%U %S %M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%d %.1f\n", ($1 + $2) * 1000, $3/1024}'; }
+# "wall-ms CPU-ms peak-RSS-MiB" of one run of a command
+measure() {
+  local t0 t1 r
+  t0=$(date +%s%N); r=$(/usr/bin/time -f '%U %S %M' "$@" 2>&1 >/dev/null | tail -1); t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) $(echo "$r" | awk '{printf "%d %.1f", ($1 + $2) * 1000, $3/1024}')"
+}
+# paired A B: $runs runs of the commands in the arrays named A and B, in
+# pairs whose order alternates, so that a machine that speeds up or slows
+# down during the run weighs on both alike; "wall CPU RSS" lines in
+# $out/A.m and $out/B.m. (Each figure used to be measured in loops of its
+# own, minutes apart: the same binaries' ratio swung 0.85-1.15 between runs.)
+paired() {
+  local -n pa=$1 pb=$2
+  local i
+  : >"$out/$1.m"; : >"$out/$2.m"
+  for i in $(seq "$runs"); do
+    rm -f "$out/dd.parquet" "$out/dd-ours.parquet"
+    if (( i % 2 )); then measure "${pa[@]}" >>"$out/$1.m"; measure "${pb[@]}" >>"$out/$2.m"
+    else measure "${pb[@]}" >>"$out/$2.m"; measure "${pa[@]}" >>"$out/$1.m"; fi
+  done
+}
+# med A COL: the median of column COL (1 wall, 2 CPU, 3 RSS) of A's runs
+med() { awk -v c="$2" '{print $c}' "$out/$1.m" | median; }
+# pairratio A B COL: the median over the pairs of A's figure over B's
+pairratio() { paste -d' ' "$out/$1.m" "$out/$2.m" | awk -v c="$3" '{printf "%.4f\n", $c / $(c + 3)}' | median | awk '{printf "%.2f", $1}'; }
 over=()
 # Rows of the generated report: row SECTION WHAT OURS PEER RATIO.
 rows="$out/rows.md"
@@ -165,34 +190,30 @@ fi
 echo "== 1. import of the release to Parquet ($runs runs, median wall ms)"
 node_modules=scripts/interop/node_modules
 node scripts/interop/flatten.mjs "$release"/*.json > "$out/flat.jsonl"
-ng_ms=$(for i in $(seq "$runs"); do wall "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"; done | median)
-ng_cpu=$(for i in $(seq "$runs"); do cpu "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"; done | median)
-echo "ngcat --from normgenesis -> parquet: $ng_ms ms, CPU $ng_cpu ms ($(stat -c %s "$out/ng.parquet") bytes; load average $(load))"
+"$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet"
 if [ -d "$node_modules/@duckdb" ]; then
-  dd_ms=$(for i in $(seq "$runs"); do rm -f "$out/dd.parquet"; wall node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"; done | median)
+  imp_ng=("$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ng.parquet")
+  imp_dd=(node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet")
+  paired imp_ng imp_dd
   node_ms=$(for i in $(seq "$runs"); do wall node scripts/interop/duckdb_load.mjs; done | median)
-  dd_cpu=$(for i in $(seq "$runs"); do rm -f "$out/dd.parquet"; cpu node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"; done | median)
   node scripts/interop/duckdb_convert.mjs "$out/flat.jsonl" "$out/dd.parquet"
-  echo "duckdb (node) flat jsonl -> zstd parquet: $dd_ms ms whole process, of which node start + duckdb load $node_ms ms, CPU $dd_cpu ms ($(stat -c %s "$out/dd.parquet") bytes; load average $(load))"
-  awk -v a="$ng_ms" -v b="$dd_ms" -v n="$node_ms" 'BEGIN {printf "ratio ngcat/duckdb: %.2f (whole process); %.2f against duckdb without node start-up\n", a/b, a/(b-n)}'
-  awk -v a="$ng_cpu" -v b="$dd_cpu" 'BEGIN {printf "ratio of CPU time ngcat/duckdb: %.2f\n", a/b}'
-  row "release import" "ngcat --from normgenesis -> parquet vs duckdb flat jsonl -> parquet: CPU ms (goal <= 1.0x; load $(load | cut -d' ' -f1))" "$ng_cpu" "$dd_cpu" "$(ratio "$ng_cpu" "$dd_cpu")"
+  echo "ngcat --from normgenesis -> parquet: $(med imp_ng 1) ms, CPU $(med imp_ng 2) ms ($(stat -c %s "$out/ng.parquet") bytes)"
+  echo "duckdb (node) flat jsonl -> zstd parquet: $(med imp_dd 1) ms whole process, of which node start + duckdb load $node_ms ms, CPU $(med imp_dd 2) ms ($(stat -c %s "$out/dd.parquet") bytes; load average $(load))"
+  echo "ratio ngcat/duckdb, median of the $runs pairs: wall $(pairratio imp_ng imp_dd 1), CPU $(pairratio imp_ng imp_dd 2)"
+  row "release import" "ngcat --from normgenesis -> parquet vs duckdb flat jsonl -> parquet: CPU ms (goal <= 1.0x; load $(load | cut -d' ' -f1))" "$(med imp_ng 2)" "$(med imp_dd 2)" "$(pairratio imp_ng imp_dd 2)"
   # The same work: our JSONL of the release (every field) -> zstd Parquet,
   # by ngcat and by DuckDB; CPU, wall, peak RSS and size (issue 30's goals:
   # CPU <= 0.8x, wall <= 0.8x, RSS <= 0.5x, size <= 1.0x).
   "$ng" ngcat --from normgenesis "$release"/*.json -o "$out/ours.jsonl"
+  same_ng=("$ng" ngcat "$out/ours.jsonl" -o "$out/ng-ours.parquet")
+  same_dd=(node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet")
+  paired same_ng same_dd
   node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet" 2>/dev/null
-  sc=$(for i in $(seq "$runs"); do cpu "$ng" ngcat "$out/ours.jsonl" -o "$out/ng-ours.parquet"; done | median)
-  sw=$(for i in $(seq "$runs"); do wall "$ng" ngcat "$out/ours.jsonl" -o "$out/ng-ours.parquet"; done | median)
-  sr=$(for i in $(seq "$runs"); do rss "$ng" ngcat "$out/ours.jsonl" -o "$out/ng-ours.parquet"; done | median)
-  dc=$(for i in $(seq "$runs"); do rm -f "$out/dd-ours.parquet"; cpu node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet"; done | median)
-  dw=$(for i in $(seq "$runs"); do rm -f "$out/dd-ours.parquet"; wall node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet"; done | median)
-  dr=$(for i in $(seq "$runs"); do rm -f "$out/dd-ours.parquet"; rss node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet"; done | median)
-  node scripts/interop/duckdb_convert.mjs "$out/ours.jsonl" "$out/dd-ours.parquet" 2>/dev/null
-  echo "the same records, our jsonl -> zstd parquet: ngcat CPU $sc ms, wall $sw ms, $sr MiB; duckdb CPU $dc ms, wall $dw ms, $dr MiB (load average $(load))"
-  row "jsonl -> parquet" "our JSONL of the release -> zstd Parquet: CPU ms (goal <= 0.8x; load $(load | cut -d' ' -f1))" "$sc" "$dc" "$(ratio "$sc" "$dc")"
-  row "jsonl -> parquet" "the same: wall ms (goal <= 0.8x, quiet machine)" "$sw" "$dw" "$(ratio "$sw" "$dw")"
-  row "jsonl -> parquet" "the same: peak RSS MiB (goal <= 0.5x)" "$sr" "$dr" "$(ratio "$sr" "$dr")"
+  echo "the same records, our jsonl -> zstd parquet: ngcat CPU $(med same_ng 2) ms, wall $(med same_ng 1) ms, $(med same_ng 3) MiB; duckdb CPU $(med same_dd 2) ms, wall $(med same_dd 1) ms, $(med same_dd 3) MiB (load average $(load))"
+  echo "ratio ngcat/duckdb, median of the $runs pairs: CPU $(pairratio same_ng same_dd 2), wall $(pairratio same_ng same_dd 1), RSS $(pairratio same_ng same_dd 3)"
+  row "jsonl -> parquet" "our JSONL of the release -> zstd Parquet: CPU ms (goal <= 0.8x; load $(load | cut -d' ' -f1))" "$(med same_ng 2)" "$(med same_dd 2)" "$(pairratio same_ng same_dd 2)"
+  row "jsonl -> parquet" "the same: wall ms (goal <= 0.8x, quiet machine)" "$(med same_ng 1)" "$(med same_dd 1)" "$(pairratio same_ng same_dd 1)"
+  row "jsonl -> parquet" "the same: peak RSS MiB (goal <= 0.5x)" "$(med same_ng 3)" "$(med same_dd 3)" "$(pairratio same_ng same_dd 3)"
   awk -v a="$(stat -c %s "$out/ng.parquet")" -v b="$(stat -c %s "$out/dd-ours.parquet")" \
     'BEGIN {printf "parquet size, the same records: ngcat %d bytes, duckdb (our jsonl, zstd) %d bytes: ratio %.3f (goal <= 1)\n", a, b, a/b}'
   row "jsonl -> parquet" "the same: file bytes (goal <= 1.0x)" "$(stat -c %s "$out/ng.parquet")" "$(stat -c %s "$out/dd-ours.parquet")" "$(ratio "$(stat -c %s "$out/ng.parquet")" "$(stat -c %s "$out/dd-ours.parquet")")"
@@ -225,7 +246,8 @@ head -1 "$out/x1.jsonl" > "$out/one.jsonl"
 echo "1 record: $(rss "$ng" ngcat "$out/one.jsonl" -o "$out/one.parquet") MiB peak RSS (the floor)"
 for n in 1 3 10; do
   for i in $(seq "$n"); do cat "$out/x1.jsonl"; done > "$out/xn.jsonl"
-  r=$(rss "$ng" ngcat "$out/xn.jsonl" -o "$out/xn.parquet")
+  # median of 3: one run's peak swings by a few MiB with the GC's timing
+  r=$(for i in 1 2 3; do rss "$ng" ngcat "$out/xn.jsonl" -o "$out/xn.parquet"; done | median)
   [ "$n" = 1 ] && r1=$r
   echo "${n}x ($(stat -c %s "$out/xn.jsonl") bytes): $r MiB peak RSS (jsonl -> parquet)," \
     "$(rss "$ng" ngcat "$out/xn.parquet" -o "$out/xn.arrows") MiB (parquet -> arrow)"
