@@ -245,7 +245,8 @@ func TestScriptAgreesWithLingua(t *testing.T) {
 	}
 }
 
-// linguaFor returns lingua's answer (an ISO 639-1 code) among codes.
+// linguaFor returns lingua's answer (an ISO 639-1 code) among codes,
+// with its full models.
 func linguaFor(t testing.TB, codes ...string) func(string) string {
 	t.Helper()
 	var ll []lingua.Language
@@ -256,6 +257,7 @@ func linguaFor(t testing.TB, codes ...string) func(string) string {
 		}
 		ll = append(ll, l)
 	}
+	fillModels(t, ll...) // this process's lingua maps hold only what askLingua put there
 	ld := lingua.NewLanguageDetectorBuilder().FromLanguages(ll...).Build()
 	return func(s string) string {
 		l, ok := ld.DetectLanguageOf(s)

@@ -116,7 +116,7 @@ func (d *Detector) detectLatin(s string, c scriptCounts, share float64) Result {
 			}
 		}
 	}
-	vals := d.ld.ComputeLanguageConfidenceValues(latinOnly(s, c))
+	vals := d.askLingua(latinOnly(s, c))
 	top := vals[0]
 	if top.Value() == 0 {
 		// lingua found no known n-gram: we only know it is Latin script.

@@ -34,11 +34,10 @@
 // Latin candidate with confidence ~0.2, "嗯……" as zh with 0.25, "네." as ko
 // with 0.5 (Hangul is unambiguous).
 //
-// lingua's models are large (~40 MB resident per language once decoded) and are
-// held in process-wide maps inside lingua (filled by models.go, faster than
-// lingua's own decoder): they are loaded once per process,
-// when the first Detector that needs them is built, and only for the Latin
-// candidates of that Detector. For builds the detector a run needs for
+// lingua's models are large (~11 MB of Go heap per language as models.go
+// indexes them, 40 MB as lingua's own maps): they are decoded once per
+// process, when the first text that needs lingua is checked, and only for
+// the Latin candidates of that text's Detector. For builds the detector a run needs for
 // given expected languages: the default set plus those languages and their
 // near neighbours, so a run over Korean and Thai dialogues loads no more
 // than the default set, and one over Malay loads Malay and Indonesian.
@@ -65,10 +64,10 @@ const MinConfidence = 0.5
 // tells them apart without models), and French, Spanish and German as the
 // Latin near neighbours of English: the languages an English-prompted model
 // most plausibly drifts into. Without any neighbour, Latin text could only
-// ever be "en" and a French turn would pass. Each Latin candidate costs ~20
-// MB of Go heap and ~40 MB resident (measured: en+fr 86 MB RSS, this set
-// 167 MB, plus it+pt+nl 259 MB), makes every lingua call slower and adds
-// false positives on short English turns, so the set stops at three.
+// ever be "en" and a French turn would pass. Each Latin candidate costs ~11
+// MB of Go heap and ~60 ms of CPU to decode its models (models.go), makes
+// every lingua call slower and adds false positives on short English
+// turns, so the set stops at three.
 // Italian, Portuguese and Dutch text is still reported as "not a candidate"
 // by the function-word vote (words.go), without loading their models.
 // Thai and Tamil are decided by script and cost nothing, so they are
@@ -143,6 +142,8 @@ type Detector struct {
 	words           bool     // every Latin candidate has a function-word list
 	byLingua        map[lingua.Language]string
 	ld              lingua.LanguageDetector // nil when fewer than two Latin candidates
+	ll              []lingua.Language       // ld's languages
+	lms             []*langModels           // their models, as ll
 }
 
 var (
@@ -157,8 +158,9 @@ type cacheEntry struct {
 }
 
 // Default returns the shared detector for DefaultLanguages. It is built on
-// first use, once per process; the first call loads the lingua models for
-// the Latin candidates (~0.3 s and ~165 MB resident for the default set).
+// first use, once per process; the first text that reaches lingua decodes
+// the models of the Latin candidates (~0.25 s of CPU and 44 MB for the
+// default set).
 func Default() *Detector {
 	d, err := New(DefaultLanguages...)
 	if err != nil {
@@ -252,28 +254,27 @@ func build(langs []string) (*Detector, error) {
 		d.words = d.words && hasWordList(c)
 	}
 	if len(ll) >= 2 {
-		// Preloaded: lingua's lazy loading is racy in the benign but costly
-		// sense that N goroutines hitting a cold model each decode it (tens
-		// of MB each) before one wins. Loading at build time, once, avoids
-		// that and keeps Detect latency flat.
-		//
-		// High-accuracy mode: lingua only sees what the function-word vote
-		// leaves open, mostly short turns, where low-accuracy mode (trigrams
-		// only) is much worse. Measured on 8000 English release turns, en
-		// vs {en,fr,es,de}: high accuracy 99.5% en, 2 confident non-en, ~150
-		// µs/call; low accuracy 98.0% en, 120 confident non-en, ~90 µs/call.
+		// lingua's maps hold only the n-grams of the texts it is asked
+		// about (models.go); the model files are decoded into indexes on
+		// the first text that needs them. High-accuracy mode: lingua only
+		// sees what the function-word vote leaves open, mostly short turns,
+		// where low-accuracy mode (trigrams only) is much worse. Measured
+		// on 8000 English release turns, en vs {en,fr,es,de}: high accuracy
+		// 99.5% en, 2 confident non-en, ~150 µs/call; low accuracy 98.0%
+		// en, 120 confident non-en, ~90 µs/call.
 		reserveMemory(int64(len(ll)) * modelBytes)
-		loadModels(ll) // models.go: lingua's loader, faster
-		d.ld = lingua.NewLanguageDetectorBuilder().
-			FromLanguages(ll...).
-			WithPreloadedLanguageModels().
-			Build()
+		for _, l := range ll {
+			d.lms = append(d.lms, modelsOf(l))
+		}
+		d.ll = ll
+		d.ld = lingua.NewLanguageDetectorBuilder().FromLanguages(ll...).Build()
 	}
 	return d, nil
 }
 
-// modelBytes is about what one Latin language's lingua models keep resident.
-const modelBytes = 45 << 20
+// modelBytes is about what one Latin language's model indexes keep in the
+// Go heap (models.go; 44 MB measured for en, fr, es, de).
+const modelBytes = 11 << 20
 
 // reserveMemory raises the process' soft memory limit, when one is set and
 // not by the user's GOMEMLIMIT, by the resident models: a limit chosen for

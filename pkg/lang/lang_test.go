@@ -389,7 +389,7 @@ func TestConcurrentLinguaCalls(t *testing.T) {
 			for i := range 50 {
 				s := texts[(g+i)%len(texts)]
 				d.Detect(s)
-				d.ld.ComputeLanguageConfidenceValues(s) // what Detect does for what the vote leaves open
+				d.askLingua(s) // what Detect does for what the vote leaves open
 			}
 		})
 	}
