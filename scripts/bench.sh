@@ -24,7 +24,8 @@
 # only 7 (prompt-cache share and --estimate against the run, on the fake).
 # Budgets: `budget NAME MS BUDGET` checks a median CPU time against its
 # budget; the run fails at the end when one is exceeded by more than 20%
-# (NGSTATS_CPU_BUDGET, in ms, overrides ngstats' 1500).
+# (NGSTATS_CPU_BUDGET, in ms, overrides ngstats' 1500), and when ngstats or
+# ngcat --dedup near take more than 10x the CPU at 8x the release as at 1x.
 # Wall times on a shared machine swing with its load, which is printed with
 # them; CPU times (user + sys) swing less.
 set -euo pipefail
@@ -153,6 +154,16 @@ for k in stats:ngstats near:"ngcat --dedup near" parquet:"jsonl -> parquet" llm:
   set -- ${scale[1,${k%%:*}]} ${scale[8,${k%%:*}]}
   row "1x vs 8x" "${k#*:}: CPU ms, 8x against 1x" "$3" "$1" "$(ratio "$3" "$1")"
   row "1x vs 8x" "${k#*:}: peak RSS MiB, 8x against 1x" "$4" "$2" "$(ratio "$4" "$2")"
+done
+# The programs that keep what they learn of the corpus (ngstats' report,
+# the near-duplicate index) must grow linearly: 8x the release within 10x
+# the CPU of 1x (1x carries the fixed start, lingua's models among it).
+# ngstats took 15.8x when its kept data sat under the soft memory limit
+# and the GC ran without pause (pkg/memlimit).
+for k in stats:ngstats near:"ngcat --dedup near"; do
+  set -- ${scale[1,${k%%:*}]} ${scale[8,${k%%:*}]}
+  awk -v a="$3" -v b="$1" -v n="${k#*:}" 'BEGIN {printf "growth %s: 8x CPU %.2fx of 1x (fails above 10x)\n", n, a/b}'
+  if [ "$3" -gt $(( $1 * 10 )) ]; then over+=("${k#*:} 8x CPU above 10x of 1x"); fi
 done
 rm -f "$out/scale.jsonl" "$out/scale-dd.jsonl" "$out/scale.parquet" "$out/scale-llm.jsonl"
 echo "(load average $(load))"

@@ -19,16 +19,26 @@ import (
 )
 
 func main() {
-	// NGKIT_CPUPROFILE=FILE writes a CPU profile of the run (for scripts/bench.sh).
+	// NGKIT_CPUPROFILE=FILE writes a CPU profile of the run, NGKIT_MEMPROFILE
+	// a heap profile (live objects as of the run's last GC cycle), for
+	// finding where time and memory go (docs/speed.md).
 	if path := os.Getenv("NGKIT_CPUPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-			code := run(os.Args)
-			pprof.StopCPUProfile()
-			f.Close()
-			os.Exit(code)
+			defer f.Close()
+			defer pprof.StopCPUProfile()
 		}
 	}
-	os.Exit(run(os.Args))
+	code := run(os.Args)
+	if path := os.Getenv("NGKIT_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
+	if code != 0 {
+		pprof.StopCPUProfile() // os.Exit runs no deferred calls
+		os.Exit(code)
+	}
 }
 
 func run(argv []string) int {

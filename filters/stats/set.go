@@ -1,6 +1,9 @@
 package stats
 
-import "github.com/ngkit/ngkit/pkg/record"
+import (
+	"github.com/ngkit/ngkit/pkg/memlimit"
+	"github.com/ngkit/ngkit/pkg/record"
+)
 
 // u64set is a set of 64-bit hashes with open addressing: several times
 // faster than map[uint64]struct{} for the million n-gram inserts of a
@@ -40,6 +43,7 @@ func (s *u64set) add(h uint64) bool {
 func (s *u64set) grow() {
 	old := s.slots
 	s.slots = make([]uint64, max(2*len(old), 1024))
+	memlimit.Reserve(8 * int64(len(s.slots)-len(old))) // kept to the end, grows with the corpus
 	mask := uint64(len(s.slots) - 1)
 	for _, h := range old {
 		if h == 0 {

@@ -3,6 +3,9 @@ package dedup
 import (
 	"math"
 	"slices"
+	"unsafe"
+
+	"github.com/ngkit/ngkit/pkg/memlimit"
 )
 
 // Index clusters signatures as they come: a signature joins the cluster of
@@ -32,6 +35,7 @@ type Index struct {
 	seen        []int32 // by signature: 1 + the last Add that took it as a candidate
 	cand        []int32
 	bkeys       []uint64 // of the signature being added, by band
+	reserved    int64    // bytes of the arrays above reserved with pkg/memlimit
 }
 
 // NewIndex returns an empty index for a similarity threshold in (0, 1].
@@ -138,5 +142,17 @@ func (ix *Index) Add(sig Signature) (cluster int, sim float64) {
 		ix.next = append(ix.next, ix.heads[s])
 		ix.heads[s] = n + 1
 	}
+	ix.reserve()
 	return int(cl), best
+}
+
+// reserve raises the soft memory limit by what the index's arrays grew by
+// (pkg/memlimit): the index is kept to the end and grows with the corpus.
+func (ix *Index) reserve() {
+	n := int64(cap(ix.sigs))*int64(unsafe.Sizeof(Signature{})) + 8*int64(cap(ix.keys)) +
+		4*int64(cap(ix.heads)+cap(ix.cluster)+cap(ix.next)+cap(ix.seen))
+	if n > ix.reserved {
+		memlimit.Reserve(n - ix.reserved)
+		ix.reserved = n
+	}
 }

@@ -45,13 +45,11 @@ package lang
 
 import (
 	"fmt"
-	"math"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/ngkit/ngkit/pkg/memlimit"
 	"github.com/pemistahl/lingua-go"
 )
 
@@ -262,7 +260,7 @@ func build(langs []string) (*Detector, error) {
 		// on 8000 English release turns, en vs {en,fr,es,de}: high accuracy
 		// 99.5% en, 2 confident non-en, ~150 µs/call; low accuracy 98.0%
 		// en, 120 confident non-en, ~90 µs/call.
-		reserveMemory(int64(len(ll)) * modelBytes)
+		memlimit.Reserve(int64(len(ll)) * modelBytes)
 		for _, l := range ll {
 			d.lms = append(d.lms, modelsOf(l))
 		}
@@ -275,19 +273,6 @@ func build(langs []string) (*Detector, error) {
 // modelBytes is about what one Latin language's model indexes keep in the
 // Go heap (models.go; 44 MB measured for en, fr, es, de).
 const modelBytes = 11 << 20
-
-// reserveMemory raises the process' soft memory limit, when one is set and
-// not by the user's GOMEMLIMIT, by the resident models: a limit chosen for
-// a program's streaming buffers (pkg/pipeline sets one) would otherwise sit
-// under the models and keep the garbage collector running without pause.
-func reserveMemory(n int64) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
-		debug.SetMemoryLimit(cur + n)
-	}
-}
 
 // Languages returns the candidate languages, normalized, in the order given.
 func (d *Detector) Languages() []string { return append([]string(nil), d.langs...) }
