@@ -4,9 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -195,5 +199,39 @@ func fillModels(t testing.TB, ls ...lingua.Language) {
 		for n := range m.idx {
 			m.idx[n].each(func(g string, p float64) { m.maps[n][g] = p })
 		}
+	}
+}
+
+// TestOnlyPkgLangUsesLingua: lingua's maps hold only what askLingua put
+// there, so a detector built anywhere else in the process would answer from
+// partial models. No Go file of the module outside pkg/lang imports lingua.
+func TestOnlyPkgLangUsesLingua(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == "node_modules" || strings.HasPrefix(e.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		if rel, _ := filepath.Rel(root, path); filepath.Dir(rel) == filepath.Join("pkg", "lang") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if strings.Contains(imp.Path.Value, "pemistahl/lingua-go") {
+				t.Errorf("%s imports lingua: only pkg/lang may (models.go)", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
