@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/safeopen"
 )
 
 // Cache is a content-addressed store of accepted replies on disk, keyed
@@ -51,7 +51,7 @@ func OpenCache(dir string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}
-	if uid, ok := recio.FileOwner(st); ok && uid != os.Geteuid() {
+	if uid, ok := safeopen.Owner(st); ok && uid != os.Geteuid() {
 		return nil, fmt.Errorf("--cache %s: the folder is uid %d's, not this user's: its replies cannot be trusted (use a folder of your own)", dir, uid)
 	}
 	if st.Mode().Perm()&0o022 != 0 {
@@ -77,7 +77,7 @@ func (c *Cache) bucket(key string) string { return filepath.Join(c.dir, key[:2]+
 
 // get returns the first whole entry of key; none is a miss.
 func (c *Cache) get(key string) (*cacheEntry, bool) {
-	f, err := recio.OpenNoFollow(c.bucket(key), os.O_RDONLY, 0)
+	f, err := safeopen.NoFollow(c.bucket(key), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -109,7 +109,7 @@ func (c *Cache) put(key string, e *cacheEntry) error {
 	line := make([]byte, 0, len(b)+len(key)+2)
 	line = append(append(append(append(line, '\n'), key...), '\t'), b...)
 	// Not through a link: an entry goes into the bucket, nowhere else.
-	f, err := recio.OpenNoFollow(c.bucket(key), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safeopen.NoFollow(c.bucket(key), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

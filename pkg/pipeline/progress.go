@@ -18,6 +18,7 @@ import (
 	"github.com/cheggaaa/pb/v3"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/ngkit/ngkit/pkg/safeopen"
 	"github.com/parquet-go/parquet-go"
 	"golang.org/x/term"
 )
@@ -280,7 +281,7 @@ func privateDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	if uid, ok := recio.FileOwner(st); !st.IsDir() || st.Mode()&(fs.ModeType|fs.ModePerm|fs.ModeSticky|fs.ModeSetuid|fs.ModeSetgid) != fs.ModeDir|0o700 || (ok && uid != os.Getuid()) {
+	if uid, ok := safeopen.Owner(st); !st.IsDir() || st.Mode()&(fs.ModeType|fs.ModePerm|fs.ModeSticky|fs.ModeSetuid|fs.ModeSetgid) != fs.ModeDir|0o700 || (ok && uid != os.Getuid()) {
 		return fmt.Errorf("%s: not a folder of this user's with mode 0700", dir)
 	}
 	return nil
@@ -296,7 +297,7 @@ func (b *board) publish(name string, st Stats, final bool, calls, inFlight int64
 	}
 	tmp := filepath.Join(b.dir, "."+b.self)
 	line := fmt.Sprintf("%d %s %d %t %d %d\n", b.start, name, st.Out, final, calls, inFlight)
-	f, err := recio.OpenNoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := safeopen.NoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return
 	}
@@ -354,7 +355,7 @@ func (b *board) read() string {
 // readEntry reads a board entry: a regular file (not a link), its first
 // maxBoardLine bytes.
 func readEntry(name string) (string, error) {
-	f, err := recio.OpenNoFollow(name, os.O_RDONLY, 0)
+	f, err := safeopen.NoFollow(name, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}

@@ -13,8 +13,3 @@ func dupFile(fd int, name string) (*os.File, error) {
 }
 
 func mayFollow(string, fs.FileInfo) error { return nil }
-
-// FileOwner is the user id that owns the file of st (unknown here).
-func FileOwner(fs.FileInfo) (int, bool) { return 0, false }
-
-const oNoFollow = 0

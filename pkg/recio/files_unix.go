@@ -46,15 +46,3 @@ func mayFollow(link string, st fs.FileInfo) error {
 	}
 	return nil
 }
-
-// FileOwner is the user id that owns the file of st.
-func FileOwner(st fs.FileInfo) (int, bool) {
-	s, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(s.Uid), true
-}
-
-// oNoFollow makes open fail on a symbolic link.
-const oNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -258,23 +258,3 @@ func NewWriter[T any](o *Output, opt WriteOptions) (Writer[T], error) {
 	}
 	return nil, errors.New("unknown output format " + string(o.Format))
 }
-
-// OpenNoFollow opens name without following a symbolic link, and refuses
-// anything but a regular file (a FIFO planted under the name would block
-// the open, a device would be written): for files in folders that others
-// may have prepared.
-func OpenNoFollow(name string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(name, flag|oNoFollow, perm)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = &os.PathError{Op: "open", Path: name, Err: errors.New("not a regular file")}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
