@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"io/fs"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/flate"
 	"github.com/pemistahl/lingua-go"
 )
@@ -223,7 +223,8 @@ func (d *Detector) askLingua(text string) []lingua.ConfidenceValue {
 }
 
 // ngramIndex is one decoded model file: the protobuf itself and an
-// open-addressed table of its n-grams. A slot is 0 when empty, else the
+// open-addressed table of its n-grams, placed by xxhash (the same in every
+// process: the table is kept on disk, modelcache.go). A slot is 0 when empty, else the
 // n-gram's offset in buf (32 bits), its length in bytes (8) and the index
 // of its n-gram set (24), whose probability is in probs.
 type ngramIndex struct {
@@ -232,11 +233,9 @@ type ngramIndex struct {
 	probs []float64
 }
 
-var indexSeed = maphash.MakeSeed()
-
 func (x *ngramIndex) lookup(g string) (float64, bool) {
 	mask := uint64(len(x.slots) - 1)
-	for i := maphash.String(indexSeed, g) & mask; ; i = (i + 1) & mask {
+	for i := xxhash.Sum64String(g) & mask; ; i = (i + 1) & mask {
 		s := x.slots[i]
 		if s == 0 {
 			return 0, false
@@ -259,7 +258,8 @@ func (x *ngramIndex) each(f func(g string, p float64)) {
 }
 
 // decodeModel reads one model file as lingua's loadLanguageModels does,
-// into an index.
+// into an index: from the cache folder when it holds the file's index
+// (modelcache.go), else decoded and stored there.
 func decodeModel(l lingua.Language, n int) (*ngramIndex, error) {
 	path := fmt.Sprintf("language-models/%s/%s.pb.bin.zip", strings.ToLower(l.IsoCode639_1().String()), ngramModels[n-1].name)
 	zipped, err := linguaModelFiles.ReadFile(path)
@@ -272,6 +272,13 @@ func decodeModel(l lingua.Language, n int) (*ngramIndex, error) {
 	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
 	if err != nil || len(zr.File) != 1 || zr.File[0].Method != zip.Deflate {
 		return nil, fmt.Errorf("lang: %s: not a one-file deflated zip: %v", path, err)
+	}
+	dir, cached := cacheDir() // modelcache.go
+	name := indexFileName(strings.ToLower(l.IsoCode639_1().String()), n, zr.File[0].CRC32, zr.File[0].UncompressedSize64)
+	if cached {
+		if x, err := readIndex(dir, name); err == nil {
+			return x, nil
+		}
 	}
 	// The raw stream from a bytes.Reader: flate reads it without a bufio
 	// layer. The CRC is not checked: the files are the binary's own, and
@@ -293,6 +300,9 @@ func decodeModel(l lingua.Language, n int) (*ngramIndex, error) {
 	x, err := indexModel(buf)
 	if err != nil {
 		return nil, fmt.Errorf("lang: %s: %w", path, err)
+	}
+	if cached {
+		_ = writeIndex(dir, name, x) // a cache: the index is good without it
 	}
 	return x, nil
 }
@@ -354,7 +364,7 @@ func indexModel(buf []byte) (*ngramIndex, error) {
 	for _, slot := range grams {
 		off, n := slot>>32, slot>>24&0xff
 		g := buf[off : off+n]
-		for i := maphash.Bytes(indexSeed, g) & mask; ; i = (i + 1) & mask {
+		for i := xxhash.Sum64(g) & mask; ; i = (i + 1) & mask {
 			s := x.slots[i]
 			if s == 0 {
 				x.slots[i] = slot

@@ -156,10 +156,11 @@ func TestLinguaAnswersAsWithFullModels(t *testing.T) {
 }
 
 // BenchmarkDecodeModel: the four Latin models of the default set, by
-// decodeModel and by lingua's own decoder.
+// decodeModel without the cache folder (inflated and indexed), with it
+// (read back: modelcache.go) and by lingua's own decoder.
 func BenchmarkDecodeModel(b *testing.B) {
 	langs := []lingua.Language{lingua.English, lingua.French, lingua.Spanish, lingua.German}
-	b.Run("ours", func(b *testing.B) {
+	decodeAll := func(b *testing.B) {
 		for range b.N {
 			for _, l := range langs {
 				for n := 1; n <= 5; n++ {
@@ -169,7 +170,14 @@ func BenchmarkDecodeModel(b *testing.B) {
 				}
 			}
 		}
+	}
+	b.Run("ours", func(b *testing.B) {
+		old := modelCacheDir
+		modelCacheDir = func() string { return "" }
+		defer func() { modelCacheDir = old }()
+		decodeAll(b)
 	})
+	b.Run("ours-cached", decodeAll)
 	b.Run("lingua", func(b *testing.B) {
 		for range b.N {
 			for _, l := range langs {
