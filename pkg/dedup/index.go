@@ -117,16 +117,25 @@ func (ix *Index) Add(sig Signature) (cluster int, sim float64) {
 	}
 	// The first similar candidate wins.
 	slices.Sort(ix.cand)
-	cl, best := n, 1.0
+	cl, best, win := n, 1.0, int32(-1)
 	for _, j := range ix.cand {
 		if s := Similarity(&sig, &ix.sigs[j]); s >= ix.threshold {
-			cl, best = ix.cluster[j], s
+			cl, best, win = ix.cluster[j], s, j
 			break
 		}
 	}
 	ix.sigs = append(ix.sigs, sig)
 	ix.cluster = append(ix.cluster, cl)
 	ix.seen = append(ix.seen, 0)
+	if win >= 0 && ix.sigs[win] == sig {
+		// An exact copy is not filed: a later signature similar to it is
+		// as similar to the earlier one, which comes first and wins. So
+		// the chains of a corpus of copies stay as long as of one copy
+		// (on 8 copies of the release Add took 0.77 s of CPU, 1.78 filing them).
+		ix.next = append(ix.next, make([]int32, ix.bands)...)
+		ix.reserve()
+		return int(cl), best
+	}
 	for _, k := range ix.bkeys {
 		s := ix.slot(k) // again: an earlier band may have taken the empty slot found
 		switch ix.heads[s] {
