@@ -32,9 +32,10 @@ var forbidden = map[string]map[string]string{
 	},
 }
 
-// leaves depend on no package of ngkit: vocabularies and scanners that
-// packages on every level share.
-var leaves = []string{"pkg/vocab", "pkg/jsonscan"}
+// leaves depend on no package of ngkit: vocabularies, scanners and
+// process-wide helpers (the soft memory limit, opening files others may
+// have prepared) that packages on every level share.
+var leaves = []string{"pkg/vocab", "pkg/jsonscan", "pkg/memlimit", "pkg/safeopen"}
 
 // violations checks the rules on a package -> dependencies listing (the
 // transitive, non-test dependencies of go list -deps) and returns one line
