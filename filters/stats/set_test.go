@@ -1,10 +1,9 @@
 package stats
 
 import (
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"testing"
+
+	"github.com/ngkit/ngkit/internal/memtest"
 )
 
 // TestSetUnderSoftLimit: a hash set kept while it grows past the process'
@@ -16,36 +15,23 @@ func TestSetUnderSoftLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 32 MB set")
 	}
-	t.Setenv("GOMEMLIMIT", "")
-	// 16 MiB above what the process holds already (other tests' data),
-	// its free memory returned to the system first: free pages count
-	// toward the limit, and the data would grow into them.
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + 16<<20))
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	cycles := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	before := cycles()
 	var s u64set
-	var garbage []byte
-	for i := range uint64(2_000_000) {
-		if !s.add(i*0x9e3779b97f4a7c15 + 1) {
-			t.Fatalf("hash %d reported as seen", i)
+	n := memtest.GCCycles(t, 16<<20, func() {
+		var garbage []byte
+		for i := range uint64(2_000_000) {
+			if !s.add(i*0x9e3779b97f4a7c15 + 1) {
+				t.Fatalf("hash %d reported as seen", i)
+			}
+			if i%8 == 0 {
+				garbage = make([]byte, 1024)
+			}
 		}
-		if i%8 == 0 {
-			garbage = make([]byte, 1024)
-		}
-	}
-	_ = garbage
+		_ = garbage
+	})
 	if s.n != 2_000_000 {
 		t.Fatalf("%d in the set, want 2000000", s.n)
 	}
-	if n := cycles() - before; n > 100 {
+	if n > 100 {
 		t.Errorf("%d GC cycles building the set under a 16 MiB soft limit, want at most 100", n)
 	} else {
 		t.Logf("%d GC cycles", n)

@@ -2,10 +2,9 @@ package dedup
 
 import (
 	"math/rand/v2"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"testing"
+
+	"github.com/ngkit/ngkit/internal/memtest"
 )
 
 // TestIndexUnderSoftLimit: an index kept while it grows past the process'
@@ -17,34 +16,21 @@ func TestIndexUnderSoftLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 40 MB index")
 	}
-	t.Setenv("GOMEMLIMIT", "")
-	// 16 MiB above what the process holds already (other tests' data),
-	// its free memory returned to the system first: free pages count
-	// toward the limit, and the data would grow into them.
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + 16<<20))
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	cycles := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	before := cycles()
 	ix := NewIndex(0.8)
 	rng := rand.New(rand.NewPCG(3, 4))
-	var garbage []byte
-	for range 100_000 {
-		var sig Signature
-		for k := range sig {
-			sig[k] = uint16(rng.Uint32())
+	n := memtest.GCCycles(t, 16<<20, func() {
+		var garbage []byte
+		for range 100_000 {
+			var sig Signature
+			for k := range sig {
+				sig[k] = uint16(rng.Uint32())
+			}
+			ix.Add(sig)
+			garbage = make([]byte, 1024) // a record's worth of short-lived work
 		}
-		ix.Add(sig)
-		garbage = make([]byte, 1024) // a record's worth of short-lived work
-	}
-	_ = garbage
-	if n := cycles() - before; n > 100 {
+		_ = garbage
+	})
+	if n > 100 {
 		t.Errorf("%d GC cycles building the index under a 16 MiB soft limit, want at most 100", n)
 	} else {
 		t.Logf("%d GC cycles", n)
