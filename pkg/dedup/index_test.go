@@ -10,8 +10,9 @@ import (
 // TestIndexUnderSoftLimit: an index kept while it grows past the process'
 // soft memory limit (a streaming program's, pkg/memlimit) does not keep
 // the garbage collector running: it reserves what it holds. 100,000
-// signatures under a limit 16 MiB above what the process held took 1,625
-// GC cycles without the reservation, 30 with it.
+// signatures under a limit 16 MiB above what the process held took
+// 111-1,625 GC cycles without the reservation (fewer on a busy machine),
+// 29-35 with it.
 func TestIndexUnderSoftLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 40 MB index")
@@ -30,8 +31,8 @@ func TestIndexUnderSoftLimit(t *testing.T) {
 		}
 		_ = garbage
 	})
-	if n > 100 {
-		t.Errorf("%d GC cycles building the index under a 16 MiB soft limit, want at most 100", n)
+	if n > 60 {
+		t.Errorf("%d GC cycles building the index under a 16 MiB soft limit, want at most 60", n)
 	} else {
 		t.Logf("%d GC cycles", n)
 	}
