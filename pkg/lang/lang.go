@@ -142,6 +142,7 @@ type Detector struct {
 	ld              lingua.LanguageDetector // nil when fewer than two Latin candidates
 	ll              []lingua.Language       // ld's languages
 	lms             []*langModels           // their models, as ll
+	load            *modelLoad              // decodes lms on the first text for lingua
 }
 
 var (
@@ -265,6 +266,7 @@ func build(langs []string) (*Detector, error) {
 			d.lms = append(d.lms, modelsOf(l))
 		}
 		d.ll = ll
+		d.load = &modelLoad{}
 		d.ld = lingua.NewLanguageDetectorBuilder().FromLanguages(ll...).Build()
 	}
 	return d, nil

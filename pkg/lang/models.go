@@ -23,11 +23,10 @@ import (
 // lingua keeps its models (zipped protobuf embedded in the binary) in
 // process-wide maps, one Go map per language and n-gram length, which it
 // fills from the files the first time a detector needs them: 1.3 million
-// n-grams for the four Latin languages of the default set, 165 MB of maps
-// that every later GC cycle marks again. Yet lingua
-// only ever looks up the n-grams of the text it is given, and on the
-// release only 616 of 92,313 turns reach it (the function-word vote
-// decides the rest).
+// n-grams for the four Latin languages of the default set, 86 MB of maps
+// that every later GC cycle marks again. Yet lingua only ever looks up the
+// n-grams of the text it is given, and on the release only 616 of 92,313
+// turns reach it (the function-word vote decides the rest).
 //
 // So lingua's maps hold only what it will read. The model files are
 // decoded, on a text's first need, into a flat index each (the protobuf
@@ -43,7 +42,7 @@ import (
 // The maps and the embedded files are lingua's unexported variables,
 // reached by linkname (pinned by go.mod to lingua v1.4.0; the tests fail
 // if a new version renames them). Nothing else in the process may use
-// lingua directly: it would see the partial maps.
+// lingua directly: it would see the partial maps (TestOnlyPkgLangUsesLingua).
 
 //go:linkname linguaModelFiles github.com/pemistahl/lingua-go.languageModels
 var linguaModelFiles embed.FS
@@ -111,6 +110,12 @@ func modelsOf(l lingua.Language) *langModels {
 	return m
 }
 
+// modelLoad is a detector's decoding of its models, once.
+type modelLoad struct {
+	once sync.Once
+	err  error
+}
+
 // loadIndexes decodes the five model files of each language of ls (whose
 // models are ms) not yet decoded, the files in parallel.
 func loadIndexes(ls []lingua.Language, ms []*langModels) error {
@@ -124,11 +129,7 @@ func loadIndexes(ls []lingua.Language, ms []*langModels) error {
 					inner.Go(func() { m.idx[n], errs[n] = decodeModel(ls[i], n+1) })
 				}
 				inner.Wait()
-				for _, err := range errs {
-					if err != nil && m.err == nil {
-						m.err = err
-					}
-				}
+				m.err = errors.Join(errs...)
 			})
 		})
 	}
@@ -150,8 +151,9 @@ func loadIndexes(ls []lingua.Language, ms []*langModels) error {
 // such runs too); trigrams only when the words have 120 letters or more,
 // as lingua does.
 func (d *Detector) askLingua(text string) []lingua.ConfidenceValue {
-	if err := loadIndexes(d.ll, d.lms); err != nil {
-		panic(err) // the embedded files: every one of them is tested
+	d.load.once.Do(func() { d.load.err = loadIndexes(d.ll, d.lms) })
+	if d.load.err != nil {
+		panic(d.load.err) // the embedded files: every one of them is tested
 	}
 	type hit struct {
 		m *langModels
