@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,15 +48,13 @@ func OpenCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}
-	st, err := os.Stat(dir)
-	if err != nil {
+	switch err := safeopen.OwnDir(dir); {
+	case errors.Is(err, safeopen.ErrNotOwned):
+		return nil, fmt.Errorf("--cache %s: %v: its replies cannot be trusted (use a folder of your own)", dir, err)
+	case errors.Is(err, safeopen.ErrOthersWrite):
+		return nil, fmt.Errorf("--cache %s: %v: its replies cannot be trusted (chmod go-w it, or use another)", dir, err)
+	case err != nil:
 		return nil, fmt.Errorf("--cache: %w", err)
-	}
-	if uid, ok := safeopen.Owner(st); ok && uid != os.Geteuid() {
-		return nil, fmt.Errorf("--cache %s: the folder is uid %d's, not this user's: its replies cannot be trusted (use a folder of your own)", dir, uid)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("--cache %s: other users may write the folder (mode %04o): its replies cannot be trusted (chmod go-w it, or use another)", dir, st.Mode().Perm())
 	}
 	return &Cache{dir: dir}, nil
 }
