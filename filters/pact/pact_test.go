@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -374,20 +375,34 @@ func TestFramings(t *testing.T) {
 
 // dying serves the fake's first reply, then stops listening (the reply
 // says Connection: close), as a server killed mid-run: the next attempts
-// are refused.
+// are refused. It accepts one connection: the listener is closed as it
+// takes it, so that a concurrent request (the questions are asked at once)
+// cannot reach the fake on a second connection accepted before the close.
 func dying(t *testing.T, fake *llmtest.Server) string {
 	t.Helper()
-	var hs *httptest.Server
-	var n atomic.Int32
-	hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 1 {
-			w.Header().Set("Connection", "close")
-			hs.Listener.Close()
-		}
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
 		fake.ServeHTTP(w, r)
 	}))
+	hs.Listener = &oneConn{Listener: hs.Listener}
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.URL + "/v1"
+}
+
+// oneConn is a listener that accepts one connection and closes as it does.
+type oneConn struct {
+	net.Listener
+	taken atomic.Bool
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if l.taken.Swap(true) {
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	l.Listener.Close()
+	return c, err
 }
 
 // A call whose first reply names neither option and whose retries are
