@@ -221,3 +221,43 @@ func TestModelCacheChild(t *testing.T) {
 	sameIndex(t, "in another process", x, fresh)
 	fmt.Println("CHILD READ THE INDEX")
 }
+
+// FuzzParseIndex: whatever a cache file holds, even with a right checksum,
+// parseIndex does not panic, and an index it accepts answers every lookup
+// (no slot points outside the file, every probe ends at an empty slot).
+func FuzzParseIndex(f *testing.F) {
+	dir := f.TempDir()
+	for _, l := range []lingua.Language{lingua.German, lingua.Spanish} { // unigrams: small seeds, fast runs
+		x, err := decodeModel(l, 1)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := writeIndex(dir, "seed", x); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "seed"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(indexMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		data := make([]byte, len(b)) // the aligned buffer readIndex reads into
+		copy(data, b)
+		if len(data) >= indexHeader { // a right checksum: the checks behind it are the ones to fuzz
+			binary.LittleEndian.PutUint64(data[40:], xxhash.Sum64(data[indexHeader:]))
+		}
+		x, err := parseIndex(data)
+		if err != nil {
+			return
+		}
+		x.each(func(g string, p float64) {
+			x.lookup(g)
+			x.lookup(g + "x")
+		})
+		for _, g := range []string{"", "a", "ab", "sch", "ß", string(b[:min(len(b), 5)])} {
+			x.lookup(g)
+		}
+	})
+}
