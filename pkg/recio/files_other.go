@@ -4,12 +4,9 @@ package recio
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 )
 
 func dupFile(fd int, name string) (*os.File, error) {
 	return nil, errors.New("file descriptors by name are not supported here")
 }
-
-func mayFollow(string, fs.FileInfo) error { return nil }

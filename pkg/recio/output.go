@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/safeopen"
 	"golang.org/x/term"
 )
 
@@ -257,4 +258,28 @@ func NewWriter[T any](o *Output, opt WriteOptions) (Writer[T], error) {
 		return NewArrowWriter[T](o.w, true)
 	}
 	return nil, errors.New("unknown output format " + string(o.Format))
+}
+
+// mayFollow applies the kernel's fs.protected_symlinks rule to a link that
+// ngkit follows itself (to replace its target): a link in a sticky folder
+// that others may write (/tmp) is followed only if it is the user's own
+// or the folder owner's. Otherwise another user's link in /tmp could make
+// a root run replace any file. Where owners are unknown, links are followed.
+func mayFollow(link string, st fs.FileInfo) error {
+	lu, ok := safeopen.Owner(st)
+	if !ok {
+		return nil
+	}
+	dst, err := os.Stat(filepath.Dir(link))
+	if err != nil {
+		return err
+	}
+	du, ok := safeopen.Owner(dst)
+	if !ok {
+		return nil
+	}
+	if dst.Mode()&fs.ModeSticky != 0 && dst.Mode().Perm()&0o002 != 0 && lu != os.Geteuid() && lu != du {
+		return errors.New("a symbolic link of another user in a sticky folder open to all: not followed (as the kernel's fs.protected_symlinks)")
+	}
+	return nil
 }
