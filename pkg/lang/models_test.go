@@ -190,8 +190,10 @@ func BenchmarkDecodeModel(b *testing.B) {
 }
 
 // fillModels puts every n-gram of the models of ls into lingua's maps, as
-// lingua's own loader would: after it, lingua answers with the full models
-// for those languages, in any detector.
+// lingua's own loader would: until the test ends, lingua answers with the
+// full models for those languages, in any detector. Then the maps are
+// emptied (askLingua fills them again as texts need), so that tests that
+// check what askLingua puts there do not depend on the order tests run in.
 func fillModels(t testing.TB, ls ...lingua.Language) {
 	t.Helper()
 	var ms []*langModels
@@ -208,6 +210,15 @@ func fillModels(t testing.TB, ls ...lingua.Language) {
 			m.idx[n].each(func(g string, p float64) { m.maps[n][g] = p })
 		}
 	}
+	t.Cleanup(func() {
+		linguaMu.Lock()
+		defer linguaMu.Unlock()
+		for _, m := range ms {
+			for n := range m.maps {
+				clear(m.maps[n])
+			}
+		}
+	})
 }
 
 // TestOnlyPkgLangUsesLingua: lingua's maps hold only what askLingua put
