@@ -317,14 +317,20 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 			speaker = speakers[k]
 			rest, ok := strings.CutPrefix(content, speaker+":")
 			if !ok {
-				return rec, fmt.Errorf("turn %d: the message does not start with its speaker %q", i, speaker)
+				return rec, fmt.Errorf("record %s: turn %d: the message does not start with its speaker %q (were the record's fields edited?)", record.PrintableLine(a.ID), i, speaker)
 			}
 			content = strings.TrimPrefix(rest, " ")
 		}
 		action, text := splitAction(content)
 		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: speaker, Action: action, Text: text})
 	}
-	for q, s := range a.Suggestions {
+	sq := make([]string, 0, len(a.Suggestions))
+	for q := range a.Suggestions {
+		sq = append(sq, q)
+	}
+	slices.Sort(sq) // the same error on every run
+	for _, q := range sq {
+		s := a.Suggestions[q]
 		task, i, ok := ParseArgillaQuestion(q)
 		if _, num := s.Value.(float64); num && ok {
 			// to_datasets() casts a label question's suggestions to class
@@ -333,8 +339,12 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 			continue
 		}
 		v, _ := s.Value.(string)
-		if !ok || v == "" || i >= len(rec.Turns) {
+		if !ok || v == "" {
 			continue
+		}
+		if i >= len(rec.Turns) {
+			// ngcat --to argilla suggests labels for the dialogue's turns only.
+			return rec, fmt.Errorf("record %s: a suggestion for turn %d, but the dialogue has %d turns (were the record's fields edited?)", record.PrintableLine(a.ID), i, len(rec.Turns))
 		}
 		t := &rec.Turns[i]
 		if t.Labels == nil {
