@@ -50,7 +50,8 @@ setsid "$venv/bin/label-studio" start --host 127.0.0.1 --port "$port" --no-brows
 pid=$!
 # The first start migrates the database: about a minute on a quiet machine.
 bound=${NGKIT_LS_START_TIMEOUT:-300}
-until curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$port/api/version" 2>/dev/null; do
+up() { "$venv/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$1" 2>/dev/null; }
+until up "http://127.0.0.1:$port/api/version"; do
   if ! kill -0 "$pid" 2>/dev/null; then
     tail -20 "$tmp/server.log"; echo "labelstudio-server.sh: the server exited"; exit 1
   fi
@@ -60,7 +61,7 @@ until curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$port/api/version" 2>/dev/nu
   sleep 2
 done
 t3=$(date +%s)
-echo "labelstudio-server.sh: venv ${NGKIT_LS_VENV_NOTE:-ready} in $((t1 - t0))s, server up in $((t3 - t2))s"
+echo "labelstudio-server.sh: venv ready in $((t1 - t0))s, server up in $((t3 - t2))s"
 mkdir "$tmp/out"
 timeout 600 "$venv/bin/python" scripts/labelstudio/server.py --url "http://127.0.0.1:$port" --ngkit "$tmp/ngkit" \
   --tasks "$tmp/tasks.json" --config "$tmp/config.xml" --out "$tmp/out"

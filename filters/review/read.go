@@ -224,7 +224,7 @@ func (s *Source) minTask(raw json.RawMessage) (json.RawMessage, error) {
 		s.tally.Min = s.display
 	}
 	rows := []json.RawMessage{raw}
-	for {
+	for id != "" { // a row without a task id is a task of its own
 		next, ok, err := s.element()
 		if err != nil {
 			return nil, err

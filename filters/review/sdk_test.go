@@ -283,3 +283,37 @@ func TestFromLabelStudioServerBad(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// JSON_MIN rows are put together by task id, oldest annotation first (as
+// the JSON export lists them, so that a tie goes the same way); a row
+// without a task id is a task of its own.
+func TestLabelStudioMinRows(t *testing.T) {
+	row := func(id, ann int, annotator int, verdict, norm string) string {
+		idKey := ""
+		if id > 0 {
+			idKey = fmt.Sprintf(`"id": %d, `, id)
+		}
+		return fmt.Sprintf(`{%s"annotation_id": %d, "annotator": %d, "norm": "the norm's text",
+			"dialogue": [{"author": "A", "text": "hi"}], "ngkit_id": "r%d", "verdict": %q,
+			"intent": [], "norm": [{"start": "0", "end": "0", "paragraphlabels": [%q]}]}`, idKey, ann, annotator, id, verdict, norm)
+	}
+	in := "[" + strings.Join([]string{
+		row(1, 2, 2, "accept", "violated"), row(1, 1, 1, "reject", "adhered"), // newest first, as the server writes
+		row(0, 3, 1, "accept", "adhered"), row(0, 4, 2, "reject", "violated"),
+	}, ",") + "]"
+	items, notes := readItems(t, NewLabelStudio(nil, strings.NewReader(in)))
+	var got []string
+	for _, it := range items {
+		if it.err != nil {
+			t.Fatal(it.err)
+		}
+		got = append(got, it.rec.ID+" "+reviewOf(it.rec))
+	}
+	want := []string{"r1 reject/2/ 0:norm=adhered", "r0 accept/1/ 0:norm=adhered", "r0 reject/1/ 0:norm=violated"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "stdin is the JSON_MIN export") {
+		t.Errorf("notes %q", notes)
+	}
+}
