@@ -16,6 +16,7 @@ import (
 // (labelstud.io/guide/export: the data as imported, the annotations;
 // drafts are under "drafts", which is not read: they do not count).
 type lsExportTask struct {
+	ID          json.RawMessage `json:"id"`
 	Data        json.RawMessage `json:"data"`
 	Annotations []lsAnnotation  `json:"annotations"`
 }
@@ -90,8 +91,9 @@ func (a *lsAnnotation) when() time.Time {
 // order of each annotator's first annotation: Label Studio counts
 // distinct annotators, and a user who annotated again changed their mind.
 // Annotations without an annotator each count.
-func latestPerAnnotator(as []lsAnnotation) []*lsAnnotation {
-	var out []*lsAnnotation
+// again names each annotator who annotated more than once, once per
+// extra annotation.
+func latestPerAnnotator(as []lsAnnotation) (out []*lsAnnotation, again []string) {
 	at := map[string]int{}
 	for i := range as {
 		a := &as[i]
@@ -101,11 +103,13 @@ func latestPerAnnotator(as []lsAnnotation) []*lsAnnotation {
 		case who == "" || !seen:
 			at[who] = len(out)
 			out = append(out, a)
+			continue
 		case !a.when().Before(out[j].when()):
 			out[j] = a
 		}
+		again = append(again, who)
 	}
-	return out
+	return out, again
 }
 
 // byReviewer says whether a region is the reviewer's own: drawn by hand
@@ -124,10 +128,17 @@ func byReviewer(r *LabelStudioResult) bool {
 // region on a turn wins over a predicted one left beside it, and of two
 // alike the later one wins. On an error the record, when it could be
 // read, comes back too (for the errors file).
-func DecodeLabelStudio(raw []byte) (*record.Record, error) {
+func DecodeLabelStudio(raw []byte) (*record.Record, error) { return decodeLabelStudio(raw, &Tally{}) }
+
+func decodeLabelStudio(raw []byte, tally *Tally) (*record.Record, error) {
 	var t lsExportTask
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, err
+	}
+	tally.Tasks++
+	var id any
+	if json.Unmarshal(t.ID, &id) == nil && id != nil {
+		tally.task = record.PrintableLine(fmt.Sprint(id))
 	}
 	if len(t.Data) == 0 {
 		return nil, errors.New(`a Label Studio task has "data"`)
@@ -156,7 +167,9 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 	var comments []string
 	reviewers := 0
 	var ratingSum, ratingN [3]float64 // RubricScores
-	for _, a := range latestPerAnnotator(t.Annotations) {
+	latest, again := latestPerAnnotator(t.Annotations)
+	tally.again = again
+	for _, a := range latest {
 		if a.WasCancelled {
 			continue
 		}
@@ -184,7 +197,7 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 					return rec, fmt.Errorf("region %q: %w", r.ID, err)
 				}
 				if end < start || end >= len(rec.Turns) {
-					return rec, fmt.Errorf("a region over turns %d-%d, but the dialogue has %d turns", start, end, len(rec.Turns))
+					return rec, fmt.Errorf("a region over turns %d-%d, but the dialogue has %d turns (was the task's data edited after it was annotated?)", start, end, len(rec.Turns))
 				}
 				p := pick{r.Value.ParagraphLabels[0], byReviewer(r)}
 				for i := start; i <= end; i++ {
@@ -240,6 +253,9 @@ func DecodeLabelStudio(raw []byte) (*record.Record, error) {
 		if said != "" {
 			verdict.add(said)
 		}
+	}
+	if reviewers > 0 {
+		tally.Reviewed++
 	}
 	if err := apply(rec, ToolLabelStudio, labels, verdict, comments, reviewers); err != nil {
 		return rec, fmt.Errorf("record %s: %w", rec.ID, err)
@@ -301,18 +317,34 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 			speaker = speakers[k]
 			rest, ok := strings.CutPrefix(content, speaker+":")
 			if !ok {
-				return rec, fmt.Errorf("turn %d: the message does not start with its speaker %q", i, speaker)
+				return rec, fmt.Errorf("record %s: turn %d: the message does not start with its speaker %q (were the record's fields edited?)", record.PrintableLine(a.ID), i, speaker)
 			}
 			content = strings.TrimPrefix(rest, " ")
 		}
 		action, text := splitAction(content)
 		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: speaker, Action: action, Text: text})
 	}
-	for q, s := range a.Suggestions {
+	sq := make([]string, 0, len(a.Suggestions))
+	for q := range a.Suggestions {
+		sq = append(sq, q)
+	}
+	slices.Sort(sq) // the same error on every run
+	for _, q := range sq {
+		s := a.Suggestions[q]
 		task, i, ok := ParseArgillaQuestion(q)
-		v, _ := s.Value.(string)
-		if !ok || v == "" || i >= len(rec.Turns) {
+		if _, num := s.Value.(float64); num && ok {
+			// to_datasets() casts a label question's suggestions to class
+			// numbers whose names the file does not keep.
+			tally.indexed = true
 			continue
+		}
+		v, _ := s.Value.(string)
+		if !ok || v == "" {
+			continue
+		}
+		if i >= len(rec.Turns) {
+			// ngcat --to argilla suggests labels for the dialogue's turns only.
+			return rec, fmt.Errorf("record %s: a suggestion for turn %d, but the dialogue has %d turns (were the record's fields edited?)", record.PrintableLine(a.ID), i, len(rec.Turns))
 		}
 		t := &rec.Turns[i]
 		if t.Labels == nil {

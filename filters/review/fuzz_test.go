@@ -13,7 +13,7 @@ import (
 // the closed sets, on turns that exist, and whose verdict is accept,
 // reject or none; never a panic.
 func FuzzDecodeReview(f *testing.F) {
-	for _, p := range []string{"../../testdata/review/labelstudio_export.json", "../../testdata/review/argilla_export.json", "../../testdata/review/argilla_nested.json"} {
+	for _, p := range []string{"../../testdata/review/labelstudio_export.json", "../../testdata/review/argilla_export.json", "../../testdata/review/argilla_nested.json", "../../testdata/review/argilla_sdk_flat.json", "../../testdata/review/argilla_sdk_datasets.jsonl"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

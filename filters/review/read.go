@@ -16,10 +16,12 @@ import (
 
 // Source reads a review tool's export — one JSON array, as both tools
 // export, or JSON values one per line — and yields one record per task or
-// record of the export. An element that is JSON but not a task or record
-// it can read fails alone (to the errors file, with what could be read of
-// it), as other importers' bad rows do; broken JSON ends the run.
+// record of the export (Label Studio's JSON_MIN rows, one per annotation,
+// are put together per task). An element that is JSON but not a task or
+// record it can read fails alone (to the errors file, with what could be
+// read of it), as other importers' bad rows do; broken JSON ends the run.
 type Source struct {
+	tool    string
 	names   []string
 	stdin   io.Reader
 	decode  func(raw []byte, t *Tally) (*record.Record, error)
@@ -29,6 +31,7 @@ type Source struct {
 	display string
 	index   int
 	inArray bool
+	pending json.RawMessage // an element read ahead (the next task's JSON_MIN row)
 	tally   Tally
 }
 
@@ -43,17 +46,38 @@ type Tally struct {
 	Nested  string
 	NestedN int
 	nested  bool // the record just read was nested
+
+	// Label Studio: the tasks read, those with a submitted annotation,
+	// annotators who annotated one task more than once (their newest
+	// counts; Again names the first: file and task), and the first file
+	// in the JSON_MIN form.
+	Tasks, Reviewed int
+	AgainN          int
+	Again           string
+	Min             string
+	again           []string // the annotators of the task just read who annotated it again
+	task            string   // the task just read, its id
+	// Indexed names the first file whose suggestions are class numbers
+	// (to_datasets(): the model's labels cannot be read); IndexedN is how
+	// many records.
+	Indexed  string
+	IndexedN int
+	indexed  bool // the record just read had them
 }
 
 // NewLabelStudio reads Label Studio JSON exports (files, or stdin for none
 // or "-").
 func NewLabelStudio(names []string, stdin io.Reader) *Source {
-	return newSource(names, stdin, func(raw []byte, _ *Tally) (*record.Record, error) { return DecodeLabelStudio(raw) })
+	s := newSource(names, stdin, decodeLabelStudio)
+	s.tool = ToolLabelStudio
+	return s
 }
 
 // NewArgilla reads Argilla 2 record exports.
 func NewArgilla(names []string, stdin io.Reader) *Source {
-	return newSource(names, stdin, decodeArgilla)
+	s := newSource(names, stdin, decodeArgilla)
+	s.tool = ToolArgilla
+	return s
 }
 
 func newSource(names []string, stdin io.Reader, decode func([]byte, *Tally) (*record.Record, error)) *Source {
@@ -69,7 +93,10 @@ func (s *Source) Notes() []string {
 	t := s.tally
 	var out []string
 	if t.Nested != "" {
-		out = append(out, fmt.Sprintf("argilla: %s is the nested export (to_list(flatten=False), to_json): it has no response status, so drafts and discarded answers cannot be told apart and all %d records' answers were counted; export with to_list(flatten=True) or to_datasets() to count submitted answers only", t.Nested, t.NestedN))
+		out = append(out, fmt.Sprintf("argilla: %s is the nested export (to_list(flatten=False), to_json): it has no response status, so drafts and discarded answers cannot be told apart and all %d records' answers were counted; export with to_list(flatten=True) to count submitted answers only", t.Nested, t.NestedN))
+	}
+	if t.Indexed != "" {
+		out = append(out, fmt.Sprintf("argilla: %s has the suggestions of %d records as class numbers, as to_datasets() writes label questions (the names stay in the dataset's features, which its JSON drops): the model's labels were not read; export with to_list(flatten=True), or join on id with the records sent for review", t.Indexed, t.IndexedN))
 	}
 	if n := t.Draft + t.Discarded + t.NoStatus; n > 0 {
 		why := fmt.Sprintf("%d draft, %d discarded", t.Draft, t.Discarded)
@@ -77,6 +104,17 @@ func (s *Source) Notes() []string {
 			why += fmt.Sprintf(", %d without a status", t.NoStatus)
 		}
 		out = append(out, fmt.Sprintf("argilla: %d responses left out (%s): only submitted answers count", n, why))
+	}
+	if s.tool == ToolLabelStudio {
+		if t.Min != "" {
+			out = append(out, fmt.Sprintf("labelstudio: %s is the JSON_MIN export (one row per submitted annotation): tasks nobody annotated and skipped or cancelled annotations are not in it, nor which regions came from the prediction; export JSON to keep them", t.Min))
+		}
+		if t.AgainN > 0 {
+			out = append(out, fmt.Sprintf("labelstudio: %d annotations left out: their annotator annotated the same task again, and only each annotator's newest annotation counts (first: %s)", t.AgainN, t.Again))
+		}
+		if t.Tasks > 0 {
+			out = append(out, fmt.Sprintf("labelstudio: %d tasks read, %d with a submitted annotation (skipped, cancelled and draft annotations do not count; a task deleted in Label Studio is not in its export)", t.Tasks, t.Reviewed))
+		}
 	}
 	return out
 }
@@ -93,45 +131,114 @@ func (s *Source) Next() (pipeline.Item, error) {
 			}
 			s.names = s.names[1:]
 		}
-		if s.dec.More() {
-			var raw json.RawMessage
-			s.bound.Start(s.dec.InputOffset())
-			if err := s.dec.Decode(&raw); err != nil {
-				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, err)
-			}
-			if s.bound.Over(s.dec.InputOffset()) {
-				return pipeline.Item{}, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, recio.ErrTooLong)
-			}
-			s.index++
-			it := pipeline.Item{Name: s.display, Line: int64(s.index)}
-			s.tally.nested = false
-			rec, err := s.decode(raw, &s.tally)
-			if rec == nil { // nothing could be read: say where it was
-				rec = &record.Record{}
-				rec.SetExtra("source_file", s.display)
-				rec.SetExtra("source_index", s.index-1)
-			}
-			if rec.ID == "" {
-				rec.ID = record.ContentID(rec)
-			}
-			if s.tally.nested {
-				s.tally.NestedN++
-				if s.tally.Nested == "" {
-					s.tally.Nested = s.display
-				}
-			}
-			it.Rec, it.Err = rec, err
-			return it, nil
-		}
-		if s.inArray {
-			if _, err := s.dec.Token(); err != nil { // the closing bracket
-				return pipeline.Item{}, fmt.Errorf("%s: %w", s.display, err)
-			}
-		}
-		if err := s.Close(); err != nil {
+		raw, ok, err := s.element()
+		if err != nil {
 			return pipeline.Item{}, err
 		}
+		if !ok {
+			if err := s.Close(); err != nil {
+				return pipeline.Item{}, err
+			}
+			continue
+		}
+		first := s.index
+		if s.tool == ToolLabelStudio {
+			if raw, err = s.minTask(raw); err != nil {
+				return pipeline.Item{}, err
+			}
+		}
+		it := pipeline.Item{Name: s.display, Line: int64(first)}
+		s.tally.nested, s.tally.indexed, s.tally.again, s.tally.task = false, false, nil, ""
+		rec, err := s.decode(raw, &s.tally)
+		if rec == nil { // nothing could be read: say where it was
+			rec = &record.Record{}
+			rec.SetExtra("source_file", s.display)
+			rec.SetExtra("source_index", first-1)
+		}
+		if rec.ID == "" {
+			rec.ID = record.ContentID(rec)
+		}
+		if s.tally.indexed {
+			s.tally.IndexedN++
+			if s.tally.Indexed == "" {
+				s.tally.Indexed = s.display
+			}
+		}
+		if s.tally.nested {
+			s.tally.NestedN++
+			if s.tally.Nested == "" {
+				s.tally.Nested = s.display
+			}
+		}
+		if n := len(s.tally.again); n > 0 {
+			if s.tally.AgainN == 0 {
+				s.tally.Again = fmt.Sprintf("%s task %s, annotator %s", s.display, s.tally.task, record.PrintableLine(s.tally.again[0]))
+			}
+			s.tally.AgainN += n
+		}
+		if err != nil && s.tally.task != "" {
+			// The errors file says the file and element; the task's id is
+			// what Label Studio shows.
+			err = fmt.Errorf("task %s: %w", s.tally.task, err)
+		}
+		it.Rec, it.Err = rec, err
+		return it, nil
 	}
+}
+
+// element reads the next element of the open file (the one read ahead
+// first); ok is false at its end.
+func (s *Source) element() (raw json.RawMessage, ok bool, err error) {
+	if s.pending != nil {
+		raw, s.pending = s.pending, nil
+		return raw, true, nil
+	}
+	if !s.dec.More() {
+		if s.inArray {
+			if _, err := s.dec.Token(); err != nil { // the closing bracket
+				return nil, false, fmt.Errorf("%s: %w", s.display, err)
+			}
+		}
+		return nil, false, nil
+	}
+	s.bound.Start(s.dec.InputOffset())
+	if err := s.dec.Decode(&raw); err != nil {
+		return nil, false, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, err)
+	}
+	if s.bound.Over(s.dec.InputOffset()) {
+		return nil, false, fmt.Errorf("%s: element %d: %w", s.display, s.index+1, recio.ErrTooLong)
+	}
+	s.index++
+	return raw, true, nil
+}
+
+// minTask puts a task's JSON_MIN rows (raw and the rows after it with the
+// same task id) together as one task of the JSON export; any other
+// element is returned as it is.
+func (s *Source) minTask(raw json.RawMessage) (json.RawMessage, error) {
+	id, ok := minRowTask(raw)
+	if !ok {
+		return raw, nil
+	}
+	if s.tally.Min == "" {
+		s.tally.Min = s.display
+	}
+	rows := []json.RawMessage{raw}
+	for id != "" { // a row without a task id is a task of its own
+		next, ok, err := s.element()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if nid, min := minRowTask(next); !min || nid != id {
+			s.pending = next
+			break
+		}
+		rows = append(rows, next)
+	}
+	return minToTask(rows)
 }
 
 func (s *Source) open(name string) error {
@@ -155,9 +262,13 @@ func (s *Source) open(name string) error {
 	}
 	s.bound = recio.NewElementReader(br)
 	s.dec = json.NewDecoder(s.bound)
-	s.index, s.inArray = 0, false
+	s.index, s.inArray, s.pending = 0, false, nil
 	head, _ := br.Peek(64)
-	if b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf"); len(b) > 0 && b[0] == '[' {
+	b := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if s.tool == ToolLabelStudio && (bytes.HasPrefix(b, []byte(`"`)) || bytes.HasPrefix(b, []byte("annotation_id,"))) {
+		return fmt.Errorf("%s: a CSV export: ngcat --from labelstudio reads Label Studio's JSON export (or JSON_MIN); CSV keeps each control's answers as JSON text in a cell and loses the skipped annotations", s.display)
+	}
+	if len(b) > 0 && b[0] == '[' {
 		if _, err := s.dec.Token(); err != nil {
 			return fmt.Errorf("%s: %w", s.display, err)
 		}

@@ -428,7 +428,7 @@ func TestFromArgillaForms(t *testing.T) {
 		}
 	}
 	const left = "argilla: 3 responses left out (2 draft, 1 discarded): only submitted answers count"
-	for _, f := range []string{"argilla_flat.json", "argilla_datasets.jsonl"} {
+	for _, f := range []string{"argilla_flat.json"} {
 		recs, notes := readArgilla(t, "../../testdata/review/"+f)
 		check(f, recs, submitted)
 		if !slices.Equal(notes, []string{left}) {
@@ -437,7 +437,7 @@ func TestFromArgillaForms(t *testing.T) {
 	}
 	recs, notes := readArgilla(t, "../../testdata/review/argilla_nested.json")
 	check("argilla_nested.json", recs, all)
-	if len(notes) != 1 || !strings.Contains(notes[0], "argilla_nested.json is the nested export") || !strings.Contains(notes[0], "to_list(flatten=True) or to_datasets()") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "argilla_nested.json is the nested export") || !strings.Contains(notes[0], "export with to_list(flatten=True) to count") {
 		t.Errorf("nested: notes %q", notes)
 	}
 }
