@@ -14,7 +14,9 @@
 #   4. the model server with the job (server.sbatch runs ../shared/llm's
 #      llama-server with its tiny random-weight model, generate-llm.sbatch
 #      waits for its address, a last job stops it): every norm in the seeds
-#      or the errors file, once; the server job ends when the array has.
+#      or the errors file, once; the server job ends when the array has;
+#      then the server killed mid-run: the tasks wait --wait-server (10 s)
+#      and fail their norms with the reason, every norm still once.
 # slurm.conf is written into a temporary folder (no cgroups:
 # proctrack/linuxproc, task/none), on free ports, with munged's socket there
 # too; every daemon, job and server is stopped on exit. Needs root, Go, jq,
@@ -277,5 +279,36 @@ else
   sort "$tmp/llm-got.ids" | cmp -s - "$tmp/llm-want.ids" ||
     fail "llm: norms in the seeds or the errors: $(sort "$tmp/llm-got.ids" | tr '\n' ' '), want each of $(tr '\n' ' ' <"$tmp/llm-want.ids") once"
   say "4. server job + array of 4 on llama-server: $(wc -l <"$tmp/llm-want.ids") norms each in the seeds ($(cat "$SCRATCH"/ngkit/seeds/seeds-*.jsonl | wc -l) seeds) or the errors ($(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | wc -l)), once; the server job stopped after the array"
+  # The server killed mid-run: the tasks wait --wait-server for it, then
+  # fail their records with the reason; every norm still once.
+  newrun llmdown
+  cd "$tmp/llmdown"
+  mkdir -p logs
+  export SCRATCH=$tmp/llmdown/scratch
+  export PATH=$llm:$PATH MODEL_GGUF=$llm/model.gguf NG_MODEL=babel-tiny
+  srv=$(env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS sbatch --parsable server.sbatch)
+  # shellcheck disable=SC2086
+  arr=$(env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS sbatch --parsable generate-llm.sbatch $args --wait-server 10s)
+  end=$((SECONDS + 120))
+  until grep -q "stop processing" "logs/server-$srv.out" 2>/dev/null; do
+    [ $SECONDS -lt $end ] || fail "llmdown: the server answered nothing in 120 s"
+    sleep 0.2
+  done
+  # llama-server's pid, of our server job only
+  lp=
+  for p in $(scontrol listpids "$srv" | awk 'NR > 1 {print $1}'); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = llama-server ] && lp=$p
+  done
+  [ -n "$lp" ] || fail "llmdown: no llama-server in job $srv"
+  kill "$lp"
+  cd "$repo"
+  waitjobs 240
+  cat "$SCRATCH"/ngkit/seeds/seeds-*.jsonl | jq -r .norm_id | sort -u >"$tmp/down-got.ids"
+  cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .record.norm_id >>"$tmp/down-got.ids"
+  sort "$tmp/down-got.ids" | cmp -s - "$tmp/llm-want.ids" ||
+    fail "llmdown: norms in the seeds or the errors: $(sort "$tmp/down-got.ids" | tr '\n' ' '), want each of $(tr '\n' ' ' <"$tmp/llm-want.ids") once"
+  down=$(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .error | grep -c "refused connections for\|no server is listening" || true)
+  [ "$down" -ge 1 ] || fail "llmdown: no record failed for the dead server: $(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .error | head -3)"
+  say "4b. the server killed mid-run: $down norms failed with the reason (refused, --wait-server 10s), every norm once"
 fi
 say "passed on $version"
