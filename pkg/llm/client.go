@@ -122,7 +122,8 @@ type Client struct {
 	// maxCompletion: OpenAI's newer models take only
 	// max_completion_tokens; other servers know max_tokens.
 	maxCompletion bool
-	// reached: the server has answered a request (any HTTP reply); down
+	// reached: the server has answered a request (any HTTP reply) or
+	// taken a connection it then dropped; down
 	// is when it began to refuse connections since (UnixNano; 0: it does
 	// not), and downNoted whether that was said on stderr.
 	reached   atomic.Bool

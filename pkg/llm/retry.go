@@ -73,6 +73,12 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			if c.bat == nil && (f == nil || f.kind != "connection" && f.kind != "timeout") {
 				c.answered()
 			}
+			// A server took the connection, then dropped it: it was there
+			// (dying, say), so a refusal next is waited out; the refusal
+			// clock is not reset, as it has not answered.
+			if c.bat == nil && f != nil && f.kind == "connection" {
+				c.reached.Store(true)
+			}
 		}
 		if ctx.Err() != nil {
 			return nil, stopped()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -369,5 +370,51 @@ func TestServerRestart(t *testing.T) {
 	start = time.Now()
 	if err := call(); err == nil || !strings.Contains(err.Error(), "is the server running?") || time.Since(start) > time.Second {
 		t.Errorf("never reached, after %s: %v", time.Since(start), err)
+	}
+}
+
+// A server that dies while the client's first call is in flight (it took
+// the connection, then dropped it: seen with a task's first call on the
+// Slurm array of scripts/slurm.sh when llama-server was killed) was there:
+// its refusals are waited out like a restart's, not failed at once as for
+// a wrong --base-url.
+func TestServerDiesDuringFirstCall(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	go func() { // takes one connection, reads the request, dies
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 4096)
+		conn.Read(buf)
+		l.Close()
+		conn.Close()
+	}()
+	cfg := Config{BaseURL: "http://" + addr + "/v1", Backoff: time.Millisecond, RetryAfterCap: 50 * time.Millisecond,
+		MaxRetries: 1, Timeout: 5 * time.Second, WaitServer: 10 * time.Second, Stderr: io.Discard}
+	c := testClient(t, cfg)
+	errs := make(chan error, 1)
+	go func() {
+		_, err := c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
+		errs <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-errs:
+		t.Fatalf("the call did not wait for the server: %v", err)
+	default:
+	}
+	l2, err := net.Listen("tcp", addr) // back on the same port
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	_, hs := llmtest.Listen(l2, llmtest.Options{})
+	defer hs.Close()
+	if err := <-errs; err != nil {
+		t.Errorf("the call across the restart failed: %v", err)
 	}
 }

@@ -419,9 +419,15 @@ func ParseShard(s string) (Shard, error) {
 // job engine sets in each of the N tasks it starts; any other spec is
 // returned as it is. Kubernetes Indexed Job: K is JOB_COMPLETION_INDEX,
 // N is from auto/N or NGKIT_SHARDS (the Job sets it to its completions).
-// Slurm job array: K is (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
-// SLURM_ARRAY_TASK_STEP (an array may start at 1 or step by 4), N is
-// SLURM_ARRAY_TASK_COUNT (or from MIN and MAX); auto/N must agree.
+// Slurm job array: N is from auto/N, else NGKIT_SHARDS, else
+// SLURM_ARRAY_TASK_COUNT; K is the task id mod N, so that any N
+// consecutive ids (1-8, 0-7) cover every shard once and ids submitted
+// again (--array=3,5 after those tasks failed, with NGKIT_SHARDS=8) redo
+// the same shards. Slurm does not tell a task where it stands in a list
+// of ids (--array=1,3,5-7: _MIN 1, _MAX 7, _STEP 1, _COUNT 5), so such an
+// array needs N given, and ids that span more than N shards are refused.
+// An array with a step (--array=0-12:4) is taken whole: K is
+// (SLURM_ARRAY_TASK_ID - _MIN) / _STEP of _COUNT.
 func AutoShard(spec string, getenv func(string) string) (string, error) {
 	rest, ok := strings.CutPrefix(spec, "auto")
 	if !ok || rest != "" && rest[0] != '/' {
@@ -476,30 +482,68 @@ func AutoShard(spec string, getenv func(string) string) (string, error) {
 	case inArray:
 		lo, _, err1 := num("SLURM_ARRAY_TASK_MIN")
 		hi, hiSet, err2 := num("SLURM_ARRAY_TASK_MAX")
-		step, stepSet, err3 := num("SLURM_ARRAY_TASK_STEP")
+		step, _, err3 := num("SLURM_ARRAY_TASK_STEP")
 		count, countSet, err4 := num("SLURM_ARRAY_TASK_COUNT")
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
+		shards, shardsSet, err5 := num("NGKIT_SHARDS")
+		if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 			return "", err
 		}
-		if !stepSet || step < 1 {
-			step = 1
+		step = max(step, 1)
+		if hiSet && task > hi || task < lo {
+			return bad("SLURM_ARRAY_TASK_ID=%d is not between SLURM_ARRAY_TASK_MIN=%d and SLURM_ARRAY_TASK_MAX=%d", task, lo, hi)
 		}
-		if task < lo || (task-lo)%step != 0 {
-			return bad("SLURM_ARRAY_TASK_ID=%d is not in the array from SLURM_ARRAY_TASK_MIN=%d by %d", task, lo, step)
+		// Evenly spaced: every id from MIN to MAX by STEP is a task (as
+		// with --array=1-8, 0-12:4 or 1-8%2); a list of ids is not.
+		span := 0
+		if hiSet {
+			span = (hi-lo)/step + 1
 		}
-		k = (task - lo) / step
-		an := count
-		if !countSet && hiSet {
-			an = (hi-lo)/step + 1
+		even := !hiSet || !countSet || count == span
+		switch {
+		case n != 0 && shardsSet && shards != n:
+			return bad("NGKIT_SHARDS=%d says otherwise", shards)
+		case n == 0 && shardsSet:
+			if shards < 1 {
+				return bad("NGKIT_SHARDS=0: want at least 1")
+			}
+			n = shards
+		}
+		if step > 1 && even {
+			if (task-lo)%step != 0 {
+				return bad("SLURM_ARRAY_TASK_ID=%d is not in the array from SLURM_ARRAY_TASK_MIN=%d by %d", task, lo, step)
+			}
+			an := count
+			if !countSet {
+				an = span
+			}
+			if an >= 1 && n != 0 && an != n {
+				return bad("the Slurm array has %d tasks, not %d (an array with a step is sharded whole)", an, n)
+			}
+			if an >= 1 {
+				n = an
+			}
+			k = (task - lo) / step
+			break
+		}
+		if n == 0 {
+			switch {
+			case !countSet && !hiSet:
+				return bad("SLURM_ARRAY_TASK_ID=%d but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: give --shard auto/N", task)
+			case !even:
+				return bad("the Slurm array's %d ids from %d to %d are a list, and a task cannot tell its place in it: give the shard count, --shard auto/N or NGKIT_SHARDS=N (the task with id I does shard I mod N)", count, lo, hi)
+			case countSet:
+				n = count
+			default:
+				n = span
+			}
 		}
 		switch {
-		case an < 1 && n == 0:
-			return bad("SLURM_ARRAY_TASK_ID=%d but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: give --shard auto/N", task)
-		case an >= 1 && n != 0 && an != n:
-			return bad("the Slurm array has %d tasks, not %d", an, n)
-		case an >= 1:
-			n = an
+		case countSet && count > n:
+			return bad("the Slurm array has %d tasks, not %d", count, n)
+		case hiSet && hi-lo+1 > n:
+			return bad("the Slurm array's ids %d to %d are more than %d shards: two tasks would do the same shard", lo, hi, n)
 		}
+		k = task % n
 	default:
 		return bad("no JOB_COMPLETION_INDEX (Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (Slurm job array) in the environment: give --shard K/N")
 	}

@@ -196,7 +196,7 @@ func (f *IOFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", "", "write to `FILE` (atomically: a temporary file renamed at the end); format from the extension (.jsonl .parquet .arrow .arrows)")
 	fs.StringVarP(&f.Format, "format", "f", "", "output `FORMAT`: jsonl, parquet, arrow (IPC stream), arrow-file (default: from -o, else jsonl)")
 	fs.StringVar(&f.Errors, "errors", "", "write records that failed, with the reason, to `FILE` (JSONL of {id, stage, error, where, record})")
-	fs.StringVar(&f.Shard, "shard", "", "keep only the records whose id hashes to shard `K/N` (K from 0), to split a run over N machines; auto or auto/N: K and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, N from auto/N or NGKIT_SHARDS) or a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT)")
+	fs.StringVar(&f.Shard, "shard", "", "keep only the records whose id hashes to shard `K/N` (K from 0), to split a run over N machines; auto or auto/N: K and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, N from auto/N or NGKIT_SHARDS) or a Slurm job array (K: SLURM_ARRAY_TASK_ID mod N; N from auto/N, NGKIT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
 	fs.IntVarP(&f.Workers, "workers", "j", runtime.NumCPU(), "records processed `N` at a time (default: the number of CPUs)")
 	fs.Lookup("workers").DefValue = "0" // the help says it: the same on every machine (docs/)
 	fs.BoolVar(&f.Progress, "progress", false, "draw a progress bar even when stdout is a pipe (only ever on a terminal)")
