@@ -107,3 +107,12 @@ bash scripts/interop.sh
 
 step "label studio: the review loop in the published editor (headless Chromium)"
 bash scripts/labelstudio.sh
+
+step "label studio server: a real Label Studio round trip (REST API, exports read back)"
+bash scripts/labelstudio-server.sh
+
+step "argilla: Argilla's SDK builds, loads and exports the review records (no server)"
+bash scripts/argilla.sh
+
+step "slurm: the recipes of docs/scale.md on a one-node Slurm (skipped where Slurm cannot start)"
+bash scripts/slurm.sh
