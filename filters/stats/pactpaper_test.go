@@ -434,7 +434,7 @@ func TestPactHumanStudy(t *testing.T) {
 		"norm respondent_country Brazil":    {1, 1},
 	} {
 		g, ok := got[k]
-		if !ok || !approx(g.CultureRate.Mean, want[0], 1e-12) || !approx(g.Agreement, want[1], 1e-12) {
+		if !ok || !approx(g.CultureRate.Mean, want[0], 1e-12) || g.Agreement == nil || !approx(*g.Agreement, want[1], 1e-12) {
 			t.Errorf("%s: %+v (present %v), want rate %v agreement %v", k, g, ok, want[0], want[1])
 		}
 	}
