@@ -2,12 +2,15 @@ package stats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,7 +138,6 @@ func awkwardRecords() []*record.Record {
 	return recs
 }
 
-
 func readAwkward(t *testing.T) []*record.Record {
 	t.Helper()
 	if *writePactFixture {
@@ -166,9 +168,231 @@ func readAwkward(t *testing.T) []*record.Record {
 	return recs
 }
 
-func TestPactAwkwardFixture(t *testing.T) {
+// awkRow is one model's answer to one record in one framing, as the
+// authors' prediction CSVs have it: choice "A", "B" or "" (no valid
+// answer), the scenario item it belongs to and that item's human share.
+type awkRow struct {
+	model, framing, id, item, choice string
+	h                                float64
+	attrs                            map[string]string
+}
+
+func awkRows(recs []*record.Record) []awkRow {
+	var rows []awkRow
+	for _, r := range recs {
+		item := r.ID
+		if r.VariantOf != "" {
+			item = r.VariantOf
+		}
+		it := r.PactItem
+		attrs := map[string]string{"actor_age": it.ActorAge, "actor_gender": it.ActorGender, "receiver_age": it.ReceiverAge, "receiver_gender": it.ReceiverGender}
+		for _, res := range r.Pact {
+			c := ""
+			if res.PFollow != nil {
+				c = "B"
+				if *res.PFollow >= 0.5 {
+					c = "A"
+				}
+			}
+			h := *it.Human.Personal
+			if res.Question == record.PactNorm {
+				h = *it.Human.Norm
+			}
+			rows = append(rows, awkRow{res.Model, res.Question, r.ID, item, c, h, attrs})
+		}
+	}
+	return rows
+}
+
+func indMaxAgree(r float64) float64 { return math.Max(r, 1-r) }
+
+// indAwkAlignment: summarize_alignment and model_uncertainty (S5:188-249)
+// over one model's rows of one framing.
+func indAwkAlignment(rows []awkRow) (majority, mae, gap, r, lowAgree float64, items int) {
+	type item struct {
+		h      float64
+		sum, n float64
+	}
+	byItem := map[string]*item{}
+	var order []string
+	var maeN float64
+	for _, x := range rows {
+		hm := "B"
+		if x.h >= 0.5 {
+			hm = "A"
+		}
+		if x.choice == hm {
+			majority++
+		}
+		if byItem[x.item] == nil {
+			byItem[x.item] = &item{h: x.h}
+			order = append(order, x.item)
+		}
+		if x.choice == "" {
+			continue
+		}
+		c := 0.0
+		if x.choice == "A" {
+			c = 1
+		}
+		mae += math.Abs(c - x.h)
+		maeN++
+		byItem[x.item].sum += c
+		byItem[x.item].n++
+	}
+	majority /= float64(len(rows))
+	mae /= maeN
+	var hx, mx []float64
+	for _, k := range order {
+		it := byItem[k]
+		if it.n == 0 {
+			continue
+		}
+		rate := it.sum / it.n
+		gap += 100 * (rate - it.h)
+		hx, mx = append(hx, indMaxAgree(it.h)), append(mx, indMaxAgree(rate))
+	}
+	gap /= float64(len(hx))
+	sorted := slices.Sorted(slices.Values(hx))
+	med := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		med = (sorted[len(sorted)/2-1] + med) / 2
+	}
+	var low []float64
+	for i := range hx {
+		if hx[i] <= med {
+			low = append(low, mx[i])
+		}
+	}
+	mh, mm := indMean(hx), indMean(mx)
+	var sxy, sxx, syy float64
+	for i := range hx {
+		sxy += (hx[i] - mh) * (mx[i] - mm)
+		sxx += (hx[i] - mh) * (hx[i] - mh)
+		syy += (mx[i] - mm) * (mx[i] - mm)
+	}
+	return majority, mae, gap, sxy / math.Sqrt(sxx*syy), indMean(low), len(order)
+}
+
+// indAwkDemographic: demographic_delta_table and
+// averaged_demographic_delta_table (S4D:110-152, 210-223) over the
+// instruct models' rows of one framing: per model and role, the allow
+// share of plus minus minus in pp (a role without both values is
+// absent); per role the mean over the models, then the mean of the roles.
+func indAwkDemographic(rows []awkRow, models []string, factor string) float64 {
+	plus, minus := "younger", "older"
+	if factor == "gender" {
+		plus, minus = "female", "male"
+	}
+	var roleMeans []float64
+	for _, role := range []string{"actor_", "receiver_"} {
+		var ds []float64
+		for _, m := range models {
+			allow := map[string][2]float64{}
+			for _, x := range rows {
+				if x.model != m || x.choice == "" {
+					continue
+				}
+				v := x.attrs[role+factor]
+				a := allow[v]
+				a[1]++
+				if x.choice == "B" {
+					a[0]++
+				}
+				allow[v] = a
+			}
+			if allow[plus][1] > 0 && allow[minus][1] > 0 {
+				ds = append(ds, 100*(allow[plus][0]/allow[plus][1]-allow[minus][0]/allow[minus][1]))
+			}
+		}
+		if len(ds) > 0 {
+			roleMeans = append(roleMeans, indMean(ds))
+		}
+	}
+	return indMean(roleMeans)
+}
+
+// TestPactPaperAwkward: on the run with every awkward case (the five of
+// issue 40), the paper's figures equal an independent implementation of
+// the authors' code to 1e-9; scripts/pact-authors.sh checks the same
+// file against the authors' own Python.
+func TestPactPaperAwkward(t *testing.T) {
 	recs := readAwkward(t)
-	if len(recs) != 150 {
-		t.Errorf("%d records", len(recs))
+	rows := awkRows(recs)
+	// the file has the cases it is for
+	var invalid, ties, fractional int
+	variants := map[string]int{}
+	for _, r := range recs {
+		for _, res := range r.Pact {
+			switch {
+			case res.PFollow == nil:
+				invalid++
+			case *res.PFollow == 0.5:
+				ties++
+			case *res.PFollow != 0 && *res.PFollow != 1:
+				fractional++
+			}
+		}
+		variants[cmp.Or(r.VariantOf, r.ID)]++
+	}
+	if invalid < 20 || ties < 10 || fractional < 100 || len(slices.Compact(slices.Sorted(maps.Values(variants)))) < 4 {
+		t.Fatalf("the fixture lacks its cases: %d invalid, %d ties, %d fractional, variants %v", invalid, ties, fractional, variants)
+	}
+	r := collect(t, recs...)
+	const tol = 1e-9
+	instruct := []string{"llama-3-8b-instruct", "mistral-7b-instruct", "qwen-2.5-7b-instruct"}
+	for _, q := range r.Pact.Questions {
+		var qrows []awkRow
+		for _, x := range rows {
+			if x.framing == q.Question {
+				qrows = append(qrows, x)
+			}
+		}
+		for _, a := range q.Paper.Alignment {
+			var mr []awkRow
+			for _, x := range qrows {
+				if x.model == a.Model {
+					mr = append(mr, x)
+				}
+			}
+			maj, mae, gap, corr, low, items := indAwkAlignment(mr)
+			if a.Rows != int64(len(mr)) || a.Items != int64(items) || !approx(a.Majority.Mean, maj, tol) || !approx(a.MAE.Mean, mae, tol) ||
+				!approx(a.SignedGapPP.Mean, gap, tol) || a.Uncertainty == nil || !approx(*a.Uncertainty, corr, tol) ||
+				a.ModelAgreementLowHuman == nil || !approx(*a.ModelAgreementLowHuman, low, tol) {
+				t.Errorf("%s %s: %+v, independent majority %v MAE %v gap %v r %v low %v items %d rows %d", q.Question, a.Model, a, maj, mae, gap, corr, low, items, len(mr))
+			}
+		}
+		if len(q.Paper.Alignment) != 4 {
+			t.Errorf("%s: alignment of %d models", q.Question, len(q.Paper.Alignment))
+		}
+		for _, factor := range []string{"age", "gender"} {
+			want := indAwkDemographic(qrows, instruct, factor)
+			found := false
+			for _, d := range q.Paper.Demographics {
+				if d.Model == pactAverage && d.Factor == factor && d.Role == "both" {
+					found = true
+					if !approx(d.DeltaPP.Mean, want, tol) {
+						t.Errorf("%s %s (average) both: %v, independent %v", q.Question, factor, d.DeltaPP.Mean, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s %s: no (average) both", q.Question, factor)
+			}
+		}
+	}
+	// the human study: every answer row of each scenario item once
+	var judgments int64
+	seen := map[string]bool{}
+	for _, rec := range recs {
+		if k := cmp.Or(rec.VariantOf, rec.ID); !seen[k] {
+			seen[k] = true
+			judgments += int64(len(rec.PactItem.Human.Answers))
+		}
+	}
+	for _, g := range r.Pact.HumanStudy {
+		if g.Grouping == "overall" && (g.Judgments != judgments || g.Items != int64(len(seen)) || g.Answered >= g.Judgments) {
+			t.Errorf("%s overall: %+v, want %d judgments of %d items, some blank", g.Framing, g, judgments, len(seen))
+		}
 	}
 }
