@@ -152,6 +152,9 @@ type pactAcc struct {
 	human  map[[3]string]*humanGroupAcc
 	// humanSeen: the items whose answers are folded in (pacthuman.go)
 	humanSeen map[string]bool
+	// subgroups: per item and framing, the human culture rate of each
+	// respondent subgroup (country, demo) that answered it
+	subgroups map[[2]string]map[[2]string]float64
 }
 
 // pactCulture is the attribute name under which an item's culture is
@@ -312,6 +315,7 @@ func (a *pactAcc) report() *Pact {
 			}
 		}
 		pq.Paper = paperFigures(models, func(m string) []pactPoint { return a.points[[2]string{q, m}] })
+		pq.Paper.Subgroups = a.closestSubgroups(q, models)
 		for i, x := range models {
 			for _, y := range models[i+1:] {
 				pq.Agreement = append(pq.Agreement, pactAgree(x, y, a.points[[2]string{q, x}], a.points[[2]string{q, y}]))

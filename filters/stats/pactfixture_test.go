@@ -21,9 +21,11 @@ import (
 // reading of the authors' scripts goes wrong: distributions (logprobs,
 // K samples, ties at 0.5), invalid answers, a family (mistral) that only
 // answered items without receiver attributes, persona variants of 1 to 4
-// per item, human answers with blanks, a country in no region. Both the
+// per item, human answers with blanks and without a demographic group, a
+// country in no region. Both the
 // Go test below and scripts/pact-authors.sh (the authors' own Python)
-// read it; -write-pact-fixture writes it again.
+// read it; `go test ./filters/stats -run TestPactPaperAwkward -args
+// -write-pact-fixture` writes it again.
 const pactAwkwardFile = "../../testdata/pact/awkward.jsonl"
 
 var writePactFixture = flag.Bool("write-pact-fixture", false, "write "+pactAwkwardFile)
@@ -61,7 +63,8 @@ func awkwardRecords() []*record.Record {
 		var answers []record.HumanAnswer
 		truth := 0.3 + 0.5*rng.Float64()
 		for r := range 3 + rng.IntN(5) {
-			a := record.HumanAnswer{Respondent: fmt.Sprintf("r%d", rng.IntN(25)), Country: respondents[(i+r)%len(respondents)]}
+			a := record.HumanAnswer{Respondent: fmt.Sprintf("r%d", rng.IntN(25)), Country: respondents[(i+r)%len(respondents)],
+				Demo: []string{"young woman", "young man", "older woman", "older man", ""}[rng.IntN(5)]} // "": no demographic group
 			for _, c := range []*string{&a.Personal, &a.Norm} {
 				switch {
 				case r > 0 && rng.Float64() < 0.2:

@@ -26,7 +26,7 @@ import (
 // many persona variants carry them.
 type PactHumanGroup struct {
 	Framing     string   `json:"framing"`  // personal, norm
-	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, scenario_country, receiver_age, receiver_gender
+	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, scenario_country, receiver_age, receiver_gender, respondent_demo
 	Value       string   `json:"value"`
 	Judgments   int64    `json:"judgments"`
 	Respondents int64    `json:"respondents"`
@@ -99,9 +99,26 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 	if a.human == nil {
 		a.human = map[[3]string]*humanGroupAcc{}
 	}
+	sub := map[string]map[[2]string]*[2]float64{} // framing -> (country, demo) -> follow, answered
 	for _, ans := range it.Human.Answers {
+		for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
+			if ans.Country == "" || ans.Demo == "" || (c != record.PactFollow && c != record.PactAllow) {
+				continue
+			}
+			if sub[framing] == nil {
+				sub[framing] = map[[2]string]*[2]float64{}
+			}
+			k := [2]string{ans.Country, ans.Demo}
+			if sub[framing][k] == nil {
+				sub[framing][k] = &[2]float64{}
+			}
+			sub[framing][k][1]++
+			if c == record.PactFollow {
+				sub[framing][k][0]++
+			}
+		}
 		for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", countryRelation(ans.Country, scenario)},
-			{"scenario_country", scenario}, {"receiver_age", it.ReceiverAge}, {"receiver_gender", it.ReceiverGender}} {
+			{"scenario_country", scenario}, {"receiver_age", it.ReceiverAge}, {"receiver_gender", it.ReceiverGender}, {"respondent_demo", ans.Demo}} {
 			for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
 				k := [3]string{framing, g[0], g[1]}
 				acc := a.human[k]
@@ -121,9 +138,19 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 			}
 		}
 	}
+	for framing, m := range sub {
+		if a.subgroups == nil {
+			a.subgroups = map[[2]string]map[[2]string]float64{}
+		}
+		shares := map[[2]string]float64{}
+		for k, v := range m {
+			shares[k] = v[0] / v[1]
+		}
+		a.subgroups[[2]string{group, framing}] = shares
+	}
 }
 
-var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2, "scenario_country": 3, "receiver_age": 4, "receiver_gender": 5}
+var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2, "scenario_country": 3, "receiver_age": 4, "receiver_gender": 5, "respondent_demo": 6}
 
 func (a *pactAcc) humanReport() []PactHumanGroup {
 	out := []PactHumanGroup{}

@@ -62,6 +62,9 @@ type PactPaper struct {
 	// Flips: paired decision changes between two models on the same
 	// items (base vs instruct).
 	Flips []PactFlip `json:"flips"`
+	// Subgroups: each model against each human subgroup, ranked
+	// (pactsubgroups.go).
+	Subgroups []PactSubgroup `json:"subgroups"`
 }
 
 // PactPaperModel is one model as the authors' scripts see it
@@ -397,7 +400,7 @@ func decidesFollow(p float64) bool { return p >= 0.5 }
 // paperFigures computes the paper's figures for one framing over its
 // models (pts gives a model's points).
 func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
-	out := PactPaper{Models: []PactPaperModel{}, Spread: []PactSpread{}, Demographics: []PactDemographic{}, Alignment: []PactAlignment{}, Flips: []PactFlip{}}
+	out := PactPaper{Models: []PactPaperModel{}, Spread: []PactSpread{}, Demographics: []PactDemographic{}, Alignment: []PactAlignment{}, Flips: []PactFlip{}, Subgroups: []PactSubgroup{}}
 	for _, m := range models {
 		out.Models = append(out.Models, paperModel(m, pts(m)))
 	}
@@ -922,6 +925,7 @@ func paperTables(pre string, p PactPaper) []table {
 			"where humans disagree: items with human agreement <= the median; r: Pearson across items, Fisher-z interval; - when undefined (one result per item: agreement 1 everywhere)")
 		ts = append(ts, t, u)
 	}
+	ts = append(ts, subgroupTable(pre, p.Subgroups)...)
 	if len(p.Flips) > 0 {
 		t := table{title: pre + "the paper's paired flips (left model -> right model, same items)",
 			header: []string{"left", "right", "items", "left allow", "right allow", "delta pp", "culture -> preference (95% CI)", "preference -> culture (95% CI)", "same (95% CI)"}}

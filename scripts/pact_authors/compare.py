@@ -153,13 +153,14 @@ def main() -> None:
                           "scenario_country": it.get("receiver_country") or r.get("culture", ""), "scenario": r.get("scenario", ""),
                           "human_personal": letter_of(a.get("personal")), "human_norm": letter_of(a.get("norm")),
                           "receiver_demo": "", "receiver_age": it.get("receiver_age") or np.nan,
-                          "receiver_gender": it.get("receiver_gender") or np.nan, "respondent_demo": ""})
+                          "receiver_gender": it.get("receiver_gender") or np.nan, "respondent_demo": a.get("demo") or np.nan})
     human = s5.add_human_features(pd.DataFrame(human))
 
     compare_human_study(ng, human)
     profiles = pd.concat([s5.human_item_profiles(human, rt, []) for rt in FRAMINGS], ignore_index=True)
     pred_long = s5.prediction_long(pred)
     compare_alignment(ng, pred_long, profiles)
+    compare_subgroups(ng, pred_long, human)
     for framing in FRAMINGS:
         q = next(x for x in ng["questions"] if x["question"] == framing)
         d = dec[dec["framing"] == framing]
@@ -181,7 +182,8 @@ def letter_of(choice):
 
 def compare_human_study(ng, human) -> None:
     groupings = {"overall": [], "respondent_country": ["respondent_country"], "relation": ["country_relation"],
-                 "scenario_country": ["scenario_country"], "receiver_age": ["receiver_age"], "receiver_gender": ["receiver_gender"]}
+                 "scenario_country": ["scenario_country"], "receiver_age": ["receiver_age"], "receiver_gender": ["receiver_gender"],
+                 "respondent_demo": ["respondent_demo"]}
     got = {(g["framing"], g["grouping"], g["value"]): g for g in ng["human_study"]}
     for grouping, cols in groupings.items():
         summary = s5.summarize_human_group(human, cols)
@@ -247,6 +249,41 @@ def compare_alignment(ng, pred_long, profiles) -> None:
         check(f"framing average {model} MAE", g["distributional_mae"], a["distributional_mae"])
         check(f"framing average {model} gap pp", g["signed_gap_pp"], 100 * a["signed_culture_rate_gap_model_minus_human"])
         check(f"framing average {model} r", g["uncertainty_r"], uavg.get(model, np.nan))
+
+
+def compare_subgroups(ng, pred_long, human) -> None:
+    # S5:696-705 and 728, 758-777, as the authors run them
+    subgroup_profiles = pd.concat([s5.human_item_profiles(human, rt, ["respondent_country", "respondent_demo"]) for rt in FRAMINGS],
+                                  ignore_index=True).dropna(subset=["respondent_country", "respondent_demo"])
+    closest_rows = []
+    for _, pred_group in pred_long.groupby(["model_tag", "response_type"], dropna=False):
+        joined = pred_group.merge(subgroup_profiles, on=["scenario_item_id", "response_type"], how="inner")
+        closest_rows.append(s5.summarize_alignment(joined, ["setting", "model_tag", "response_type", "respondent_country", "respondent_demo"]))
+    closest = pd.concat(closest_rows, ignore_index=True)
+    closest = closest.sort_values(["model_tag", "response_type", "majority_choice_alignment", "distributional_mae"],
+                                  ascending=[True, True, False, True])
+    closest["rank_for_model_response_type"] = closest.groupby(["model_tag", "response_type"]).cumcount() + 1
+    n = 0
+    for q in ng["questions"]:
+        if q["question"] not in FRAMINGS:
+            continue
+        got = {(x["model"], x["respondent_country"], x["respondent_demo"]): x for x in q["paper"]["subgroups"]}
+        n += len(got)
+        for _, a in closest[closest["response_type"] == q["question"]].iterrows():
+            what = f"subgroup {q['question']} {a['model_tag']} {a['respondent_country']}/{a['respondent_demo']}"
+            g = got.get((a["model_tag"], a["respondent_country"], a["respondent_demo"]))
+            if g is None:
+                failures.append(what + ": missing in ngstats")
+                continue
+            check(what + " rows", g["rows"], a["n_model_rows"])
+            check(what + " items", g["items"], a["n_items"])
+            check(what + " human culture rate", g["human_culture_rate"], a["human_culture_rate"])
+            check(what + " majority alignment", g["majority_alignment"]["mean"], a["majority_choice_alignment"])
+            check(what + " distributional MAE", g["distributional_mae"]["mean"], a["distributional_mae"])
+            check(what + " signed gap pp", g["signed_gap_pp"]["mean"], 100 * a["signed_culture_rate_gap_model_minus_human"])
+            check(what + " rank", g["rank"], a["rank_for_model_response_type"])
+    if n != len(closest):
+        failures.append(f"subgroups: ngstats has {n}, the authors {len(closest)}")
 
 
 def compare_models(framing, paper, d) -> None:
