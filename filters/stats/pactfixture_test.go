@@ -255,6 +255,9 @@ func indAwkAlignment(rows []awkRow) (majority, mae, gap, r, lowAgree float64, it
 		gap += 100 * (rate - it.h)
 		hx, mx = append(hx, indMaxAgree(it.h)), append(mx, indMaxAgree(rate))
 	}
+	if len(hx) == 0 { // no valid row: no gap, no uncertainty
+		return majority, mae, math.NaN(), math.NaN(), math.NaN(), len(order)
+	}
 	gap /= float64(len(hx))
 	sorted := slices.Sorted(slices.Values(hx))
 	med := sorted[len(sorted)/2]
@@ -383,6 +386,53 @@ func TestPactPaperAwkward(t *testing.T) {
 				t.Errorf("%s %s: no (average) both", q.Question, factor)
 			}
 		}
+	}
+	// the closest subgroups (S5:758-778): each model's rows against each
+	// (country, demo) subgroup's rate on the item, over its answers in
+	// the framing; answers without a country or demo are no subgroup's
+	subRate := map[[4]string][2]float64{} // item, framing, country, demo -> follow, answered
+	seenItem := map[string]bool{}
+	for _, rec := range recs {
+		k := cmp.Or(rec.VariantOf, rec.ID)
+		if seenItem[k] {
+			continue
+		}
+		seenItem[k] = true
+		for _, a := range rec.PactItem.Human.Answers {
+			for framing, c := range map[string]string{record.PactPersonal: a.Personal, record.PactNorm: a.Norm} {
+				if c == "" || a.Demo == "" || a.Country == "" {
+					continue
+				}
+				key := [4]string{k, framing, a.Country, a.Demo}
+				v := subRate[key]
+				v[1]++
+				if c == record.PactFollow {
+					v[0]++
+				}
+				subRate[key] = v
+			}
+		}
+	}
+	nsub := 0
+	for _, q := range r.Pact.Questions {
+		for _, sg := range q.Paper.Subgroups {
+			nsub++
+			var sr []awkRow
+			for _, x := range rows {
+				if v, ok := subRate[[4]string{x.item, q.Question, sg.Country, sg.Demo}]; ok && x.model == sg.Model && x.framing == q.Question {
+					x.h = v[0] / v[1]
+					sr = append(sr, x)
+				}
+			}
+			maj, mae, gap, _, _, items := indAwkAlignment(sr)
+			if sg.Rows != int64(len(sr)) || sg.Items != int64(items) || !approx(sg.Majority.Mean, maj, tol) ||
+				(sg.MAE.N > 0 && !approx(sg.MAE.Mean, mae, tol)) || (sg.SignedGapPP.N > 0 && !approx(sg.SignedGapPP.Mean, gap, tol)) {
+				t.Errorf("subgroup %s %+v, independent majority %v MAE %v gap %v items %d rows %d", q.Question, sg, maj, mae, gap, items, len(sr))
+			}
+		}
+	}
+	if nsub < 100 {
+		t.Errorf("%d subgroup rows", nsub)
 	}
 	// the human study: every answer row of each scenario item once
 	var judgments int64
