@@ -43,7 +43,7 @@ const pactSameCountry = "(same as the scenario's)"
 // (pactregions.go).
 const pactRegion = "region"
 
-// pactAverage names the rows averaged over the models.
+// pactAverage names the rows averaged over the model families (headline).
 const pactAverage = "(average)"
 
 // PactPaper holds the paper's figures for one question framing.
@@ -52,8 +52,8 @@ type PactPaper struct {
 	// conflict.
 	Models []PactPaperModel `json:"models"`
 	// Spread: the country spread, per country attribute (culture: the
-	// scenario's country; actor_country) and model, then averaged over
-	// the models.
+	// scenario's country; region: its world region; actor_country) and
+	// model, then averaged over the families.
 	Spread []PactSpread `json:"spread"`
 	// Demographics: the signed demographic effects.
 	Demographics []PactDemographic `json:"demographics"`
@@ -206,10 +206,10 @@ func familyMean(fam map[string]string, vals map[string]Interval) (Interval, bool
 
 // PactSpread is the paper's country (region) context effect: the allow
 // rate of each country minus the model's allow rate over all items, in
-// percentage points, and their range, max - min (the paper's 7.8). For
-// Model "(average)" each country's delta is the mean of the models'
-// deltas, and the range is that of those means, as the authors average
-// over models before taking it.
+// percentage points, and their range, max - min (the paper's 7.8, of
+// the regions). For Model "(average)" each country's delta is the mean
+// over the families of the models' deltas (familyMean), and the range is
+// that of those means, as the authors average before taking it.
 type PactSpread struct {
 	Attr      string             `json:"attr"`
 	Model     string             `json:"model"`
@@ -221,8 +221,7 @@ type PactSpread struct {
 
 // PactCountryDelta is one country's allow rate and its delta from the
 // model's overall rate (pp), with a cluster interval over item groups
-// (clusterInterval); for the average over models, a t interval over the
-// models.
+// (clusterInterval); for the average, the half-widths averaged (meanOf).
 type PactCountryDelta struct {
 	Country   string   `json:"country"`
 	Items     int64    `json:"items"`
@@ -233,11 +232,12 @@ type PactCountryDelta struct {
 // PactDemographic is a signed demographic effect: the allow rate of the
 // items whose Role has value Plus minus that of the items with Minus
 // (younger - older, female - male), in percentage points, with a cluster
-// interval over item groups (clusterInterval). Role "both" is the mean of the actor's and the receiver's
-// effect (the paper's figure: 1.0 for age and 0.7 for gender are this,
-// averaged over models), its interval half-width the mean of the two
-// (meanOf: conservative, the two share items). Model "(average)" is the
-// mean over the models, likewise.
+// interval over item groups (clusterInterval). Role "both" is, for a
+// model, the mean of the roles it has (averaged_demographic_delta_table);
+// for Model "(average)", each role is first averaged over the families
+// (demographic_delta_table) and "both" is the mean of those two (the
+// paper's 1.0 for age and 0.7 for gender). Averaged intervals take the
+// mean half-width (meanOf: conservative, the values share items).
 type PactDemographic struct {
 	Model   string   `json:"model"`
 	Factor  string   `json:"factor"` // age, gender
