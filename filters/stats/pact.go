@@ -140,6 +140,7 @@ type pactPoint struct {
 	entropy   float64 // NaN when none
 	human     float64 // NaN when the item has none
 	base      bool    // asked as a base model (PactResult.Base)
+	source    string  // the item's dataset (metadata_source), lower case
 
 	// actorCountry is the item's actor_country as it is (attrs has it
 	// relative to the scenario's).
@@ -210,9 +211,13 @@ func (c *Collector) addPact(rec *record.Record) {
 	if scenarioCountry != "" {
 		attrs[pactCulture] = scenarioCountry // wins over a persona key of that name
 	}
+	source := ""
+	if rec.PactItem != nil {
+		source = strings.ToLower(strings.TrimSpace(rec.PactItem.MetadataSource))
+	}
 	for _, r := range rec.Pact {
 		human := humanShareFor(rec.PactItem, r.Question)
-		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority, base: r.Base}
+		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority, base: r.Base, source: source}
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {

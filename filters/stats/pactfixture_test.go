@@ -22,7 +22,7 @@ import (
 // K samples, ties at 0.5), invalid answers, a family (mistral) that only
 // answered items without receiver attributes, persona variants of 1 to 4
 // per item, human answers with blanks and without a demographic group, a
-// country in no region. Both the
+// country in no region, items of two datasets (CultureAtlas, NormAD). Both the
 // Go test below and scripts/pact-authors.sh (the authors' own Python)
 // read it; `go test ./filters/stats -run TestPactPaperAwkward -args
 // -write-pact-fixture` writes it again.
@@ -101,7 +101,8 @@ func awkwardRecords() []*record.Record {
 			}
 			it := &record.PactItem{Actor: "the actor", Receiver: "the receiver", ActorCountry: country, ReceiverCountry: country,
 				ActorAge: pick("younger", "older"), ActorGender: pick("female", "male"),
-				Expectation: "e", Preference: "p", FollowOption: "f", AllowOption: "a", Human: human}
+				Expectation: "e", Preference: "p", FollowOption: "f", AllowOption: "a", Human: human,
+				MetadataSource: []string{"NormAD", "CultureAtlas", "CultureAtlas"}[i%3]} // two datasets, uneven
 			if !noReceiver {
 				it.ReceiverAge, it.ReceiverGender = pick("younger", "older"), pick("female", "male")
 			}
@@ -188,7 +189,8 @@ func awkRows(recs []*record.Record) []awkRow {
 			item = r.VariantOf
 		}
 		it := r.PactItem
-		attrs := map[string]string{"actor_age": it.ActorAge, "actor_gender": it.ActorGender, "receiver_age": it.ReceiverAge, "receiver_gender": it.ReceiverGender}
+		attrs := map[string]string{"actor_age": it.ActorAge, "actor_gender": it.ActorGender, "receiver_age": it.ReceiverAge, "receiver_gender": it.ReceiverGender,
+			"dataset": it.MetadataSource}
 		for _, res := range r.Pact {
 			c := ""
 			if res.PFollow != nil {
@@ -283,8 +285,9 @@ func indAwkAlignment(rows []awkRow) (majority, mae, gap, r, lowAgree float64, it
 // indAwkDemographic: demographic_delta_table and
 // averaged_demographic_delta_table (S4D:110-152, 210-223) over the
 // instruct models' rows of one framing: per model and role, the allow
-// share of plus minus minus in pp (a role without both values is
-// absent); per role the mean over the models, then the mean of the roles.
+// share of plus minus minus in pp, each share the mean over the datasets
+// of the share in each (a role without both values is absent); per role
+// the mean over the models, then the mean of the roles.
 func indAwkDemographic(rows []awkRow, models []string, factor string) float64 {
 	plus, minus := "younger", "older"
 	if factor == "gender" {
@@ -294,21 +297,33 @@ func indAwkDemographic(rows []awkRow, models []string, factor string) float64 {
 	for _, role := range []string{"actor_", "receiver_"} {
 		var ds []float64
 		for _, m := range models {
-			allow := map[string][2]float64{}
+			allow := map[[2]string][2]float64{} // dataset, value -> allow, valid
 			for _, x := range rows {
 				if x.model != m || x.choice == "" {
 					continue
 				}
-				v := x.attrs[role+factor]
-				a := allow[v]
+				k := [2]string{x.attrs["dataset"], x.attrs[role+factor]}
+				a := allow[k]
 				a[1]++
 				if x.choice == "B" {
 					a[0]++
 				}
-				allow[v] = a
+				allow[k] = a
 			}
-			if allow[plus][1] > 0 && allow[minus][1] > 0 {
-				ds = append(ds, 100*(allow[plus][0]/allow[plus][1]-allow[minus][0]/allow[minus][1]))
+			// aggregate_group_rates: per dataset, then the mean over datasets
+			rate := func(v string) (float64, bool) {
+				var rs []float64
+				for k, a := range allow {
+					if k[1] == v {
+						rs = append(rs, a[0]/a[1])
+					}
+				}
+				return indMean(rs), len(rs) > 0
+			}
+			rp, okp := rate(plus)
+			rm, okm := rate(minus)
+			if okp && okm {
+				ds = append(ds, 100*(rp-rm))
 			}
 		}
 		if len(ds) > 0 {

@@ -645,30 +645,50 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 		}
 		return ""
 	}
-	byV := map[string][]float64{}
+	// A value's allow rate is the mean over the datasets (the items'
+	// metadata_source) of its rate in each, as the authors average
+	// CultureAtlas and NormAD (aggregate_group_rates, S4D:87-107); with
+	// one dataset, the plain rate.
+	bySV := map[[2]string][]float64{}
+	sources := map[string]map[string]bool{} // value -> datasets
 	vp := valid(pts)
 	for _, p := range vp {
 		if v := val(p); v != "" {
-			byV[v] = append(byV[v], allowOf(p))
+			k := [2]string{p.source, v}
+			bySV[k] = append(bySV[k], allowOf(p))
+			if sources[v] == nil {
+				sources[v] = map[string]bool{}
+			}
+			sources[v][p.source] = true
 		}
 	}
-	plus, minus, ok := demographicPoles(factor, slices.Collect(maps.Keys(byV)))
+	plus, minus, ok := demographicPoles(factor, slices.Collect(maps.Keys(sources)))
 	if !ok {
 		return PactDemographic{}, false
 	}
-	mp, mm := mean(byV[plus]), mean(byV[minus])
-	np, nm := float64(len(byV[plus])), float64(len(byV[minus]))
+	rate := func(v string) float64 {
+		var rs []float64
+		for _, src := range slices.Sorted(maps.Keys(sources[v])) {
+			rs = append(rs, mean(bySV[[2]string{src, v}]))
+		}
+		return mean(rs)
+	}
+	mp, mm := rate(plus), rate(minus)
 	var infl []float64
 	var groups []string
 	for _, p := range vp {
-		switch val(p) {
+		v := val(p)
+		sign := 1.0
+		switch v {
 		case plus:
-			infl = append(infl, 100*(allowOf(p)-mp)/np)
 		case minus:
-			infl = append(infl, -100*(allowOf(p)-mm)/nm)
+			sign = -1
 		default:
 			continue
 		}
+		// rate(v) = (1/D) sum_d mean_{d,v}: a point's share of it
+		xs := bySV[[2]string{p.source, v}]
+		infl = append(infl, sign*100*(allowOf(p)-mean(xs))/(float64(len(xs))*float64(len(sources[v]))))
 		groups = append(groups, p.group)
 	}
 	d := clusterInterval(100*(mp-mm), infl, groups)

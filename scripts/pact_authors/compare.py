@@ -18,7 +18,8 @@ when p_follow >= 0.5: ngkit's documented reading), UNKNOWN when a result
 has no valid answer, an item's variants sharing their scenario item id
 (variant_of, else the record's id), and each region's allow-rate delta
 (the authors' region CSVs come ready-made: the region's valid allow rate
-minus the model's, by ngkit's country -> region table).
+minus the model's, by ngkit's country -> region table, the datasets pooled
+as ngstats pools them), the item's dataset from its metadata_source.
 """
 
 import csv
@@ -134,7 +135,8 @@ def main() -> None:
                             ev.DECISION_COL: DECISION.get(q.get(framing), ev.UNKNOWN),
                             "actor_age": it.get("actor_age") or np.nan, "actor_gender": it.get("actor_gender") or np.nan,
                             "receiver_age": it.get("receiver_age") or np.nan, "receiver_gender": it.get("receiver_gender") or np.nan,
-                            "region": region_of.get(scenario_country.strip().lower(), "Other/Unmapped")})
+                            "region": region_of.get(scenario_country.strip().lower(), "Other/Unmapped"),
+                            "dataset": (it.get("metadata_source") or "").strip().lower()})
     pred = pd.DataFrame(pred)
     pred["setting"] = "no_persona"
     dec = pd.DataFrame(dec)
@@ -313,11 +315,11 @@ def headline_frame(d):
 
 def compare_demographics(framing, paper, d) -> None:
     rows = []
-    for (model, family, model_type), sub in headline_frame(d).groupby(["model", "family", "model_type"]):
+    for (model, family, model_type, dataset), sub in headline_frame(d).groupby(["model", "family", "model_type", "dataset"]):
         for col in ["actor_age", "receiver_age", "actor_gender", "receiver_gender"]:
             g = ev.summarize_group(sub, [col])
             for _, r in g.iterrows():
-                rows.append({"dataset": "normad", "condition": "balance", "model_type": model_type, "family": family,
+                rows.append({"dataset": dataset, "condition": "balance", "model_type": model_type, "family": family,
                              "source": "contextualized_outputs_new", "group_col": col, "group_value": r[col],
                              "allow_preference_valid": r["allow_rate_valid"], "n": r["n_valid"]})
     with tempfile.TemporaryDirectory() as tmp:
