@@ -413,7 +413,10 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 			}
 		}
 		out.Spread = append(out.Spread, per...)
-		if len(per) > 1 {
+		switch {
+		case attr == pactRegion && len(per) > 0:
+			out.Spread = append(out.Spread, regionAverage(models, pts, fam))
+		case len(per) > 1:
 			out.Spread = append(out.Spread, averageSpread(attr, per, fam))
 		}
 	}
@@ -580,6 +583,63 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 		d, _ := familyMean(fam, deltas[c])
 		avg.Items += items[c]
 		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: d})
+	}
+	avg.RangePP = deltaRange(avg.Countries)
+	return avg
+}
+
+// regionAverage is the paper's region figure (region_context_table,
+// S4D:285-301): each region's delta per model family and dataset (the
+// items' metadata_source), a family's models averaged, then the mean
+// over those (family, dataset) rows; its range, max - min.
+func regionAverage(models []string, pts func(string) []pactPoint, fam map[string]string) PactSpread {
+	type key struct{ family, source string }
+	per := map[string]map[key][]Interval{} // region -> (family, dataset) -> the models' deltas
+	rates := map[string][]float64{}
+	items := map[string]int64{}
+	var overall []float64
+	for _, m := range models {
+		f, ok := fam[m]
+		if !ok {
+			continue
+		}
+		if f == "unknown" {
+			f = "model:" + m
+		}
+		bySource := map[string][]pactPoint{}
+		for _, p := range pts(m) {
+			bySource[p.source] = append(bySource[p.source], p)
+		}
+		for _, src := range slices.Sorted(maps.Keys(bySource)) {
+			s, ok := countrySpread(pactRegion, m, bySource[src])
+			if !ok {
+				continue
+			}
+			overall = append(overall, s.AllowRate)
+			for _, c := range s.Countries {
+				if per[c.Country] == nil {
+					per[c.Country] = map[key][]Interval{}
+				}
+				k := key{f, src}
+				per[c.Country][k] = append(per[c.Country][k], c.DeltaPP)
+				rates[c.Country] = append(rates[c.Country], c.AllowRate)
+				items[c.Country] += c.Items
+			}
+		}
+	}
+	avg := PactSpread{Attr: pactRegion, Model: pactAverage, Countries: []PactCountryDelta{}}
+	if len(overall) > 0 {
+		avg.AllowRate = mean(overall)
+	}
+	for _, c := range slices.Sorted(maps.Keys(per)) {
+		var rows []Interval
+		for _, k := range slices.SortedFunc(maps.Keys(per[c]), func(x, y key) int {
+			return cmp.Or(cmp.Compare(x.family, y.family), cmp.Compare(x.source, y.source))
+		}) {
+			rows = append(rows, meanOf(per[c][k]))
+		}
+		avg.Items += items[c]
+		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: meanOf(rows)})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg

@@ -18,8 +18,8 @@ when p_follow >= 0.5: ngkit's documented reading), UNKNOWN when a result
 has no valid answer, an item's variants sharing their scenario item id
 (variant_of, else the record's id), and each region's allow-rate delta
 (the authors' region CSVs come ready-made: the region's valid allow rate
-minus the model's, by ngkit's country -> region table, the datasets pooled
-as ngstats pools them), the item's dataset from its metadata_source.
+minus the model's, per model and dataset, by ngkit's country -> region
+table), the item's dataset from its metadata_source.
 """
 
 import csv
@@ -343,18 +343,18 @@ def compare_demographics(framing, paper, d) -> None:
 
 
 def compare_regions(framing, paper, d) -> None:
-    rows = []
-    for (model, family), sub in headline_frame(d).groupby(["model", "family"]):
+    rows = {"normad": [], "cultureatlas": []}
+    for (model, family, dataset), sub in headline_frame(d).groupby(["model", "family", "dataset"]):
         if ev.classify_stage(Path(""), model) != "instruct":
             continue
         overall = ev.summarize_frame(sub)["allow_rate_valid"]
         for _, r in ev.summarize_group(sub, ["region"]).iterrows():
-            rows.append({"family": family, "region": r["region"], "delta": r["allow_rate_valid"] - overall})
+            rows[dataset].append({"family": family, "region": r["region"], "delta": r["allow_rate_valid"] - overall})
     with tempfile.TemporaryDirectory() as tmp:
         s4d.REGION_NORMAD_CSV = Path(tmp) / "normad.csv"
         s4d.REGION_CA_CSV = Path(tmp) / "cultureatlas.csv"
-        pd.DataFrame(rows).to_csv(s4d.REGION_NORMAD_CSV, index=False)
-        pd.DataFrame(columns=["family", "region", "delta"]).to_csv(s4d.REGION_CA_CSV, index=False)
+        pd.DataFrame(rows["normad"], columns=["family", "region", "delta"]).to_csv(s4d.REGION_NORMAD_CSV, index=False)
+        pd.DataFrame(rows["cultureatlas"], columns=["family", "region", "delta"]).to_csv(s4d.REGION_CA_CSV, index=False)
         table = s4d.region_context_table()
     spread = next((s for s in paper["spread"] if s["attr"] == "region" and s["model"] == "(average)"), None)
     if spread is None:
