@@ -156,11 +156,11 @@ ca-17,"During a visit to a colleague's home in India, the host offers the actor 
 // with its answers, the shares per framing, and the respondent columns
 // out of the item.
 func TestPactHumanStudy(t *testing.T) {
-	const tidy = `respondent_id,respondent_country,scenario_item_id,scenario_country,scenario,cultural_expectation,personal_preference,choice_a,choice_b,human_personal,human_norm,respondent_gender
-r1,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,A,A,female
-r1,India,i2,India,"At a colleague's home in India, the host offers a sweet.",Accept what is offered.,Allow the actor to decline the sweet.,Accept the sweet.,Decline the sweet.,B,A,female
-r2,Brazil,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,A,male
-r3,United Kingdom,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,FOLLOW_CULTURE,,male
+	const tidy = `respondent_id,respondent_country,scenario_item_id,scenario_country,scenario,cultural_expectation,personal_preference,choice_a,choice_b,human_personal,human_norm,respondent_gender,respondent_age_bucket,respondent_demo
+r1,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,A,A,female,18-29,young woman
+r1,India,i2,India,"At a colleague's home in India, the host offers a sweet.",Accept what is offered.,Allow the actor to decline the sweet.,Accept the sweet.,Decline the sweet.,B,A,female,18-29,young woman
+r2,Brazil,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,A,male,50+,older man
+r3,United Kingdom,i1,Brazil,"At a friend's home in Brazil, the host offers coffee late in the evening.",Accept coffee as a sign of hospitality.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,FOLLOW_CULTURE,,male,,
 `
 	f := writeFile(t, t.TempDir(), "tidy.csv", tidy)
 	recs, err := drain(NewPact([]string{f}, PactOptions{}))
@@ -173,13 +173,15 @@ r3,United Kingdom,i1,Brazil,"At a friend's home in Brazil, the host offers coffe
 		h.Personal == nil || !approxEq(*h.Personal, 2.0/3) || h.Norm == nil || *h.Norm != 1 || !approxEq(h.FollowCulture, 4.0/5) {
 		t.Fatalf("i1: %+v %+v", i1, h)
 	}
-	if a := h.Answers[1]; a != (record.HumanAnswer{Respondent: "r2", Country: "Brazil", Personal: record.PactAllow, Norm: record.PactFollow}) {
+	// the respondent's demographics are kept with the answer (the
+	// authors' subgroup alignment groups by respondent_demo)
+	if a := h.Answers[1]; a != (record.HumanAnswer{Respondent: "r2", Country: "Brazil", Demo: "older man", Age: "50+", Gender: "male", Personal: record.PactAllow, Norm: record.PactFollow}) {
 		t.Errorf("answer %+v", a)
 	}
 	if h.Answers[2].Norm != "" {
 		t.Errorf("an empty answer read as %q", h.Answers[2].Norm)
 	}
-	for _, k := range []string{"respondent_id", "human_personal", "respondent_gender", "human_answers"} {
+	for _, k := range []string{"respondent_id", "human_personal", "respondent_gender", "respondent_demo", "respondent_age_bucket", "human_answers"} {
 		if _, ok := i1.Extra[k]; ok {
 			t.Errorf("%s in extra", k)
 		}

@@ -85,6 +85,7 @@ func (p *Pact) groupRespondents() error {
 			order = append(order, k)
 		}
 		a.answers = append(a.answers, map[string]string{"respondent": row["respondent_id"], "country": row["respondent_country"],
+			"demo": row["respondent_demo"], "age": cmpOr(row["respondent_age_bucket"], row["respondent_age"]), "gender": row["respondent_gender"],
 			"personal": row["human_personal"], "norm": row["human_norm"]})
 	}
 	if len(order) == 0 {
@@ -128,8 +129,8 @@ func choiceOf(s string) (string, error) {
 	return "", fmt.Errorf("choice %q: want A or B (FOLLOW_CULTURE or ALLOW_PREFERENCE)", s)
 }
 
-// setAnswers reads human_answers, a list of {respondent, country,
-// personal, norm}, into h with the shares they give: per framing, and
+// setAnswers reads human_answers, a list of {respondent, country, demo,
+// age, gender, personal, norm}, into h with the shares they give: per framing, and
 // follow_culture over both (an item's own human_follow_culture, read
 // after, wins).
 func setAnswers(h *record.HumanShare, v any) error {
@@ -154,6 +155,12 @@ func setAnswers(h *record.HumanShare, v any) error {
 				a.Respondent = s
 			case "country", "respondent_country":
 				a.Country = s
+			case "demo", "respondent_demo":
+				a.Demo = s
+			case "age", "respondent_age_bucket", "respondent_age":
+				a.Age = s
+			case "gender", "respondent_gender":
+				a.Gender = s
 			case "personal", "norm":
 				c, err := choiceOf(s)
 				if err != nil {

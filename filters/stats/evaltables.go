@@ -97,6 +97,7 @@ func pactTables(p *Pact) []table {
 		}
 		ts = append(ts, paperTables(pre, q.Paper)...)
 	}
+	ts = append(ts, framingAverageTable(p.FramingAverages)...)
 	return append(ts, humanStudyTable(p.HumanStudy)...)
 }
 

@@ -30,6 +30,9 @@ type Pact struct {
 	// HumanStudy: the human study's figures, from items with
 	// human.answers (pacthuman.go).
 	HumanStudy []PactHumanGroup `json:"human_study"`
+	// FramingAverages: each model's alignment figures averaged over the
+	// paper's two framings (pactpaper.go).
+	FramingAverages []PactFramingAverage `json:"framing_averages"`
 }
 
 // PactQuestion holds every figure of one question framing ("choice",
@@ -136,6 +139,8 @@ type pactPoint struct {
 	majority  string
 	entropy   float64 // NaN when none
 	human     float64 // NaN when the item has none
+	base      bool    // asked as a base model (PactResult.Base)
+	source    string  // the item's dataset (metadata_source), lower case
 
 	// actorCountry is the item's actor_country as it is (attrs has it
 	// relative to the scenario's).
@@ -146,6 +151,11 @@ type pactAcc struct {
 	items  int64
 	points map[[2]string][]pactPoint // question, model
 	human  map[[3]string]*humanGroupAcc
+	// humanSeen: the items whose answers are folded in (pacthuman.go)
+	humanSeen map[string]bool
+	// subgroups: per item and framing, the human culture rate of each
+	// respondent subgroup (country, demo) that answered it
+	subgroups map[[2]string]map[[2]string]float64
 }
 
 // pactCulture is the attribute name under which an item's culture is
@@ -161,8 +171,9 @@ func (c *Collector) addPact(rec *record.Record) {
 		c.pact = &pactAcc{points: map[[2]string][]pactPoint{}}
 	}
 	a := c.pact
+	group := pactGroup(rec)
 	if answers {
-		a.addHumanAnswers(rec)
+		a.addHumanAnswers(rec, group)
 	}
 	if len(rec.Pact) == 0 {
 		return
@@ -200,16 +211,13 @@ func (c *Collector) addPact(rec *record.Record) {
 	if scenarioCountry != "" {
 		attrs[pactCulture] = scenarioCountry // wins over a persona key of that name
 	}
-	group := rec.VariantOf
-	if group == "" && rec.PactItem != nil && rec.PactItem.ScenarioID != "" {
-		group = "scenario_id:" + rec.PactItem.ScenarioID
-	}
-	if group == "" {
-		group = rec.ID
+	source := ""
+	if rec.PactItem != nil {
+		source = strings.ToLower(strings.TrimSpace(rec.PactItem.MetadataSource))
 	}
 	for _, r := range rec.Pact {
 		human := humanShareFor(rec.PactItem, r.Question)
-		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority}
+		pt := pactPoint{id: rec.ID, group: group, attrs: attrs, actorCountry: actorCountry, p: math.NaN(), entropy: math.NaN(), human: human, majority: r.Majority, base: r.Base, source: source}
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {
@@ -224,6 +232,18 @@ func (c *Collector) addPact(rec *record.Record) {
 		k := [2]string{r.Question, r.Model}
 		a.points[k] = append(a.points[k], pt)
 	}
+}
+
+// pactGroup is the scenario item a record is a variant of: variant_of,
+// else the item's scenario_id, else the record itself.
+func pactGroup(rec *record.Record) string {
+	switch {
+	case rec.VariantOf != "":
+		return rec.VariantOf
+	case rec.PactItem != nil && rec.PactItem.ScenarioID != "":
+		return "scenario_id:" + rec.PactItem.ScenarioID
+	}
+	return rec.ID
 }
 
 // humanShareFor is the item's human follow share for a framing: the
@@ -300,6 +320,7 @@ func (a *pactAcc) report() *Pact {
 			}
 		}
 		pq.Paper = paperFigures(models, func(m string) []pactPoint { return a.points[[2]string{q, m}] })
+		pq.Paper.Subgroups = a.closestSubgroups(q, models)
 		for i, x := range models {
 			for _, y := range models[i+1:] {
 				pq.Agreement = append(pq.Agreement, pactAgree(x, y, a.points[[2]string{q, x}], a.points[[2]string{q, y}]))
@@ -307,6 +328,7 @@ func (a *pactAcc) report() *Pact {
 		}
 		out.Questions = append(out.Questions, pq)
 	}
+	out.FramingAverages = framingAverages(out.Questions)
 	return out
 }
 

@@ -17,16 +17,23 @@ import (
 // agreement of each group, max(rate, 1 - rate) of its rate. From the
 // items' human.answers, one per respondent.
 
-// PactHumanGroup is one group of the human study's judgments.
+// PactHumanGroup is one group of the human study's rows, one row per
+// respondent and item (summarize_human_group, S5:107-129). Judgments,
+// Respondents and Items count every row of the group, a blank answer in
+// this framing too, as the authors count len(grp); Answered are the rows
+// with an answer in this framing, over which the culture rate is taken
+// (pandas' mean skips the blanks). An item's answers count once however
+// many persona variants carry them.
 type PactHumanGroup struct {
 	Framing     string   `json:"framing"`  // personal, norm
-	Grouping    string   `json:"grouping"` // overall, respondent_country, relation
+	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, scenario_country, receiver_age, receiver_gender, respondent_demo
 	Value       string   `json:"value"`
 	Judgments   int64    `json:"judgments"`
 	Respondents int64    `json:"respondents"`
 	Items       int64    `json:"items"`
-	CultureRate Interval `json:"culture_rate"` // Wilson over judgments
-	Agreement   float64  `json:"majority_agreement"`
+	Answered    int64    `json:"answered"`
+	CultureRate Interval `json:"culture_rate"` // Wilson over the answered rows; n 0 when none
+	Agreement   *float64 `json:"majority_agreement"`
 }
 
 // countryRelations is the authors' COUNTRY_RELATIONS: for a respondent's
@@ -69,13 +76,21 @@ func countryRelation(respondent, scenario string) string {
 }
 
 type humanGroupAcc struct {
-	follow, n   int64
-	respondents map[string]bool
-	items       map[string]bool
+	follow, answered, n int64
+	respondents         map[string]bool
+	items               map[string]bool
 }
 
-// addHumanAnswers folds an item's answers in.
-func (a *pactAcc) addHumanAnswers(rec *record.Record) {
+// addHumanAnswers folds an item's answers in, once per item: the
+// persona variants of an item (one group) carry the same answers.
+func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
+	if a.humanSeen == nil {
+		a.humanSeen = map[string]bool{}
+	}
+	if a.humanSeen[group] {
+		return
+	}
+	a.humanSeen[group] = true
 	it := rec.PactItem
 	scenario := it.ReceiverCountry
 	if scenario == "" {
@@ -84,12 +99,27 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record) {
 	if a.human == nil {
 		a.human = map[[3]string]*humanGroupAcc{}
 	}
+	sub := map[string]map[[2]string]*[2]float64{} // framing -> (country, demo) -> follow, answered
 	for _, ans := range it.Human.Answers {
 		for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
-			if c != record.PactFollow && c != record.PactAllow {
+			if ans.Country == "" || ans.Demo == "" || (c != record.PactFollow && c != record.PactAllow) {
 				continue
 			}
-			for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", countryRelation(ans.Country, scenario)}} {
+			if sub[framing] == nil {
+				sub[framing] = map[[2]string]*[2]float64{}
+			}
+			k := [2]string{ans.Country, ans.Demo}
+			if sub[framing][k] == nil {
+				sub[framing][k] = &[2]float64{}
+			}
+			sub[framing][k][1]++
+			if c == record.PactFollow {
+				sub[framing][k][0]++
+			}
+		}
+		for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", countryRelation(ans.Country, scenario)},
+			{"scenario_country", scenario}, {"receiver_age", it.ReceiverAge}, {"receiver_gender", it.ReceiverGender}, {"respondent_demo", ans.Demo}} {
+			for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
 				k := [3]string{framing, g[0], g[1]}
 				acc := a.human[k]
 				if acc == nil {
@@ -97,17 +127,30 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record) {
 					a.human[k] = acc
 				}
 				acc.n++
-				if c == record.PactFollow {
-					acc.follow++
-				}
 				acc.respondents[ans.Respondent] = true
-				acc.items[rec.ID] = true
+				acc.items[group] = true
+				if c == record.PactFollow || c == record.PactAllow {
+					acc.answered++
+					if c == record.PactFollow {
+						acc.follow++
+					}
+				}
 			}
 		}
 	}
+	for framing, m := range sub {
+		if a.subgroups == nil {
+			a.subgroups = map[[2]string]map[[2]string]float64{}
+		}
+		shares := map[[2]string]float64{}
+		for k, v := range m {
+			shares[k] = v[0] / v[1]
+		}
+		a.subgroups[[2]string{group, framing}] = shares
+	}
 }
 
-var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2}
+var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2, "scenario_country": 3, "receiver_age": 4, "receiver_gender": 5, "respondent_demo": 6}
 
 func (a *pactAcc) humanReport() []PactHumanGroup {
 	out := []PactHumanGroup{}
@@ -117,9 +160,9 @@ func (a *pactAcc) humanReport() []PactHumanGroup {
 	})
 	for _, k := range keys {
 		acc := a.human[k]
-		g := PactHumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n,
-			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: shareWilson(acc.follow, acc.n)}
-		g.Agreement = agreementOf(g.CultureRate.Mean)
+		g := PactHumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n, Answered: acc.answered,
+			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: shareWilson(acc.follow, acc.answered)}
+		g.Agreement = optFloat(agreementOf(g.CultureRate.Mean), acc.answered > 0)
 		out = append(out, g)
 	}
 	return out
@@ -130,11 +173,11 @@ func humanStudyTable(gs []PactHumanGroup) []table {
 		return nil
 	}
 	t := table{title: "PACT, the paper's human study: culture rate and majority agreement",
-		header: []string{"framing", "grouping", "value", "judgments", "respondents", "items", "culture rate (95% CI)", "majority agreement"}}
+		header: []string{"framing", "grouping", "value", "judgments", "respondents", "items", "answered", "culture rate (95% CI)", "majority agreement"}}
 	for _, g := range gs {
-		t.rows = append(t.rows, []string{g.Framing, g.Grouping, orNone(g.Value), num(g.Judgments), num(g.Respondents), num(g.Items), ivPct(g.CultureRate), pct(g.Agreement)})
+		t.rows = append(t.rows, []string{g.Framing, g.Grouping, orNone(g.Value), num(g.Judgments), num(g.Respondents), num(g.Items), num(g.Answered), ivPct(g.CultureRate), optPct(g.Agreement)})
 	}
-	t.notes = append(t.notes, "from human.answers, one per respondent; relation of the respondent's country to the scenario's (same, close, far) as the authors' table;",
-		"majority agreement = max(rate, 1 - rate) of the group's rate; Wilson intervals over judgments")
+	t.notes = append(t.notes, "from human.answers, one row per respondent and item (an item's variants count once); judgments count every row, answered those with an answer in the framing;",
+		"relation of the respondent's country to the scenario's (same, close, far) as the authors' table; majority agreement = max(rate, 1 - rate); Wilson intervals over answered rows")
 	return []table{t}
 }

@@ -7,16 +7,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // The PACT paper's figures (Borah, Augenstein, Mihalcea 2026), by the
 // definitions of its authors' released code (MichiganNLP/
 // pact_culture_personalization: scripts/compute_current_eval_metrics.py,
 // scripts/section5_metrics.py, scripts/plot_section4_demographics_pastel.py).
-// A model's "allow rate" over a group of items is the mean of 1 - p_follow
-// (with one decision per item, the authors' share of ALLOW_PREFERENCE);
-// its decision on an item is follow_culture when p_follow >= 0.5, the
-// authors' tie rule for a rate, and allow_preference below.
+// The paper has one decision per model and item: a model's decision on a
+// result is the argmax of its distribution, follow_culture when p_follow
+// >= 0.5 (the authors' tie rule for a rate, majority_choice) and
+// allow_preference below; with logprobs or K samples the distribution is
+// reduced to that one choice. A model's "allow rate" over a group of
+// items is the share of allow decisions among its valid results (the
+// authors' allow_rate_valid). The "(average)" rows average over model
+// families, as the authors' headline figures do: the models that are not
+// base models (all of them when every one is), grouped by family
+// (pactFamily), averaged within a family, then over the families.
 
 // The item attributes of the card's actor and receiver (addPact).
 const (
@@ -31,14 +39,21 @@ const (
 // scenario's own country.
 const pactSameCountry = "(same as the scenario's)"
 
-// pactAverage names the rows averaged over the models.
+// pactRegion is the spread over world regions of the scenario's country
+// (pactregions.go).
+const pactRegion = "region"
+
+// pactAverage names the rows averaged over the model families (headline).
 const pactAverage = "(average)"
 
 // PactPaper holds the paper's figures for one question framing.
 type PactPaper struct {
+	// Models: each model's family, stage, UNKNOWN rate and decision
+	// conflict.
+	Models []PactPaperModel `json:"models"`
 	// Spread: the country spread, per country attribute (culture: the
-	// scenario's country; actor_country) and model, then averaged over
-	// the models.
+	// scenario's country; region: its world region; actor_country) and
+	// model, then averaged over the families.
 	Spread []PactSpread `json:"spread"`
 	// Demographics: the signed demographic effects.
 	Demographics []PactDemographic `json:"demographics"`
@@ -47,14 +62,154 @@ type PactPaper struct {
 	// Flips: paired decision changes between two models on the same
 	// items (base vs instruct).
 	Flips []PactFlip `json:"flips"`
+	// Subgroups: each model against each human subgroup, ranked
+	// (pactsubgroups.go).
+	Subgroups []PactSubgroup `json:"subgroups"`
+}
+
+// PactPaperModel is one model as the authors' scripts see it
+// (compute_current_eval_metrics.py): its family and stage (classify_family,
+// classify_stage on its name; a model ngpact asked as a base model is
+// base), its results, those without a valid answer and their share of
+// all (unknown_rate_all, EV:197), its allow rate over the valid ones, and
+// the decision conflict among the variants of each item (variability_metrics,
+// EV:215-237): per item, the entropy in bits of its valid results'
+// decisions; their mean over the items with one, and the share of those
+// items whose decisions differ (entropy > 0).
+type PactPaperModel struct {
+	Model            string   `json:"model"`
+	Family           string   `json:"family"`
+	Stage            string   `json:"stage"` // base, instruct, unknown
+	Results          int64    `json:"results"`
+	Invalid          int64    `json:"invalid"`
+	UnknownRate      float64  `json:"unknown_rate"`
+	AllowRate        *float64 `json:"allow_rate"`
+	Items            int64    `json:"items"`
+	DecisionEntropy  *float64 `json:"decision_entropy"`
+	DecisionConflict *float64 `json:"decision_conflict_rate"`
+}
+
+// pactFamily is the authors' classify_family of a model's name.
+func pactFamily(model string) string {
+	low := strings.ToLower(model)
+	for _, f := range []string{"llama", "qwen", "mistral", "deepseek", "olmo", "gpt"} {
+		if strings.Contains(low, f) {
+			return f
+		}
+	}
+	return "unknown"
+}
+
+// pactStage is the authors' classify_stage of a model's name (their
+// file-name half does not apply); base when ngpact asked it as one.
+func pactStage(model string, base bool) string {
+	low := strings.ToLower(model)
+	switch {
+	case base || strings.Contains(low, "base") && !strings.Contains(low, "instruct") && !strings.Contains(low, "chat"):
+		return "base"
+	case strings.Contains(low, "instruct") || strings.Contains(low, "chat") || strings.Contains(low, "gpt4o") || strings.Contains(low, "gpt-4o"):
+		return "instruct"
+	}
+	return "unknown"
+}
+
+func paperModel(model string, pts []pactPoint) PactPaperModel {
+	m := PactPaperModel{Model: model, Family: pactFamily(model), Results: int64(len(pts))}
+	base := false
+	var allow []float64
+	decs := map[string][]float64{}
+	var order []string
+	for _, p := range pts {
+		base = base || p.base
+		if _, ok := decs[p.group]; !ok {
+			order = append(order, p.group)
+			decs[p.group] = nil
+		}
+		if math.IsNaN(p.p) {
+			m.Invalid++
+			continue
+		}
+		allow = append(allow, allowOf(p))
+		decs[p.group] = append(decs[p.group], decision(p.p))
+	}
+	m.Stage = pactStage(model, base)
+	m.Items = int64(len(order))
+	if m.Results > 0 {
+		m.UnknownRate = float64(m.Invalid) / float64(m.Results)
+	}
+	m.AllowRate = optFloat(mean(allow), len(allow) > 0)
+	var ent []float64
+	conflict := 0
+	for _, g := range order {
+		d := decs[g]
+		if len(d) == 0 {
+			continue
+		}
+		e := 0.0
+		for _, q := range []float64{mean(d), 1 - mean(d)} {
+			if q > 0 {
+				e -= q * math.Log2(q)
+			}
+		}
+		ent = append(ent, e)
+		if e > 0 {
+			conflict++
+		}
+	}
+	if len(ent) > 0 {
+		m.DecisionEntropy = optFloat(mean(ent), true)
+		m.DecisionConflict = optFloat(float64(conflict)/float64(len(ent)), true)
+	}
+	return m
+}
+
+// headline are the models the "(average)" rows average over, with their
+// families: those that are not base models, or all when every one is.
+func headline(ms []PactPaperModel) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		if m.Stage != "base" {
+			out[m.Model] = m.Family
+		}
+	}
+	if len(out) == 0 {
+		for _, m := range ms {
+			out[m.Model] = m.Family
+		}
+	}
+	return out
+}
+
+// familyMean averages the models' values within each family (an unknown
+// family is the model alone), then over the families (meanOf).
+func familyMean(fam map[string]string, vals map[string]Interval) (Interval, bool) {
+	byF := map[string][]Interval{}
+	for _, m := range slices.Sorted(maps.Keys(vals)) {
+		f, ok := fam[m]
+		if !ok {
+			continue
+		}
+		if f == "unknown" {
+			f = "model:" + m
+		}
+		byF[f] = append(byF[f], vals[m])
+	}
+	if len(byF) == 0 {
+		return Interval{}, false
+	}
+	var per []Interval
+	for _, f := range slices.Sorted(maps.Keys(byF)) {
+		per = append(per, meanOf(byF[f]))
+	}
+	return meanOf(per), true
 }
 
 // PactSpread is the paper's country (region) context effect: the allow
 // rate of each country minus the model's allow rate over all items, in
-// percentage points, and their range, max - min (the paper's 7.8). For
-// Model "(average)" each country's delta is the mean of the models'
-// deltas, and the range is that of those means, as the authors average
-// over models before taking it.
+// percentage points, and their range, max - min (the paper's 7.8, of
+// the regions). For Model "(average)" each country's delta is the mean
+// over the families of the models' deltas (familyMean), and the range is
+// that of those means, as the authors average before taking it.
 type PactSpread struct {
 	Attr      string             `json:"attr"`
 	Model     string             `json:"model"`
@@ -66,8 +221,7 @@ type PactSpread struct {
 
 // PactCountryDelta is one country's allow rate and its delta from the
 // model's overall rate (pp), with a cluster interval over item groups
-// (clusterInterval); for the average over models, a t interval over the
-// models.
+// (clusterInterval); for the average, the half-widths averaged (meanOf).
 type PactCountryDelta struct {
 	Country   string   `json:"country"`
 	Items     int64    `json:"items"`
@@ -78,11 +232,12 @@ type PactCountryDelta struct {
 // PactDemographic is a signed demographic effect: the allow rate of the
 // items whose Role has value Plus minus that of the items with Minus
 // (younger - older, female - male), in percentage points, with a cluster
-// interval over item groups (clusterInterval). Role "both" is the mean of the actor's and the receiver's
-// effect (the paper's figure: 1.0 for age and 0.7 for gender are this,
-// averaged over models), its interval half-width the mean of the two
-// (meanOf: conservative, the two share items). Model "(average)" is the
-// mean over the models, likewise.
+// interval over item groups (clusterInterval). Role "both" is, for a
+// model, the mean of the roles it has (averaged_demographic_delta_table);
+// for Model "(average)", each role is first averaged over the families
+// (demographic_delta_table) and "both" is the mean of those two (the
+// paper's 1.0 for age and 0.7 for gender). Averaged intervals take the
+// mean half-width (meanOf: conservative, the values share items).
 type PactDemographic struct {
 	Model   string   `json:"model"`
 	Factor  string   `json:"factor"` // age, gender
@@ -93,28 +248,56 @@ type PactDemographic struct {
 }
 
 // PactAlignment is the paper's human-model alignment of one model, over
-// the items with a human distribution (section5_metrics.py's
-// summarize_alignment and model_uncertainty): the mean culture rates,
-// majority alignment (the model's decision equals the human majority, a
-// human rate >= 0.5 counting as culture), the distributional MAE, mean
-// |p - h|, the signed gap, mean (p - h), in pp, the mean majority
-// agreement max(r, 1-r) of humans and of the model, and the uncertainty
-// correlation: Pearson, across items, of the two majority agreements (the
-// paper's best, 0.24), with its Fisher-z interval. MAE and gap have
-// cluster intervals over item groups, majority alignment a Wilson one.
+// the items with a human share (section5_metrics.py's summarize_alignment
+// and model_uncertainty). The model's decision on a result is the argmax
+// of its distribution, follow_culture when p_follow >= 0.5 (the authors'
+// tie rule, majority_choice): the one choice per item of the paper.
+// Rows are the results (persona variants of an item are rows of one
+// item); Items the items, the variants of one scenario item (variant_of,
+// else scenario_id) pooled, as the authors pool a scenario_item_id.
+// A result without a valid answer stays in Rows, Items, the human rate
+// and the human agreement, and counts as a mismatch in the majority
+// alignment (S5:205-214); the model rate, MAE and gap skip it, as pandas'
+// mean skips NaN.
+//
+//   - Majority: the share of rows whose decision is the human majority
+//     (human share >= 0.5: culture), Wilson interval;
+//   - MAE: mean |decision - human share| over the valid rows (the
+//     paper's distributional MAE, a 0/1 choice against the share);
+//     PFollowMAE is the same with p_follow for the decision, ngkit's
+//     distributional variant (not a paper figure);
+//   - SignedGapPP: per item, the mean decision of its valid rows minus
+//     its human share, averaged over items, in pp;
+//   - HumanAgreement: mean max(h, 1-h) over rows;
+//   - the uncertainty figures (model_uncertainty), per item over its
+//     valid rows: the model's rate (mean decision) and its majority
+//     agreement max(r, 1-r); ModelAgreement is their mean over items,
+//     ModelAgreementLowHuman the mean over the items whose human
+//     agreement is at most the median (humans disagree most), and
+//     Uncertainty Pearson's r across items of the human and model
+//     agreements (the paper's best, 0.24), with a Fisher-z interval;
+//     null when undefined (one decision per item gives agreement 1
+//     everywhere).
+//
+// MAE and gap have cluster intervals over items.
 type PactAlignment struct {
-	Model            string   `json:"model"`
-	Items            int64    `json:"items"`
-	HumanCultureRate float64  `json:"human_culture_rate"`
-	ModelCultureRate float64  `json:"model_culture_rate"`
-	Majority         Interval `json:"majority_alignment"`
-	MAE              Interval `json:"distributional_mae"`
-	SignedGapPP      Interval `json:"signed_gap_pp"`
-	HumanAgreement   float64  `json:"human_majority_agreement"`
-	ModelAgreement   float64  `json:"model_majority_agreement"`
-	Uncertainty      *float64 `json:"uncertainty_r"`
-	UncertaintyLow   *float64 `json:"uncertainty_r_low"`
-	UncertaintyHigh  *float64 `json:"uncertainty_r_high"`
+	Model                  string   `json:"model"`
+	Rows                   int64    `json:"rows"`
+	Invalid                int64    `json:"invalid"`
+	Items                  int64    `json:"items"`
+	HumanCultureRate       float64  `json:"human_culture_rate"`
+	ModelCultureRate       *float64 `json:"model_culture_rate"`
+	Majority               Interval `json:"majority_alignment"`
+	MAE                    Interval `json:"distributional_mae"`
+	PFollowMAE             Interval `json:"p_follow_mae"`
+	SignedGapPP            Interval `json:"signed_gap_pp"`
+	HumanAgreement         float64  `json:"human_majority_agreement"`
+	UncertaintyItems       int64    `json:"uncertainty_items"`
+	ModelAgreement         *float64 `json:"model_majority_agreement"`
+	ModelAgreementLowHuman *float64 `json:"model_majority_agreement_low_human_agreement"`
+	Uncertainty            *float64 `json:"uncertainty_r"`
+	UncertaintyLow         *float64 `json:"uncertainty_r_low"`
+	UncertaintyHigh        *float64 `json:"uncertainty_r_high"`
 }
 
 // PactFlip is the paper's paired flip summary (compute_current_eval_metrics.py's
@@ -137,6 +320,79 @@ type PactFlip struct {
 	Same         Interval `json:"same_decision"`
 }
 
+// PactFramingAverage is one model's alignment averaged over the paper's
+// two framings, personal and norm (the site's alignmentAvg and
+// uncertaintyAvg; plot_section5_acl_figures.py groups by model and takes
+// the mean): majority alignment, MAE and signed gap, the mean of the
+// framings that have them; uncertainty r, the mean of the framings where
+// it is defined (pandas' mean skips NaN), null when none is.
+type PactFramingAverage struct {
+	Model       string   `json:"model"`
+	Framings    int64    `json:"framings"`
+	Majority    float64  `json:"majority_alignment"`
+	MAE         *float64 `json:"distributional_mae"`
+	SignedGapPP *float64 `json:"signed_gap_pp"`
+	Uncertainty *float64 `json:"uncertainty_r"`
+}
+
+func framingAverages(qs []PactQuestion) []PactFramingAverage {
+	type acc struct {
+		n                  int64
+		maj, mae, gap, unc []float64
+	}
+	byM := map[string]*acc{}
+	for _, q := range qs {
+		if q.Question != record.PactPersonal && q.Question != record.PactNorm {
+			continue
+		}
+		for _, a := range q.Paper.Alignment {
+			c := byM[a.Model]
+			if c == nil {
+				c = &acc{}
+				byM[a.Model] = c
+			}
+			c.n++
+			c.maj = append(c.maj, a.Majority.Mean)
+			if a.MAE.N > 0 {
+				c.mae = append(c.mae, a.MAE.Mean)
+			}
+			if a.SignedGapPP.N > 0 {
+				c.gap = append(c.gap, a.SignedGapPP.Mean)
+			}
+			if a.Uncertainty != nil {
+				c.unc = append(c.unc, *a.Uncertainty)
+			}
+		}
+	}
+	out := []PactFramingAverage{}
+	for _, m := range slices.Sorted(maps.Keys(byM)) {
+		c := byM[m]
+		if c.n < 2 {
+			continue
+		}
+		out = append(out, PactFramingAverage{Model: m, Framings: c.n, Majority: mean(c.maj),
+			MAE: optFloat(mean(c.mae), len(c.mae) > 0), SignedGapPP: optFloat(mean(c.gap), len(c.gap) > 0), Uncertainty: optFloat(mean(c.unc), len(c.unc) > 0)})
+	}
+	return out
+}
+
+func framingAverageTable(fs []PactFramingAverage) []table {
+	if len(fs) == 0 {
+		return nil
+	}
+	t := table{title: "PACT, the paper's alignment averaged over the two framings (personal, norm)",
+		header: []string{"model", "majority alignment", "distributional MAE", "signed gap pp", "uncertainty r"}}
+	for _, f := range fs {
+		gap := "-"
+		if f.SignedGapPP != nil {
+			gap = f1(*f.SignedGapPP)
+		}
+		t.rows = append(t.rows, []string{f.Model, pct(f.Majority), optStr(f.MAE), gap, optStr(f.Uncertainty)})
+	}
+	t.notes = append(t.notes, "the mean of the two framings' figures (the paper's alignmentAvg, uncertaintyAvg); r: of the framings where it is defined")
+	return []table{t}
+}
+
 // decidesFollow is the model's decision on an item: the authors' rule
 // for a rate (majority_choice: rate >= 0.5 is culture).
 func decidesFollow(p float64) bool { return p >= 0.5 }
@@ -144,8 +400,12 @@ func decidesFollow(p float64) bool { return p >= 0.5 }
 // paperFigures computes the paper's figures for one framing over its
 // models (pts gives a model's points).
 func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
-	out := PactPaper{Spread: []PactSpread{}, Demographics: []PactDemographic{}, Alignment: []PactAlignment{}, Flips: []PactFlip{}}
-	for _, attr := range []string{pactCulture, pactActorCountry} {
+	out := PactPaper{Models: []PactPaperModel{}, Spread: []PactSpread{}, Demographics: []PactDemographic{}, Alignment: []PactAlignment{}, Flips: []PactFlip{}, Subgroups: []PactSubgroup{}}
+	for _, m := range models {
+		out.Models = append(out.Models, paperModel(m, pts(m)))
+	}
+	fam := headline(out.Models)
+	for _, attr := range []string{pactCulture, pactRegion, pactActorCountry} {
 		var per []PactSpread
 		for _, m := range models {
 			if s, ok := countrySpread(attr, m, pts(m)); ok {
@@ -153,14 +413,18 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 			}
 		}
 		out.Spread = append(out.Spread, per...)
-		if len(per) > 1 {
-			out.Spread = append(out.Spread, averageSpread(attr, per))
+		switch {
+		case attr == pactRegion && len(per) > 0:
+			out.Spread = append(out.Spread, regionAverage(models, pts, fam))
+		case len(per) > 1:
+			out.Spread = append(out.Spread, averageSpread(attr, per, fam))
 		}
 	}
 	for _, f := range []struct{ factor, actor, receiver string }{
 		{"age", pactActorAge, pactReceiverAge}, {"gender", pactActorGender, pactReceiverGender},
 	} {
-		byRole := map[string][]Interval{}
+		// byRole: each model's effect per role (demographic_delta_table)
+		byRole := map[string]map[string]Interval{"actor": {}, "receiver": {}}
 		var rows []PactDemographic
 		for _, m := range models {
 			p := pts(m)
@@ -169,26 +433,35 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 				if d, ok := demographic(m, f.factor, role.name, role.attr, p); ok {
 					rows = append(rows, d)
 					both = append(both, d)
-					byRole[role.name] = append(byRole[role.name], d.DeltaPP)
+					byRole[role.name][m] = d.DeltaPP
 				}
 			}
 			if len(both) > 0 {
+				// averaged_demographic_delta_table: the mean of the roles
+				// the model has
 				b := both[0]
 				b.Role = "both"
 				if len(both) == 2 {
 					b.DeltaPP = meanOf([]Interval{both[0].DeltaPP, both[1].DeltaPP})
 				}
 				rows = append(rows, b)
-				byRole["both"] = append(byRole["both"], b.DeltaPP)
 			}
 		}
 		out.Demographics = append(out.Demographics, rows...)
 		if len(models) > 1 && len(rows) > 0 {
-			for _, role := range []string{"actor", "receiver", "both"} {
-				if v := byRole[role]; len(v) > 0 {
+			// Each role averaged over the families first (S4D:135-139),
+			// then the two roles (S4D:217-223).
+			var roles []Interval
+			for _, role := range []string{"actor", "receiver"} {
+				if iv, ok := familyMean(fam, byRole[role]); ok {
 					out.Demographics = append(out.Demographics, PactDemographic{Model: pactAverage, Factor: f.factor, Role: role,
-						Plus: rows[0].Plus, Minus: rows[0].Minus, DeltaPP: meanOf(v)})
+						Plus: rows[0].Plus, Minus: rows[0].Minus, DeltaPP: iv})
+					roles = append(roles, iv)
 				}
+			}
+			if len(roles) > 0 {
+				out.Demographics = append(out.Demographics, PactDemographic{Model: pactAverage, Factor: f.factor, Role: "both",
+					Plus: rows[0].Plus, Minus: rows[0].Minus, DeltaPP: meanOf(roles)})
 			}
 		}
 	}
@@ -207,6 +480,10 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 	return out
 }
 
+// allowOf is a valid result's allow decision, 1 or 0: the authors' rates
+// are shares of decisions.
+func allowOf(p pactPoint) float64 { return 1 - decision(p.p) }
+
 // valid are the points with a p_follow.
 func valid(pts []pactPoint) []pactPoint {
 	var out []pactPoint
@@ -218,24 +495,35 @@ func valid(pts []pactPoint) []pactPoint {
 	return out
 }
 
-// countrySpread: ok is false unless two countries have items.
+// countrySpread: ok is false unless two countries (one region) have items.
 func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 	byC := map[string][]float64{}
 	var all []float64
 	var cs, groups []string
 	for _, p := range valid(pts) {
 		c := p.attrs[attr]
-		if attr == pactActorCountry {
+		switch attr {
+		case pactActorCountry:
 			c = p.actorCountry
+		case pactRegion:
+			// an item of no region counts in the overall rate only
+			c = regionOf(p.attrs[pactCulture])
+			if c == "" && p.attrs[pactCulture] == "" {
+				continue
+			}
 		}
-		if c == "" {
+		if c == "" && attr != pactRegion {
 			continue
 		}
-		byC[c] = append(byC[c], 1-p.p)
-		all = append(all, 1-p.p)
+		if c != "" {
+			byC[c] = append(byC[c], allowOf(p))
+		}
+		all = append(all, allowOf(p))
 		cs, groups = append(cs, c), append(groups, p.group)
 	}
-	if len(byC) < 2 {
+	// a region's delta is defined with one region (the overall rate
+	// counts the items of no region too); a country's needs two
+	if len(byC) < 2 && (attr != pactRegion || len(byC) == 0) {
 		return PactSpread{}, false
 	}
 	s := PactSpread{Attr: attr, Model: model, Items: int64(len(all)), AllowRate: mean(all)}
@@ -265,25 +553,93 @@ func deltaRange(cs []PactCountryDelta) *float64 {
 	return optFloat(hi-lo, len(cs) > 1)
 }
 
-// averageSpread averages each country's delta over the models that have
-// it (meanOf).
-func averageSpread(attr string, per []PactSpread) PactSpread {
-	deltas := map[string][]Interval{}
+// averageSpread averages each country's delta over the families of the
+// headline models (familyMean), as the authors average the region deltas
+// over the model families (S4D:292-299).
+func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpread {
+	deltas := map[string]map[string]Interval{}
 	rates := map[string][]float64{}
 	items := map[string]int64{}
 	var overall []float64
 	for _, s := range per {
+		if _, ok := fam[s.Model]; !ok {
+			continue
+		}
 		overall = append(overall, s.AllowRate)
 		for _, c := range s.Countries {
-			deltas[c.Country] = append(deltas[c.Country], c.DeltaPP)
+			if deltas[c.Country] == nil {
+				deltas[c.Country] = map[string]Interval{}
+			}
+			deltas[c.Country][s.Model] = c.DeltaPP
 			rates[c.Country] = append(rates[c.Country], c.AllowRate)
 			items[c.Country] += c.Items
 		}
 	}
-	avg := PactSpread{Attr: attr, Model: pactAverage, AllowRate: mean(overall)}
+	avg := PactSpread{Attr: attr, Model: pactAverage}
+	if len(overall) > 0 {
+		avg.AllowRate = mean(overall)
+	}
 	for _, c := range slices.Sorted(maps.Keys(deltas)) {
+		d, _ := familyMean(fam, deltas[c])
 		avg.Items += items[c]
-		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: meanOf(deltas[c])})
+		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: d})
+	}
+	avg.RangePP = deltaRange(avg.Countries)
+	return avg
+}
+
+// regionAverage is the paper's region figure (region_context_table,
+// S4D:285-301): each region's delta per model family and dataset (the
+// items' metadata_source), a family's models averaged, then the mean
+// over those (family, dataset) rows; its range, max - min.
+func regionAverage(models []string, pts func(string) []pactPoint, fam map[string]string) PactSpread {
+	type key struct{ family, source string }
+	per := map[string]map[key][]Interval{} // region -> (family, dataset) -> the models' deltas
+	rates := map[string][]float64{}
+	items := map[string]int64{}
+	var overall []float64
+	for _, m := range models {
+		f, ok := fam[m]
+		if !ok {
+			continue
+		}
+		if f == "unknown" {
+			f = "model:" + m
+		}
+		bySource := map[string][]pactPoint{}
+		for _, p := range pts(m) {
+			bySource[p.source] = append(bySource[p.source], p)
+		}
+		for _, src := range slices.Sorted(maps.Keys(bySource)) {
+			s, ok := countrySpread(pactRegion, m, bySource[src])
+			if !ok {
+				continue
+			}
+			overall = append(overall, s.AllowRate)
+			for _, c := range s.Countries {
+				if per[c.Country] == nil {
+					per[c.Country] = map[key][]Interval{}
+				}
+				k := key{f, src}
+				per[c.Country][k] = append(per[c.Country][k], c.DeltaPP)
+				rates[c.Country] = append(rates[c.Country], c.AllowRate)
+				items[c.Country] += c.Items
+			}
+		}
+	}
+	avg := PactSpread{Attr: pactRegion, Model: pactAverage, Countries: []PactCountryDelta{}}
+	if len(overall) > 0 {
+		avg.AllowRate = mean(overall)
+	}
+	for _, c := range slices.Sorted(maps.Keys(per)) {
+		var rows []Interval
+		for _, k := range slices.SortedFunc(maps.Keys(per[c]), func(x, y key) int {
+			return cmp.Or(cmp.Compare(x.family, y.family), cmp.Compare(x.source, y.source))
+		}) {
+			rows = append(rows, meanOf(per[c][k]))
+		}
+		avg.Items += items[c]
+		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: meanOf(rows)})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg
@@ -349,30 +705,50 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 		}
 		return ""
 	}
-	byV := map[string][]float64{}
+	// A value's allow rate is the mean over the datasets (the items'
+	// metadata_source) of its rate in each, as the authors average
+	// CultureAtlas and NormAD (aggregate_group_rates, S4D:87-107); with
+	// one dataset, the plain rate.
+	bySV := map[[2]string][]float64{}
+	sources := map[string]map[string]bool{} // value -> datasets
 	vp := valid(pts)
 	for _, p := range vp {
 		if v := val(p); v != "" {
-			byV[v] = append(byV[v], 1-p.p)
+			k := [2]string{p.source, v}
+			bySV[k] = append(bySV[k], allowOf(p))
+			if sources[v] == nil {
+				sources[v] = map[string]bool{}
+			}
+			sources[v][p.source] = true
 		}
 	}
-	plus, minus, ok := demographicPoles(factor, slices.Collect(maps.Keys(byV)))
+	plus, minus, ok := demographicPoles(factor, slices.Collect(maps.Keys(sources)))
 	if !ok {
 		return PactDemographic{}, false
 	}
-	mp, mm := mean(byV[plus]), mean(byV[minus])
-	np, nm := float64(len(byV[plus])), float64(len(byV[minus]))
+	rate := func(v string) float64 {
+		var rs []float64
+		for _, src := range slices.Sorted(maps.Keys(sources[v])) {
+			rs = append(rs, mean(bySV[[2]string{src, v}]))
+		}
+		return mean(rs)
+	}
+	mp, mm := rate(plus), rate(minus)
 	var infl []float64
 	var groups []string
 	for _, p := range vp {
-		switch val(p) {
+		v := val(p)
+		sign := 1.0
+		switch v {
 		case plus:
-			infl = append(infl, 100*((1-p.p)-mp)/np)
 		case minus:
-			infl = append(infl, -100*((1-p.p)-mm)/nm)
+			sign = -1
 		default:
 			continue
 		}
+		// rate(v) = (1/D) sum_d mean_{d,v}: a point's share of it
+		xs := bySV[[2]string{p.source, v}]
+		infl = append(infl, sign*100*(allowOf(p)-mean(xs))/(float64(len(xs))*float64(len(sources[v]))))
 		groups = append(groups, p.group)
 	}
 	d := clusterInterval(100*(mp-mm), infl, groups)
@@ -400,19 +776,49 @@ func meanOf(ivs []Interval) Interval {
 // agreementOf is a rate's majority agreement, max(r, 1-r).
 func agreementOf(r float64) float64 { return max(r, 1-r) }
 
+// decision is a result's one choice, 1 for follow_culture and 0 for
+// allow_preference (decidesFollow), NaN when it has none.
+func decision(p float64) float64 {
+	switch {
+	case math.IsNaN(p):
+		return math.NaN()
+	case decidesFollow(p):
+		return 1
+	}
+	return 0
+}
+
 func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
-	var hs, ps, abs, gap, ha, ma []float64
-	var groups []string
-	var same int64
-	for _, p := range valid(pts) {
+	type item struct {
+		h    float64   // the first row's human share (the authors' "first")
+		decs []float64 // the valid rows' decisions
+	}
+	var hs, ds, abs, pabs, ha []float64
+	var absGroups []string
+	var order []string
+	items := map[string]*item{}
+	var same, invalid int64
+	for _, p := range pts {
 		if math.IsNaN(p.human) {
 			continue
 		}
-		groups = append(groups, p.group)
-		hs, ps = append(hs, p.human), append(ps, p.p)
-		abs, gap = append(abs, math.Abs(p.p-p.human)), append(gap, 100*(p.p-p.human))
-		ha, ma = append(ha, agreementOf(p.human)), append(ma, agreementOf(p.p))
-		if decidesFollow(p.p) == decidesFollow(p.human) {
+		it := items[p.group]
+		if it == nil {
+			it = &item{h: p.human}
+			items[p.group] = it
+			order = append(order, p.group)
+		}
+		hs, ha = append(hs, p.human), append(ha, agreementOf(p.human))
+		d := decision(p.p)
+		if math.IsNaN(d) {
+			invalid++ // a mismatch, kept in the counts
+			continue
+		}
+		it.decs = append(it.decs, d)
+		ds = append(ds, d)
+		abs, pabs = append(abs, math.Abs(d-p.human)), append(pabs, math.Abs(p.p-p.human))
+		absGroups = append(absGroups, p.group)
+		if d == decision(p.human) {
 			same++
 		}
 	}
@@ -420,18 +826,57 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 		return PactAlignment{}, false
 	}
 	n := int64(len(hs))
-	a := PactAlignment{Model: model, Items: n, HumanCultureRate: mean(hs), ModelCultureRate: mean(ps),
-		Majority: shareWilson(same, n), MAE: clusterMean(abs, groups), SignedGapPP: clusterMean(gap, groups),
-		HumanAgreement: mean(ha), ModelAgreement: mean(ma)}
-	if r, ok := pearson(ha, ma); ok {
+	a := PactAlignment{Model: model, Rows: n, Invalid: invalid, Items: int64(len(items)), HumanCultureRate: mean(hs),
+		Majority: shareWilson(same, n), HumanAgreement: mean(ha)}
+	if len(ds) > 0 {
+		a.ModelCultureRate = optFloat(mean(ds), true)
+		a.MAE, a.PFollowMAE = clusterMean(abs, absGroups), clusterMean(pabs, absGroups)
+	}
+	var gap, hAgree, mAgree []float64
+	var gapGroups []string
+	for _, g := range order {
+		it := items[g]
+		if len(it.decs) == 0 {
+			continue
+		}
+		r := mean(it.decs)
+		gap, gapGroups = append(gap, 100*(r-it.h)), append(gapGroups, g)
+		hAgree, mAgree = append(hAgree, agreementOf(it.h)), append(mAgree, agreementOf(r))
+	}
+	if len(gap) == 0 {
+		return a, true
+	}
+	a.SignedGapPP = clusterMean(gap, gapGroups)
+	a.UncertaintyItems = int64(len(gap))
+	a.ModelAgreement = optFloat(mean(mAgree), true)
+	med := median(hAgree)
+	var low []float64
+	for i, h := range hAgree {
+		if h <= med {
+			low = append(low, mAgree[i])
+		}
+	}
+	a.ModelAgreementLowHuman = optFloat(mean(low), len(low) > 0)
+	if r, ok := pearson(hAgree, mAgree); ok {
 		a.Uncertainty = &r
-		if n > 3 && math.Abs(r) < 1 {
-			z, h := math.Atanh(r), z95/math.Sqrt(float64(n-3))
+		if k := len(gap); k > 3 && math.Abs(r) < 1 {
+			z, h := math.Atanh(r), z95/math.Sqrt(float64(k-3))
 			lo, hi := math.Tanh(z-h), math.Tanh(z+h)
 			a.UncertaintyLow, a.UncertaintyHigh = &lo, &hi
 		}
 	}
 	return a, true
+}
+
+// median is pandas' Series.median: the mean of the two middle values of
+// an even count.
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	k := len(s)
+	if k%2 == 1 {
+		return s[k/2]
+	}
+	return (s[k/2-1] + s[k/2]) / 2
 }
 
 // clusterMean is the mean of xs with its cluster interval over groups.
@@ -442,6 +887,14 @@ func clusterMean(xs []float64, groups []string) Interval {
 		infl[i] = (x - m) / float64(len(xs))
 	}
 	return clusterInterval(m, infl, groups)
+}
+
+// optPct is a percentage or "-".
+func optPct(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return pct(*p)
 }
 
 // shareWilson is k of n with its Wilson interval.
@@ -492,6 +945,17 @@ func flips(left, right string, pl, pr []pactPoint) (PactFlip, bool) {
 // paperTables lays out the paper's figures of one framing.
 func paperTables(pre string, p PactPaper) []table {
 	var ts []table
+	if len(p.Models) > 0 {
+		t := table{title: pre + "the paper's models: family, stage, UNKNOWN rate, decision conflict across an item's variants",
+			header: []string{"model", "family", "stage", "results", "invalid", "unknown rate", "allow rate", "items", "decision entropy", "conflict rate"}}
+		for _, m := range p.Models {
+			t.rows = append(t.rows, []string{m.Model, m.Family, m.Stage, num(m.Results), num(m.Invalid), pct(m.UnknownRate), optPct(m.AllowRate),
+				num(m.Items), optStr(m.DecisionEntropy), optPct(m.DecisionConflict)})
+		}
+		t.notes = append(t.notes, "family and stage from the model's name as the authors' scripts read it; (average) rows average the non-base models over families;",
+			"allow rate: share of allow decisions among valid results; entropy (bits) of each item's decisions, mean over items; conflict: share of items whose decisions differ")
+		ts = append(ts, t)
+	}
 	if len(p.Spread) > 0 {
 		t := table{title: pre + "the paper's country spread (allow-rate delta of each country from the model's overall rate)",
 			header: []string{"model", "country attribute", "country", "items", "allow rate", "delta pp (95% CI)"}}
@@ -507,8 +971,8 @@ func paperTables(pre string, p PactPaper) []table {
 			}
 			r.rows = append(r.rows, []string{s.Model, s.Attr, num(int64(len(s.Countries))), pct(s.AllowRate), rng})
 		}
-		t.notes = append(t.notes, "allow rate: mean of 1 - p_follow; culture is the scenario's country; (average): each country's delta averaged over the models, half-widths averaged (conservative)")
-		r.notes = append(r.notes, "the paper's 7.8 is this range for (average)")
+		t.notes = append(t.notes, "allow rate: share of allow decisions; culture is the scenario's country, region its world region; (average): each delta averaged over the families, half-widths averaged (conservative)")
+		r.notes = append(r.notes, "the paper's 7.8 is this range for (average), region")
 		ts = append(ts, t, r)
 	}
 	if len(p.Demographics) > 0 {
@@ -517,24 +981,31 @@ func paperTables(pre string, p PactPaper) []table {
 		for _, d := range p.Demographics {
 			t.rows = append(t.rows, []string{d.Model, d.Factor, d.Role, d.Plus + " - " + d.Minus, ivNum(d.DeltaPP, f2)})
 		}
-		t.notes = append(t.notes, "cluster interval over item groups; both: mean of actor and receiver; (average): mean over models; half-widths averaged (conservative); the paper's 1.0 (age) and 0.7 (gender) are (average), both")
+		t.notes = append(t.notes, "cluster interval over item groups; both: mean of the roles the model has; (average): each role averaged over the families, both the mean of those;",
+			"half-widths averaged (conservative); the paper's 1.0 (age) and 0.7 (gender) are (average), both")
 		ts = append(ts, t)
 	}
 	if len(p.Alignment) > 0 {
-		t := table{title: pre + "the paper's human-model alignment",
-			header: []string{"model", "items", "human culture rate", "model culture rate", "majority alignment (95% CI)", "distributional MAE (95% CI)", "signed gap pp (95% CI)", "human agreement", "model agreement", "uncertainty r (95% CI)"}}
+		t := table{title: pre + "the paper's human-model alignment (one decision per result: argmax, p_follow >= 0.5 is culture)",
+			header: []string{"model", "rows", "invalid", "items", "human culture rate", "model culture rate", "majority alignment (95% CI)", "distributional MAE (95% CI)", "signed gap pp (95% CI)", "p_follow MAE"}}
+		u := table{title: pre + "the paper's uncertainty alignment (each item's results pooled)",
+			header: []string{"model", "items", "human agreement", "model agreement", "model agreement where humans disagree", "uncertainty r (95% CI)"}}
 		for _, a := range p.Alignment {
-			u := optStr(a.Uncertainty)
+			r := optStr(a.Uncertainty)
 			if a.UncertaintyLow != nil {
-				u += " [" + f3(*a.UncertaintyLow) + ", " + f3(*a.UncertaintyHigh) + "]"
+				r += " [" + f3(*a.UncertaintyLow) + ", " + f3(*a.UncertaintyHigh) + "]"
 			}
-			t.rows = append(t.rows, []string{a.Model, num(a.Items), pct(a.HumanCultureRate), pct(a.ModelCultureRate), ivPct(a.Majority),
-				ivNum(a.MAE, f3), ivNum(a.SignedGapPP, f1), pct(a.HumanAgreement), pct(a.ModelAgreement), u})
+			t.rows = append(t.rows, []string{a.Model, num(a.Rows), num(a.Invalid), num(a.Items), pct(a.HumanCultureRate), optPct(a.ModelCultureRate), ivPct(a.Majority),
+				ivNum(a.MAE, f3), ivNum(a.SignedGapPP, f1), ivNum(a.PFollowMAE, f3)})
+			u.rows = append(u.rows, []string{a.Model, num(a.UncertaintyItems), pct(a.HumanAgreement), optPct(a.ModelAgreement), optPct(a.ModelAgreementLowHuman), r})
 		}
-		t.notes = append(t.notes, "a rate >= 0.5 counts as culture (human majority, model decision); MAE = mean |p_follow - human share|; gap = model - human;",
-			"agreement = mean max(r, 1 - r); uncertainty r: Pearson across items of the two agreements, Fisher-z interval; - when undefined")
-		ts = append(ts, t)
+		t.notes = append(t.notes, "human majority: share >= 0.5; an invalid result is a mismatch; MAE = mean |decision - human share| over valid rows; gap = model - human, per item;",
+			"p_follow MAE: the same with p_follow for the decision (ngkit's distributional variant, not a paper figure)")
+		u.notes = append(u.notes, "agreement = max(r, 1 - r); an item's model rate is the mean decision of its results (persona variants);",
+			"where humans disagree: items with human agreement <= the median; r: Pearson across items, Fisher-z interval; - when undefined (one result per item: agreement 1 everywhere)")
+		ts = append(ts, t, u)
 	}
+	ts = append(ts, subgroupTable(pre, p.Subgroups)...)
 	if len(p.Flips) > 0 {
 		t := table{title: pre + "the paper's paired flips (left model -> right model, same items)",
 			header: []string{"left", "right", "items", "left allow", "right allow", "delta pp", "culture -> preference (95% CI)", "preference -> culture (95% CI)", "same (95% CI)"}}

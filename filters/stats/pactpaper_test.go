@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ngkit/ngkit/pkg/record"
@@ -12,7 +13,7 @@ import (
 // paperRow is one model's answer to one item, as the authors' CSVs have
 // it: the test's independent implementation works on these rows only.
 type paperRow struct {
-	model, item, country                       string
+	model, item, group, country                string // group: the scenario item (variant_of)
 	actorAge, actorGender, recvAge, recvGender string
 	p, h                                       float64 // model culture rate, human culture rate
 }
@@ -26,9 +27,9 @@ var (
 )
 
 // synthPaper builds items in four countries x every actor/receiver age
-// and gender, n scenarios each, answered by a base and an instruct model
-// (the instruct model allows less by 0.08), with item spread and noise;
-// humans answer near the truth.
+// and gender, n scenarios each, answered once (one decision) by a base and
+// an instruct model (the instruct model allows less by 0.08), with item
+// spread; humans answer near the truth.
 func synthPaper(n int, seed uint64) ([]*record.Record, []paperRow) {
 	rng := rand.New(rand.NewPCG(seed, 29))
 	var recs []*record.Record
@@ -68,9 +69,13 @@ func synthPaper(n int, seed uint64) ([]*record.Record, []paperRow) {
 								name  string
 								shift float64
 							}{{"base", 0}, {"instruct", -0.08}} {
-								p := clamp01(1 - (allow + m.shift + 0.03*rng.NormFloat64()))
-								rec.Pact = append(rec.Pact, record.PactResult{Model: m.name, Question: record.PactPersonal, Method: "logprobs", PFollow: fp(p), Samples: 1, Valid: 1})
-								rows = append(rows, paperRow{m.name, id, c, aa, ag, ra, rg, p, h})
+								// one sampled answer: the paper's one decision per item
+								p := 0.0
+								if rng.Float64() >= allow+m.shift {
+									p = 1
+								}
+								rec.Pact = append(rec.Pact, record.PactResult{Model: m.name, Question: record.PactPersonal, Method: "sample", PFollow: fp(p), Samples: 1, Valid: 1})
+								rows = append(rows, paperRow{m.name, id, rec.VariantOf, c, aa, ag, ra, rg, p, h})
 							}
 							recs = append(recs, rec)
 						}
@@ -95,11 +100,17 @@ func indMean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
+// indAllow: the share of ALLOW_PREFERENCE decisions (the authors'
+// allow_rate_valid), a decision being A when the rate is >= 0.5.
 func indAllow(rows []paperRow, keep func(paperRow) bool) float64 {
 	var xs []float64
 	for _, r := range rows {
 		if keep(r) {
-			xs = append(xs, 1-r.p)
+			x := 0.0
+			if r.p < 0.5 {
+				x = 1
+			}
+			xs = append(xs, x)
 		}
 	}
 	return indMean(xs)
@@ -116,7 +127,7 @@ func byModel(rows []paperRow, m string) []paperRow {
 }
 
 // indRegionDeltas: per model, each country's allow rate minus the
-// model's; averaged over models per country; and max - min.
+// model's; averaged over the (instruct) models per country; and max - min.
 func indRegionDeltas(rows []paperRow, models, countries []string) (map[string]float64, float64) {
 	avg := map[string]float64{}
 	for _, m := range models {
@@ -135,9 +146,11 @@ func indRegionDeltas(rows []paperRow, models, countries []string) (map[string]fl
 
 // indDemographic: demographic_delta_table then averaged_demographic_delta_table:
 // per model and role, allow(plus) - allow(minus) in pp; the mean of the
-// two roles per model; the mean over models.
-func indDemographic(rows []paperRow, models []string, factor string) (perModel map[string]float64, average float64) {
+// two roles per model; the average: each role's mean over the headline
+// (instruct) models, then the mean of the roles.
+func indDemographic(rows []paperRow, models, headline []string, factor string) (perModel map[string]float64, average float64) {
 	perModel = map[string]float64{}
+	roleAvg := make([]float64, 2)
 	for _, m := range models {
 		mr := byModel(rows, m)
 		var roles []float64
@@ -160,20 +173,26 @@ func indDemographic(rows []paperRow, models []string, factor string) (perModel m
 				plus, minus = "female", "male"
 			}
 			d := (indAllow(mr, func(r paperRow) bool { return get(r) == plus }) - indAllow(mr, func(r paperRow) bool { return get(r) == minus })) * 100
+			if slices.Contains(headline, m) {
+				roleAvg[len(roles)] += d / float64(len(headline))
+			}
 			roles = append(roles, d)
 		}
 		perModel[m] = (roles[0] + roles[1]) / 2
-		average += perModel[m] / float64(len(models))
 	}
-	return perModel, average
+	return perModel, (roleAvg[0] + roleAvg[1]) / 2
 }
 
 type indAlign struct{ majority, mae, gap, r float64 }
 
-// indAlignment: summarize_alignment and model_uncertainty of one model.
+// indAlignment: summarize_alignment and model_uncertainty of one model,
+// whose rows are 0/1 decisions: majority and MAE per row, the gap per
+// scenario item, the agreements per scenario item (its rows pooled).
 func indAlignment(rows []paperRow) indAlign {
 	var a indAlign
-	var hx, mx []float64
+	type item struct{ sum, n, h float64 }
+	items := map[string]*item{}
+	var order []string
 	for _, r := range rows {
 		hm, mm := "B", "B"
 		if r.h >= 0.5 {
@@ -186,11 +205,24 @@ func indAlignment(rows []paperRow) indAlign {
 			a.majority++
 		}
 		a.mae += math.Abs(r.p - r.h)
-		a.gap += r.p - r.h
-		hx, mx = append(hx, math.Max(r.h, 1-r.h)), append(mx, math.Max(r.p, 1-r.p))
+		it := items[r.group]
+		if it == nil {
+			it = &item{h: r.h}
+			items[r.group] = it
+			order = append(order, r.group)
+		}
+		it.sum += r.p
+		it.n++
 	}
 	n := float64(len(rows))
-	a.majority, a.mae, a.gap = a.majority/n, a.mae/n, 100*a.gap/n
+	a.majority, a.mae = a.majority/n, a.mae/n
+	var hx, mx []float64
+	for _, g := range order {
+		it := items[g]
+		rate := it.sum / it.n
+		a.gap += 100 * (rate - it.h) / float64(len(order))
+		hx, mx = append(hx, math.Max(it.h, 1-it.h)), append(mx, math.Max(rate, 1-rate))
+	}
 	// pandas Series.corr: Pearson
 	mh, mm := indMean(hx), indMean(mx)
 	var sxy, sxx, syy float64
@@ -253,7 +285,8 @@ func TestPactPaperFigures(t *testing.T) {
 	const tol = 1e-9
 
 	// Country spread.
-	wantDeltas, wantRange := indRegionDeltas(rows, models, countries)
+	// the average is over the instruct models: the base model is no family's headline
+	wantDeltas, wantRange := indRegionDeltas(rows, []string{"instruct"}, countries)
 	var avg *PactSpread
 	for i, s := range paper.Spread {
 		if s.Attr == pactCulture && s.Model == pactAverage {
@@ -295,7 +328,7 @@ func TestPactPaperFigures(t *testing.T) {
 		factor string
 		truth  float64
 	}{{"age", 100 * synthYounger}, {"gender", 100 * synthFemale}} {
-		per, average := indDemographic(rows, models, f.factor)
+		per, average := indDemographic(rows, models, []string{"instruct"}, f.factor)
 		seen := 0
 		for _, d := range paper.Demographics {
 			if d.Factor != f.factor || d.Role != "both" {
@@ -419,7 +452,9 @@ func TestPactHumanStudy(t *testing.T) {
 		Pact: []record.PactResult{{Model: "m", Question: record.PactPersonal, PFollow: fp(0.25)}, {Model: "m", Question: record.PactNorm, PFollow: fp(0.5)}}}
 	i2 := &record.Record{ID: "i2", Culture: "pakistan", PactItem: &record.PactItem{Actor: "the actor", ReceiverCountry: "Pakistan",
 		Human: &record.HumanShare{Answers: []record.HumanAnswer{ans("r1", "India", F, "")}}}}
-	r := collect(t, i1, i2)
+	// a persona variant of i1 carries i1's answers: they count once
+	i1v := &record.Record{ID: "i1-v", VariantOf: "i1", Culture: "brazilian", PactItem: i1.PactItem}
+	r := collect(t, i1, i1v, i2)
 	got := map[string]PactHumanGroup{}
 	for _, g := range r.Pact.HumanStudy {
 		got[g.Framing+" "+g.Grouping+" "+g.Value] = g
@@ -432,21 +467,35 @@ func TestPactHumanStudy(t *testing.T) {
 		"personal relation close":           {1, 1},         // India on Pakistan
 		"personal respondent_country India": {2.0 / 3, 2.0 / 3},
 		"norm respondent_country Brazil":    {1, 1},
+		"norm scenario_country Brazil":      {3.0 / 4, 3.0 / 4},
 	} {
 		g, ok := got[k]
-		if !ok || !approx(g.CultureRate.Mean, want[0], 1e-12) || !approx(g.Agreement, want[1], 1e-12) {
+		if !ok || !approx(g.CultureRate.Mean, want[0], 1e-12) || g.Agreement == nil || !approx(*g.Agreement, want[1], 1e-12) {
 			t.Errorf("%s: %+v (present %v), want rate %v agreement %v", k, g, ok, want[0], want[1])
 		}
 	}
-	if g := got["personal overall "]; g.Respondents != 4 || g.Items != 2 || g.Judgments != 5 {
-		t.Errorf("overall counts %+v", g)
+	// The authors count every row of a group, a blank answer too
+	// (len(grp)): judgments 5 in both framings, 4 answered in norm.
+	for _, k := range []string{"personal overall ", "norm overall "} {
+		if g := got[k]; g.Respondents != 4 || g.Items != 2 || g.Judgments != 5 {
+			t.Errorf("%s counts %+v", k, g)
+		}
 	}
-	// alignment per framing: personal p 0.25 vs h 0.25 (MAE 0), norm p 0.5 vs 0.75
+	if g := got["norm overall "]; g.Answered != 4 {
+		t.Errorf("norm overall answered %d, want 4", g.Answered)
+	}
+	// India on Pakistan, norm: a row, no answer: the rate is undefined
+	if g, ok := got["norm relation close"]; !ok || g.Judgments != 1 || g.Answered != 0 || g.CultureRate.N != 0 || g.Agreement != nil {
+		t.Errorf("norm relation close: %+v (present %v)", g, ok)
+	}
+	// alignment per framing, with the framing's human share: personal
+	// p 0.25 (decision allow, 0) vs h 0.25, norm p 0.5 (a tie: culture,
+	// 1) vs 0.75; the p_follow MAE is ngkit's distributional variant
 	for _, q := range r.Pact.Questions {
 		a := q.Paper.Alignment[0]
-		want := map[string]float64{record.PactPersonal: 0, record.PactNorm: 0.25}[q.Question]
-		if !approx(a.MAE.Mean, want, 1e-12) {
-			t.Errorf("%s: MAE %v, want %v", q.Question, a.MAE.Mean, want)
+		want := map[string][2]float64{record.PactPersonal: {0.25, 0}, record.PactNorm: {0.25, 0.25}}[q.Question]
+		if !approx(a.MAE.Mean, want[0], 1e-12) || !approx(a.PFollowMAE.Mean, want[1], 1e-12) {
+			t.Errorf("%s: MAE %v, p_follow MAE %v, want %v", q.Question, a.MAE.Mean, a.PFollowMAE.Mean, want)
 		}
 	}
 }

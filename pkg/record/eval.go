@@ -50,8 +50,13 @@ type PactItem struct {
 type HumanAnswer struct {
 	Respondent string `json:"respondent" parquet:"respondent"`
 	Country    string `json:"country,omitempty" parquet:"country,optional"`
-	Personal   string `json:"personal,omitempty" parquet:"personal,optional"`
-	Norm       string `json:"norm,omitempty" parquet:"norm,optional"`
+	// Demo, Age and Gender are the respondent's demographic group (the
+	// study's respondent_demo), age band and gender, as the file has them.
+	Demo     string `json:"demo,omitempty" parquet:"demo,optional"`
+	Age      string `json:"age,omitempty" parquet:"age,optional"`
+	Gender   string `json:"gender,omitempty" parquet:"gender,optional"`
+	Personal string `json:"personal,omitempty" parquet:"personal,optional"`
+	Norm     string `json:"norm,omitempty" parquet:"norm,optional"`
 }
 
 // HumanShare is a human answer distribution over the two options.

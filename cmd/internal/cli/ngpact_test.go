@@ -213,7 +213,8 @@ func TestPactImport(t *testing.T) {
 // country spread; --vary actor_country=... varies the actor's alone.
 func TestPactCountryCounterfactuals(t *testing.T) {
 	w := pactServer(t, fakeng.PactBias{}, false)
-	bias := fakeng.PactBias{Base: 0.6, Persona: map[string]float64{"receiver_country=India": -0.10, "country=Brazil": 0.04}}
+	// India crosses 0.5: the paper's one decision per item is allow there
+	bias := fakeng.PactBias{Base: 0.6, Persona: map[string]float64{"receiver_country=India": -0.15, "country=Brazil": 0.04}}
 	a := pactServer(t, bias, false)
 	models := modelsFile(t, map[string]string{"a": a.URL})
 	code, items, stderr := seedRun(t, w, nil, "--types", "pact", "--culture", "american", "--categories", "thanks", "--limit", "2",
@@ -237,7 +238,7 @@ func TestPactCountryCounterfactuals(t *testing.T) {
 	for _, r := range readJSONL(t, out) {
 		want := 0.6 + 0.04 // Brazil: the actor's country
 		if r.PactItem.ReceiverCountry == "India" {
-			want = 0.5
+			want = 0.45
 		}
 		if p := r.Pact[0].PFollow; p == nil || math.Abs(*p-want) > 1e-9 {
 			t.Errorf("%s %s: p_follow %v, want %v", r.ID, r.PactItem.ReceiverCountry, p, want)
@@ -275,9 +276,9 @@ func TestPactCountryCounterfactuals(t *testing.T) {
 		for _, c := range e.Contrasts {
 			if e.Attr == "culture" && c.A == "Brazil" && c.B == "India" {
 				found = true
-				// India 0.5 - Brazil 0.64 = -14 pp of p_follow
-				if math.Abs(c.DiffPP.Mean+14) > 1e-9 {
-					t.Errorf("country contrast %v, want -14", c.DiffPP.Mean)
+				// India 0.45 - Brazil 0.64 = -19 pp of p_follow
+				if math.Abs(c.DiffPP.Mean+19) > 1e-9 {
+					t.Errorf("country contrast %v, want -19", c.DiffPP.Mean)
 				}
 			}
 		}
@@ -285,8 +286,10 @@ func TestPactCountryCounterfactuals(t *testing.T) {
 	if !found {
 		t.Errorf("no paired country effect: %+v", q.Effects)
 	}
-	if len(q.Paper.Spread) == 0 || q.Paper.Spread[0].RangePP == nil || math.Abs(*q.Paper.Spread[0].RangePP-14) > 1e-9 {
-		t.Errorf("country spread %+v, want range 14 pp", q.Paper.Spread)
+	// the paper's spread is of decisions: Brazil follows (allow 0),
+	// India allows (1), the overall allow rate is 0.5: deltas -50 and +50
+	if len(q.Paper.Spread) == 0 || q.Paper.Spread[0].RangePP == nil || math.Abs(*q.Paper.Spread[0].RangePP-100) > 1e-9 {
+		t.Errorf("country spread %+v, want range 100 pp", q.Paper.Spread)
 	}
 }
 
@@ -297,7 +300,8 @@ func TestPactCountryCounterfactuals(t *testing.T) {
 func TestPactStudyCountries(t *testing.T) {
 	cultures := map[string]string{"Brazil": "brazilian", "India": "indian", "South Africa": "south-african", "United Kingdom": "british", "United States of America": "american"}
 	// the fake reads the prompt's culture: display names, lower case
-	bias := fakeng.PactBias{Base: 0.7, Culture: map[string]float64{"brazilian": -0.2, "indian": 0.1, "south african": -0.05, "british": 0.05}}
+	// Brazil and South Africa cross 0.5: the models' decision there is allow
+	bias := fakeng.PactBias{Base: 0.7, Culture: map[string]float64{"brazilian": -0.3, "indian": 0.1, "south african": -0.25, "british": 0.05}}
 	a := pactServer(t, bias, false)
 	models := modelsFile(t, map[string]string{"a": a.URL})
 	var csv strings.Builder
@@ -351,14 +355,18 @@ func TestPactStudyCountries(t *testing.T) {
 		t.Fatalf("%d framings, want personal and norm", len(rep.Pact.Questions))
 	}
 	for _, q := range rep.Pact.Questions {
-		// allow = 1 - p_follow = 0.3 - bias: the mean bias is -0.02, so
-		// a country's delta is -bias - 0.02 (x 100 pp)
+		// one decision per item: allow where p_follow = 0.7 + bias < 0.5
+		// (Brazil, South Africa), so the allow rate is 1 there, 0
+		// elsewhere, 0.4 overall: deltas +60 and -40 pp
 		sp := q.Paper.Spread[0]
-		if sp.Attr != "culture" || len(sp.Countries) != 5 || sp.RangePP == nil || math.Abs(*sp.RangePP-30) > 1e-9 {
-			t.Fatalf("%s: spread %+v, want 5 countries, range 30 pp", q.Question, sp)
+		if sp.Attr != "culture" || len(sp.Countries) != 5 || sp.RangePP == nil || math.Abs(*sp.RangePP-100) > 1e-9 {
+			t.Fatalf("%s: spread %+v, want 5 countries, range 100 pp", q.Question, sp)
 		}
 		for _, c := range sp.Countries {
-			want := 100 * (-bias.Culture[strings.ReplaceAll(cultures[c.Country], "-", " ")] - 0.02)
+			want := -40.0
+			if 0.7+bias.Culture[strings.ReplaceAll(cultures[c.Country], "-", " ")] < 0.5 {
+				want = 60
+			}
 			if math.Abs(c.DeltaPP.Mean-want) > 1e-9 {
 				t.Errorf("%s %s: delta %v, want %v", q.Question, c.Country, c.DeltaPP.Mean, want)
 			}
