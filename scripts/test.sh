@@ -114,5 +114,8 @@ bash scripts/labelstudio-server.sh
 step "argilla: Argilla's SDK builds, loads and exports the review records (no server)"
 bash scripts/argilla.sh
 
+step "pact: ngstats' PACT figures against the PACT authors' own code"
+bash scripts/pact-authors.sh
+
 step "slurm: the recipes of docs/scale.md on a one-node Slurm (skipped where Slurm cannot start)"
 bash scripts/slurm.sh
