@@ -71,57 +71,64 @@ for k in 0 1 2; do
 done
 mkdir -p merged/data && cp part-*/data/*.parquet merged/data/
 ng ngstats merged/data/*.parquet --card --license cc-by-sa-4.0 > merged/README.md
-"$py" "$here/hf.py" folder --jsonl v2r.jsonl v2r-hf
-"$py" "$here/hf.py" folder --jsonl pact.jsonl pact-hf
-"$py" "$here/hf.py" folder --jsonl sim.jsonl sim-hf
-"$py" "$here/hf.py" folder --jsonl fixture.jsonl fixture-hf
-"$py" "$here/hf.py" folder --jsonl release-split.jsonl release-hf merged
 
-# 2. -o x.parquet by Dataset.from_parquet, the JSONL by load_dataset("json").
+# -o x.parquet of each kind (records, --to messages, --to prosocial), and
+# the Arrow IPC stream and file.
 for f in v2r release pact sim fixture messages prosocial; do
-  if [ $f = messages ] || [ $f = prosocial ]; then
-    ng ngcat v2r.jsonl --to $f -q -o $f.parquet
-  else
-    ng ngcat $f.jsonl -q -o $f.parquet
-  fi
-  "$py" "$here/hf.py" parquet --jsonl $f.jsonl $f.parquet
-  "$py" "$here/hf.py" json --jsonl $f.jsonl $f.jsonl
+  case $f in
+    messages | prosocial) ng ngcat v2r.jsonl --to $f -q -o $f.parquet ;;
+    *) ng ngcat $f.jsonl -q -o $f.parquet ;;
+  esac
 done
-
-# 3. pyarrow and polars on every file kind: Parquet (-o, and the shards of
-# a --hf folder), Arrow IPC stream and file, JSONL.
 for f in v2r release pact sim; do
   ng ngcat $f.jsonl -q -o $f.arrows
   ng ngcat $f.jsonl -q -o $f.arrow
-  "$py" "$here/readers.py" --jsonl $f.jsonl $f.parquet $f.arrows $f.arrow $f.jsonl
 done
-# (mkfixture wrote fx/records.* with the writers ngcat -o uses.)
-"$py" "$here/readers.py" --jsonl fixture.jsonl fx/records.parquet fx/records.arrows fx/records.arrow fixture.jsonl "fixture-hf/data/*.parquet"
-"$py" "$here/readers.py" --jsonl release.jsonl "merged/data/*.parquet"
-"$py" "$here/readers.py" --jsonl messages.jsonl messages.parquet
-"$py" "$here/readers.py" --jsonl prosocial.jsonl prosocial.parquet
 # Every --zstd-level a user may pick (1 to 22), on 300 records with every field.
 ng ngcat fixture.jsonl -q --head 300 -o levels.jsonl
 levels=()
 for l in $(seq 1 22); do
   ng ngcat levels.jsonl -q --zstd-level "$l" -o "zstd-$l.parquet"
-  levels+=("zstd-$l.parquet")
+  levels+=("levels.jsonl:zstd-$l.parquet")
 done
-"$py" "$here/readers.py" --jsonl levels.jsonl "${levels[@]}"
-"$py" "$here/hf.py" parquet --jsonl levels.jsonl zstd-1.parquet zstd-22.parquet
 
-# 4. The other way: datasets writes ngkit's records, ngcat reads them back.
+# 1. datasets and huggingface_hub: the folders by load_dataset and the card
+# code, -o x.parquet by Dataset.from_parquet, the JSONL by
+# load_dataset("json"). One process: datasets takes seconds to import.
+checks=(folder:v2r.jsonl:v2r-hf folder:pact.jsonl:pact-hf folder:sim.jsonl:sim-hf
+  folder:fixture.jsonl:fixture-hf folder:release-split.jsonl:release-hf folder:release-split.jsonl:merged
+  parquet:levels.jsonl:zstd-1.parquet parquet:levels.jsonl:zstd-22.parquet)
+for f in v2r release pact sim fixture messages prosocial; do
+  checks+=("parquet:$f.jsonl:$f.parquet" "json:$f.jsonl:$f.jsonl")
+done
+"$py" "$here/hf.py" run "${checks[@]}"
+
+# 2. pyarrow and polars on every file kind: Parquet (-o at every zstd
+# level, and the shards of --hf folders), Arrow IPC stream and file, JSONL.
+# (mkfixture wrote fx/records.* with the writers ngcat -o uses.)
+files=("${levels[@]}")
+for f in v2r release pact sim; do
+  files+=("$f.jsonl:$f.parquet" "$f.jsonl:$f.arrows" "$f.jsonl:$f.arrow" "$f.jsonl:$f.jsonl")
+done
+files+=(fixture.jsonl:fx/records.parquet fixture.jsonl:fx/records.arrows fixture.jsonl:fx/records.arrow
+  fixture.jsonl:fixture.jsonl "fixture.jsonl:fixture-hf/data/*.parquet" "release.jsonl:merged/data/*.parquet"
+  "release.jsonl:release-hf/data/*.parquet" messages.jsonl:messages.parquet prosocial.jsonl:prosocial.parquet)
+"$py" "$here/readers.py" "${files[@]}"
+
+# 3. The other way: datasets writes ngkit's records (to_parquet, to_json,
+# from a dataset loaded from the Parquet and from the JSONL), ngcat reads
+# them back.
+back=()
 for f in v2r fixture; do
   "$py" "$here/hf.py" write $f.parquet $f.jsonl by-datasets-$f
-  back=()
   for w in by-datasets-$f/*; do
     ng ngcat "$w" -q > "$w.back"
-    back+=("$w.back")
+    back+=("back:$f.jsonl:$w.back")
   done
   # Parquet from a dataset loaded from ngkit's Parquet: the same bytes.
   cmp by-datasets-$f/from-parquet.parquet.back $f.jsonl \
     || { echo "interop-py.sh: ngcat read datasets' to_parquet of $f.parquet back differently"; exit 1; }
-  # The rest went through datasets' JSON code: the same values.
-  "$py" "$here/hf.py" back --jsonl $f.jsonl "${back[@]}"
 done
+# The rest went through datasets' JSON code: the same values.
+"$py" "$here/hf.py" run "${back[@]}"
 echo "interop-py.sh: OK ($("$py" -c 'import datasets, huggingface_hub, pyarrow, polars; print(f"datasets {datasets.__version__}, huggingface_hub {huggingface_hub.__version__}, pyarrow {pyarrow.__version__}, polars {polars.__version__}")'))"

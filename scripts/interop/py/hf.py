@@ -6,6 +6,7 @@
     python hf.py write SRC.parquet SRC.jsonl OUT  datasets writes ngkit's records (to_parquet,
                                                   to_json) into OUT/, for ngcat to read back
     python hf.py back --jsonl SRC.jsonl BACK...   what ngcat read back from those equals SRC
+    python hf.py run MODE:J.jsonl:FILE...         several checks in one process
 
 folder: the card's configs and splits are what load_dataset finds, each
 split's num_rows its num_examples, the features those of the card's
@@ -137,7 +138,7 @@ def check_folder(c, d):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["folder", "parquet", "json", "write", "back"])
+    ap.add_argument("mode", choices=["folder", "parquet", "json", "write", "back", "run"])
     ap.add_argument("--jsonl")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("args", nargs="+")
@@ -152,39 +153,54 @@ def main():
         ds.to_parquet(os.path.join(out, "from-json.parquet"))
         ds.to_json(os.path.join(out, "from-json.jsonl"), force_ascii=False)
         return
-    if not a.jsonl:
+    if a.mode == "run":
+        specs = [x.split(":", 2) for x in a.args]
+        if any(len(x) != 3 for x in specs):
+            raise SystemExit("hf.py run: want MODE:JSONL:FILE arguments")
+    elif not a.jsonl:
         raise SystemExit("hf.py: --jsonl is required")
-    c = Checker(a.jsonl, a.verbose)
-    for f in a.args:
-        if a.mode == "folder":
-            check_folder(c, f)
-        elif a.mode == "parquet":
-            with no_warnings(c, f"datasets Dataset.from_parquet {f}"):
-                ds = Dataset.from_parquet(f)
-            c.compare("datasets.Dataset.from_parquet", f, ds.to_list())
-        elif a.mode == "back":
-            with open(f, encoding="utf-8") as fh:
-                rows = [json.loads(line) for line in fh if line.strip()]
-            # The files came through datasets' JSON code, which rounds floats
-            # to 10 decimals (pandas' ujson and to_json defaults): see json.
-            c.compare("ngcat", f, rows, shape=json_norm, tol=5e-11)
-        else:
-            with no_warnings(c, f"datasets load_dataset json {f}"):
-                ds = load_dataset("json", data_files=f, split="train")
-            # datasets 5.2 rounds floats to 10 decimals here: when a field's
-            # objects have different keys in different lines (ngkit's JSONL
-            # omits empty fields), it re-encodes the lines with pandas'
-            # ujson_dumps at its default double_precision=10
-            # (packaged_modules/json, find_mixed_struct_types_field_paths).
-            # Its defect, not ngkit's: floats may differ by 5e-11 here only.
-            c.compare('datasets.load_dataset("json")', f, ds.to_list(), tol=5e-11)
-    if c.failures:
-        for m in c.failures:
+    else:
+        specs = [(a.mode, a.jsonl, f) for f in a.args]
+    checkers = {}
+    for mode, jsonl, f in specs:
+        if jsonl not in checkers:
+            checkers[jsonl] = Checker(jsonl, a.verbose)
+        check(checkers[jsonl], mode, f)
+    failures = [m for c in checkers.values() for m in c.failures]
+    if failures:
+        for m in failures:
             print(f"FAIL {m}", file=sys.stderr)
-        print(f"hf.py: {len(c.failures)} mismatch(es)", file=sys.stderr)
+        print(f"hf.py: {len(failures)} mismatch(es)", file=sys.stderr)
         sys.exit(1)
-    print(f"datasets {datasets.__version__}, huggingface_hub {huggingface_hub.__version__}: {c.checked} {a.mode} check(s) agree with {a.jsonl} on every value of {len(c.want)} records")
+    for jsonl, c in checkers.items():
+        print(f"datasets {datasets.__version__}, huggingface_hub {huggingface_hub.__version__}: {c.checked} check(s) agree with {jsonl} on every value of {len(c.want)} records")
 
+
+def check(c, mode, f):
+    if mode == "folder":
+        check_folder(c, f)
+    elif mode == "parquet":
+        with no_warnings(c, f"datasets Dataset.from_parquet {f}"):
+            ds = Dataset.from_parquet(f)
+        c.compare("datasets.Dataset.from_parquet", f, ds.to_list())
+    elif mode == "back":
+        with open(f, encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        # The files came through datasets' JSON code, which rounds floats
+        # to 10 decimals (pandas' ujson and to_json defaults): see json.
+        c.compare("ngcat", f, rows, shape=json_norm, tol=5e-11)
+    elif mode == "json":
+        with no_warnings(c, f"datasets load_dataset json {f}"):
+            ds = load_dataset("json", data_files=f, split="train")
+        # datasets 5.2 rounds floats to 10 decimals here: when a field's
+        # objects have different keys in different lines (ngkit's JSONL
+        # omits empty fields), it re-encodes the lines with pandas'
+        # ujson_dumps at its default double_precision=10
+        # (packaged_modules/json, find_mixed_struct_types_field_paths).
+        # Its defect, not ngkit's: floats may differ by 5e-11 here only.
+        c.compare('datasets.load_dataset("json")', f, ds.to_list(), tol=5e-11)
+    else:
+        raise SystemExit(f"hf.py: unknown check {mode}")
 
 if __name__ == "__main__":
     try:

@@ -1,6 +1,7 @@
 """pyarrow and Python polars read ngkit's files, value by value.
 
     python readers.py --jsonl records.jsonl FILE... [-v]
+    python readers.py JSONL:FILE...      (each file against its own JSONL)
 
 FILE is a .parquet file or a glob of --hf shards ("DIR/data/*.parquet"),
 an Arrow IPC stream (.arrows), an Arrow IPC file (.arrow) or JSONL (.jsonl).
@@ -51,48 +52,58 @@ def check_schema(c, file, schema):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--jsonl", required=True)
+    ap.add_argument("--jsonl")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    c = Checker(a.jsonl, a.verbose)
-    for f in a.files:
-        paths = sorted(glob.glob(f)) if "*" in f else [f]
-        if not paths:
-            raise SystemExit(f"readers.py: {f}: no files")
-        if f.endswith(".parquet"):
-            tables = [pq.read_table(p) for p in paths]
-            for p, t in zip(paths, tables):
-                check_schema(c, p, t.schema)
-            c.compare("pyarrow", f, [r for t in tables for r in t.to_pylist()])
-            c.compare("polars", f, [r for p in paths for r in polars_rows(pl.read_parquet(p))])
-            # pyarrow's dataset API over the shards at once, as a user points it at data/.
-            if len(paths) > 1:
-                c.compare("pyarrow.parquet.read_table(list)", f, pq.read_table(paths).to_pylist())
-        elif f.endswith(".arrows"):
-            with pa.ipc.open_stream(f) as r:
-                t = r.read_all()
-            check_schema(c, f, t.schema)
-            c.compare("pyarrow", f, t.to_pylist())
-            c.compare("polars", f, polars_rows(pl.read_ipc_stream(f)))
-        elif f.endswith(".arrow"):
-            with pa.ipc.open_file(f) as r:
-                t = r.read_all()
-            check_schema(c, f, t.schema)
-            c.compare("pyarrow", f, t.to_pylist())
-            c.compare("polars", f, polars_rows(pl.read_ipc(f)))
-        elif f.endswith(".jsonl"):
-            c.compare("pyarrow", f, pa.json.read_json(f).to_pylist())
-            c.compare("polars", f, polars_rows(pl.read_ndjson(f, infer_schema_length=None)))
-        else:
-            raise SystemExit(f"readers.py: {f}: unknown file kind (want .parquet, .arrows, .arrow, .jsonl)")
-    if c.failures:
-        for m in c.failures:
+    specs = [(a.jsonl, f) for f in a.files] if a.jsonl else [tuple(x.split(":", 1)) for x in a.files]
+    if any(len(x) != 2 for x in specs):
+        raise SystemExit("readers.py: want --jsonl J FILE... or J:FILE...")
+    checkers = {}
+    for jsonl, f in specs:
+        if jsonl not in checkers:
+            checkers[jsonl] = Checker(jsonl, a.verbose)
+        check(checkers[jsonl], f)
+    failures = [m for c in checkers.values() for m in c.failures]
+    if failures:
+        for m in failures:
             print(f"FAIL {m}", file=sys.stderr)
-        print(f"readers.py: {len(c.failures)} mismatch(es)", file=sys.stderr)
+        print(f"readers.py: {len(failures)} mismatch(es)", file=sys.stderr)
         sys.exit(1)
-    print(f"pyarrow {pa.__version__} and polars {pl.__version__}: {c.checked} reader/file pairs agree with {a.jsonl} on every value of {len(c.want)} records")
+    for jsonl, c in checkers.items():
+        print(f"pyarrow {pa.__version__} and polars {pl.__version__}: {c.checked} reader/file pairs agree with {jsonl} on every value of {len(c.want)} records")
 
+
+def check(c, f):
+    paths = sorted(glob.glob(f)) if "*" in f else [f]
+    if not paths:
+        raise SystemExit(f"readers.py: {f}: no files")
+    if f.endswith(".parquet"):
+        tables = [pq.read_table(p) for p in paths]
+        for p, t in zip(paths, tables):
+            check_schema(c, p, t.schema)
+        c.compare("pyarrow", f, [r for t in tables for r in t.to_pylist()])
+        c.compare("polars", f, [r for p in paths for r in polars_rows(pl.read_parquet(p))])
+        # pyarrow over the shards at once, as a user points it at data/.
+        if len(paths) > 1:
+            c.compare("pyarrow.parquet.read_table(list)", f, pq.read_table(paths).to_pylist())
+    elif f.endswith(".arrows"):
+        with pa.ipc.open_stream(f) as r:
+            t = r.read_all()
+        check_schema(c, f, t.schema)
+        c.compare("pyarrow", f, t.to_pylist())
+        c.compare("polars", f, polars_rows(pl.read_ipc_stream(f)))
+    elif f.endswith(".arrow"):
+        with pa.ipc.open_file(f) as r:
+            t = r.read_all()
+        check_schema(c, f, t.schema)
+        c.compare("pyarrow", f, t.to_pylist())
+        c.compare("polars", f, polars_rows(pl.read_ipc(f)))
+    elif f.endswith(".jsonl"):
+        c.compare("pyarrow", f, pa.json.read_json(f).to_pylist())
+        c.compare("polars", f, polars_rows(pl.read_ndjson(f, infer_schema_length=None)))
+    else:
+        raise SystemExit(f"readers.py: {f}: unknown file kind (want .parquet, .arrows, .arrow, .jsonl)")
 
 if __name__ == "__main__":
     try:
