@@ -30,11 +30,12 @@ export PATH="/usr/local/go/bin:$PATH"
 skip() { echo "interop-py.sh: skipped: $*"; exit 0; }
 command -v python3 >/dev/null || skip "no python3"
 python3 -c 'import sys, venv; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || skip "python3 is older than 3.10 or has no venv module"
-venv=$(bash scripts/pyvenv.sh interop 2>/tmp/interop-py-venv.$$.log) || {
-  tail -3 /tmp/interop-py-venv.$$.log; rm -f /tmp/interop-py-venv.$$.log
-  skip "could not install scripts/python/interop.txt (no PyPI?)"
+log=$(mktemp)
+venv=$(bash scripts/pyvenv.sh interop 2>"$log") || {
+  why=$(grep -v '^\s*$' "$log" | tail -1); rm -f "$log"
+  skip "could not install scripts/python/interop.txt (no PyPI?): $why"
 }
-rm -f /tmp/interop-py-venv.$$.log
+rm -f "$log"
 py="$venv/bin/python"
 here=$PWD/scripts/interop/py
 
