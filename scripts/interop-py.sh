@@ -15,8 +15,9 @@
 #   --to prosocial), load_dataset("json") on every JSONL;
 # - pyarrow and polars on Parquet (at every --zstd-level, 1 to 22), Arrow
 #   IPC file and stream, JSONL and the --hf shards;
-# - the other way: datasets writes ngkit's records (to_parquet, to_json,
-#   from the Parquet and from the JSONL) and ngcat reads them back.
+# - the other way: datasets, pyarrow and polars write ngkit's records
+#   (to_parquet, to_json; Parquet, Arrow IPC, JSONL) and ngcat reads them
+#   back.
 #
 # Skips with one line when python3 (>= 3.10, with venv) or PyPI is not to
 # be had. Bounded to 10 minutes (about 1 when the venv exists).
@@ -132,4 +133,12 @@ for f in v2r fixture; do
 done
 # The rest went through datasets' JSON code: the same values.
 "$py" "$here/hf.py" run "${back[@]}"
+# And pyarrow and polars write ngkit's records (Parquet, Arrow IPC file and
+# stream, JSONL; from the Parquet, and from the JSONL with the schema they
+# infer): ngcat reads each back as the same bytes of JSONL.
+"$py" "$here/readers.py" --write fixture.parquet fixture.jsonl by-python
+for w in by-python/*; do
+  ng ngcat "$w" -q > "$w.back"
+  cmp "$w.back" fixture.jsonl || { echo "interop-py.sh: ngcat read $w back differently"; exit 1; }
+done
 echo "interop-py.sh: OK ($("$py" -c 'import datasets, huggingface_hub, pyarrow, polars; print(f"datasets {datasets.__version__}, huggingface_hub {huggingface_hub.__version__}, pyarrow {pyarrow.__version__}, polars {polars.__version__}")'))"

@@ -2,6 +2,10 @@
 
     python readers.py --jsonl records.jsonl FILE... [-v]
     python readers.py JSONL:FILE...      (each file against its own JSONL)
+    python readers.py --write SRC.parquet SRC.jsonl OUT
+        pyarrow and polars write ngkit's records into OUT/ (Parquet, Arrow IPC
+        file and stream, JSONL; from the Parquet and from the JSONL, whose
+        schema they infer: maps as structs), for ngcat to read back
 
 FILE is a .parquet file or a glob of --hf shards ("DIR/data/*.parquet"),
 an Arrow IPC stream (.arrows), an Arrow IPC file (.arrow) or JSONL (.jsonl).
@@ -13,6 +17,7 @@ file.
 
 import argparse
 import glob
+import os
 import sys
 
 import polars as pl
@@ -53,9 +58,13 @@ def check_schema(c, file, schema):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jsonl")
+    ap.add_argument("--write", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
+    if a.write:
+        write(*a.files)
+        return
     specs = [(a.jsonl, f) for f in a.files] if a.jsonl else [tuple(x.split(":", 1)) for x in a.files]
     if any(len(x) != 2 for x in specs):
         raise SystemExit("readers.py: want --jsonl J FILE... or J:FILE...")
@@ -72,6 +81,24 @@ def main():
         sys.exit(1)
     for jsonl, c in checkers.items():
         print(f"pyarrow {pa.__version__} and polars {pl.__version__}: {c.checked} reader/file pairs agree with {jsonl} on every value of {len(c.want)} records")
+
+
+def write(src_parquet, src_jsonl, out):
+    os.makedirs(out, exist_ok=True)
+    o = lambda name: os.path.join(out, name)  # noqa: E731
+    t = pq.read_table(src_parquet)
+    pq.write_table(t, o("pyarrow.parquet"))
+    with pa.ipc.new_file(o("pyarrow.arrow"), t.schema) as w:
+        w.write_table(t)
+    with pa.ipc.new_stream(o("pyarrow.arrows"), t.schema) as w:
+        w.write_table(t)
+    pq.write_table(pa.json.read_json(src_jsonl), o("pyarrow-from-json.parquet"))
+    df = pl.read_parquet(src_parquet)
+    df.write_parquet(o("polars.parquet"))
+    df.write_ipc(o("polars.arrow"))
+    df.write_ipc_stream(o("polars.arrows"))
+    df.write_ndjson(o("polars.jsonl"))
+    pl.read_ndjson(src_jsonl, infer_schema_length=None).write_parquet(o("polars-from-json.parquet"))
 
 
 def check(c, f):
