@@ -16,15 +16,16 @@ import (
 
 // ProsocialRow is one row of ProsocialDialog as the Hugging Face Hub
 // publishes it (allenai/prosocial-dialog), with the Hub's column names,
-// order and types.
+// order and types. Its string columns are required in Parquet: an empty
+// response or safety label is "" there, as in the JSONL, not null.
 type ProsocialRow struct {
-	Context                 string   `json:"context" parquet:"context,optional"`
-	Response                string   `json:"response" parquet:"response,optional"`
+	Context                 string   `json:"context" parquet:"context"`
+	Response                string   `json:"response" parquet:"response"`
 	Rots                    []string `json:"rots" parquet:"rots,optional,list"`
-	SafetyLabel             string   `json:"safety_label" parquet:"safety_label,optional"`
+	SafetyLabel             string   `json:"safety_label" parquet:"safety_label"`
 	SafetyAnnotations       []string `json:"safety_annotations" parquet:"safety_annotations,optional,list"`
 	SafetyAnnotationReasons []string `json:"safety_annotation_reasons" parquet:"safety_annotation_reasons,optional,list"`
-	Source                  string   `json:"source" parquet:"source,optional"`
+	Source                  string   `json:"source" parquet:"source"`
 	Etc                     *string  `json:"etc" parquet:"etc,optional"`
 	DialogueID              int64    `json:"dialogue_id" parquet:"dialogue_id"`
 	ResponseID              int64    `json:"response_id" parquet:"response_id"`

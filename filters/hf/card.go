@@ -128,10 +128,13 @@ type cardDataset struct {
 
 // cardSplit is a split as push_to_hub writes it: num_bytes is the split's
 // size in memory (here ngkit's estimate of the uncompressed columns, see
-// recio.ApproxSize), dataset_size their sum.
+// recio.ApproxSize, or the files' uncompressed size from their footers),
+// dataset_size their sum. num_bytes is always written, 0 when not known:
+// the datasets library (5.2) ignores every split's figures, with a
+// warning, when one split lacks it.
 type cardSplit struct {
 	Name        string `yaml:"name"`
-	NumBytes    int64  `yaml:"num_bytes,omitempty"`
+	NumBytes    int64  `yaml:"num_bytes"`
 	NumExamples int64  `yaml:"num_examples"`
 }
 

@@ -863,3 +863,56 @@ func TestCardEscapesHostileValues(t *testing.T) {
 		}
 	}
 }
+
+// TestCardSplitsHaveNumBytes: every split of dataset_info has num_bytes,
+// 0 when the size is not known (ngstats --card over a plain file, an empty
+// split), because the datasets library drops all of a card's split figures,
+// with a warning, when one split lacks it (datasets 5.2, found by
+// scripts/interop-py.sh); and the splits ngstats --card reads from a
+// folder's shards have their uncompressed size.
+func TestCardSplitsHaveNumBytes(t *testing.T) {
+	splitsOf := func(b []byte) []map[string]any {
+		t.Helper()
+		front, _, _ := strings.Cut(strings.TrimPrefix(string(b), "---\n"), "\n---\n")
+		var meta struct {
+			DatasetInfo struct {
+				Splits []map[string]any `yaml:"splits"`
+			} `yaml:"dataset_info"`
+		}
+		if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
+			t.Fatal(err)
+		}
+		return meta.DatasetInfo.Splits
+	}
+	b, err := Card(CardInfo{Splits: []SplitInfo{{Name: "train", NumExamples: 3}, {Name: "test"}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range splitsOf(b) {
+		if _, ok := s["num_bytes"]; !ok {
+			t.Errorf("split %v has no num_bytes", s)
+		}
+	}
+
+	splits, _ := record.ParseSplits("train=0.7,test=0.3")
+	dir := export(t, 40, Options{Splits: splits, ShardBytes: 8 << 10})
+	paths, _ := filepath.Glob(filepath.Join(dir, DataDir, "*.parquet"))
+	got, _, ok, err := ShardSplits(paths)
+	if err != nil || !ok || len(got) != 2 {
+		t.Fatalf("ShardSplits: %+v %v %v", got, ok, err)
+	}
+	for _, s := range got {
+		if s.NumBytes <= 0 || s.NumExamples == 0 {
+			t.Errorf("split %s: %d examples, num_bytes %d from the footers", s.Name, s.NumExamples, s.NumBytes)
+		}
+	}
+	b, err = Card(CardInfo{Splits: got}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range splitsOf(b) {
+		if n, _ := s["num_bytes"].(int); n <= 0 {
+			t.Errorf("card from the shards: split %v", s)
+		}
+	}
+}

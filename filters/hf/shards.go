@@ -58,12 +58,13 @@ func ShardSplits(paths []string) (splits []SplitInfo, downloadSize int64, ok boo
 			return nil, 0, false, fmt.Errorf("%s: the same shard as %s", p, other)
 		}
 		pt.seen[k] = p
-		rows, size, err := footerRows(p)
+		rows, bytes, size, err := footerRows(p)
 		if err != nil {
 			return nil, 0, false, err
 		}
 		s := &splits[index[name]]
 		s.NumExamples += rows
+		s.NumBytes += bytes
 		s.Files++
 		downloadSize += size
 	}
@@ -85,11 +86,12 @@ func firstKey(m map[int]string) int {
 	return 0
 }
 
-// footerRows reads the row count in a Parquet file's footer.
-func footerRows(path string) (rows, size int64, err error) {
+// footerRows reads the row count and the uncompressed size of the row
+// groups in a Parquet file's footer, and the file's size.
+func footerRows(path string) (rows, bytes, size int64, err error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -98,8 +100,11 @@ func footerRows(path string) (rows, size int64, err error) {
 	}()
 	r, err := file.OpenParquetFile(path, false)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: not a readable Parquet file (truncated?): %v", path, err)
+		return 0, 0, 0, fmt.Errorf("%s: not a readable Parquet file (truncated?): %v", path, err)
 	}
 	defer r.Close()
-	return r.NumRows(), st.Size(), nil
+	for i := range r.NumRowGroups() {
+		bytes += r.MetaData().RowGroup(i).TotalByteSize()
+	}
+	return r.NumRows(), bytes, st.Size(), nil
 }

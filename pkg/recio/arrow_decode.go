@@ -134,6 +134,9 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 		}), nil
 	}
 	id := dt.ID()
+	if dec := jsonTextDecoder(t, id); dec != nil {
+		return dec, nil
+	}
 	switch t.Kind() {
 	case reflect.String:
 		switch id {
@@ -234,6 +237,9 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 		if lt, ok := dt.(arrow.ListLikeType); ok && id != arrow.MAP {
 			return mapFromListDecoder(t, lt)
 		}
+		if st, ok := dt.(*arrow.StructType); ok && t.Key().Kind() == reflect.String {
+			return mapFromStructDecoder(t, st)
+		}
 		mt, ok := dt.(*arrow.MapType)
 		if !ok {
 			break
@@ -307,6 +313,46 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 	return nil, mismatch
 }
 
+// jsonTextDecoder reads a text column into a struct, a list or a map by
+// decoding each value as JSON, or returns nil when t or id is not such a
+// pair. The datasets library writes a field whose objects have different
+// keys from row to row (ngkit's JSONL omits empty fields, so turns, persona,
+// pact...) as a column of JSON text (its Json feature: Parquet's JSON
+// logical type, arrow.json in Arrow IPC), which a user then hands back to
+// ngkit. A value that is not JSON of the field's type is corrupt data.
+func jsonTextDecoder(t reflect.Type, id arrow.Type) decoderFactory {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	switch id {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+	default:
+		return nil
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		var get func(int) []byte
+		switch x := a.(type) {
+		case interface{ Value(int) []byte }: // binary
+			get = x.Value
+		case interface{ Value(int) string }: // string
+			get = func(i int) []byte { return []byte(x.Value(i)) }
+		}
+		return func(i int, v reflect.Value) {
+			p := reflect.New(t)
+			if err := json.Unmarshal(get(i), p.Interface()); err != nil {
+				panic(fmt.Sprintf("a JSON text value of Go type %v: %v", t, err))
+			}
+			v.Set(p.Elem())
+		}
+	})
+}
+
 // mapFromListDecoder reads a list of {key, value} structs (the form ngkit
 // writes maps in) into a Go map; a later entry wins over an earlier one
 // with the same key.
@@ -351,6 +397,45 @@ func mapFromListDecoder(t reflect.Type, lt arrow.ListLikeType) (decoderFactory, 
 				mv.SetMapIndex(k, x)
 			}
 			v.Set(mv)
+		}
+	}), nil
+}
+
+// mapFromStructDecoder reads a struct into a Go map, a key per field whose
+// value is not null: the shape readers that infer a schema from JSON
+// (datasets' load_dataset("json"), pyarrow, DuckDB) give an object of
+// varying keys such as a label distribution, which they then write so.
+func mapFromStructDecoder(t reflect.Type, st *arrow.StructType) (decoderFactory, error) {
+	decs := make([]decoderFactory, st.NumFields())
+	for k, f := range st.Fields() {
+		dec, err := arrowDecoderOf(t.Elem(), f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		decs[k] = dec
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		s := a.(*array.Struct)
+		fields := make([]func(int, reflect.Value), len(decs))
+		for k, dec := range decs {
+			fields[k] = dec(s.Field(k))
+		}
+		return func(i int, v reflect.Value) {
+			var mv reflect.Value
+			for k, f := range st.Fields() {
+				if s.Field(k).IsNull(i) {
+					continue
+				}
+				if !mv.IsValid() {
+					mv = reflect.MakeMap(t)
+				}
+				x := reflect.New(t.Elem()).Elem()
+				fields[k](i, x)
+				mv.SetMapIndex(reflect.ValueOf(f.Name).Convert(t.Key()), x)
+			}
+			if mv.IsValid() {
+				v.Set(mv)
+			}
 		}
 	}), nil
 }

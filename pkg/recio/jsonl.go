@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 
@@ -143,9 +144,106 @@ func DecodeJSONL(name string, line int64, raw []byte) (*record.Record, error) {
 	}
 	rec := new(record.Record)
 	if err := json.Unmarshal(raw, rec); err != nil {
+		// Maps written as lists of {key, value}, as columnar files hold
+		// them and as the datasets library's to_json writes a dataset
+		// loaded from them: read as the maps they are. Only a line that
+		// fails is looked at again, so the common path pays nothing.
+		if fixed, ok := mapsFromKeyValueLists(raw); ok {
+			rec = new(record.Record)
+			if json.Unmarshal(fixed, rec) == nil {
+				return rec, nil
+			}
+		}
 		return nil, &PosError{Name: name, Pos: pos, Err: describeJSONError(err)}
 	}
 	return rec, nil
+}
+
+// mapFields are the JSON names of the record's map fields (persona, the
+// label distributions, quality.explanations), from its types.
+var mapFields = func() map[string]bool {
+	m := map[string]bool{}
+	var walk func(t reflect.Type, seen map[reflect.Type]bool)
+	walk = func(t reflect.Type, seen map[reflect.Type]bool) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := 0; i < t.NumField(); i++ {
+			name, _, skip := columnTag(t.Field(i))
+			if skip {
+				continue
+			}
+			if ft := t.Field(i).Type; ft.Kind() == reflect.Map {
+				m[name] = true
+			} else {
+				walk(ft, seen)
+			}
+		}
+	}
+	walk(reflect.TypeFor[record.Record](), map[reflect.Type]bool{})
+	return m
+}()
+
+// mapsFromKeyValueLists rewrites the line's map fields that are lists of
+// {"key", "value"} objects as objects; ok is false when there is none.
+// Numbers keep their text.
+func mapsFromKeyValueLists(raw []byte) ([]byte, bool) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if l, ok := e.([]any); ok && mapFields[k] {
+					if m, ok := keyValueObject(l); ok {
+						x[k], changed = m, true
+						continue
+					}
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	if !changed {
+		return nil, false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// keyValueObject is l, a list of {"key": string, "value": ...}, as an
+// object; ok is false when l is anything else.
+func keyValueObject(l []any) (map[string]any, bool) {
+	m := make(map[string]any, len(l))
+	for _, e := range l {
+		o, ok := e.(map[string]any)
+		k, kok := o["key"].(string)
+		if _, vok := o["value"]; !ok || !kok || !vok || len(o) != 2 {
+			return nil, false
+		}
+		m[k] = o["value"]
+	}
+	return m, true
 }
 
 func describeJSONError(err error) error {

@@ -53,6 +53,7 @@ func FuzzDecodeJSONL(f *testing.F) {
 	f.Add([]byte(`{"id":"a","turns":[{"index":0,"speaker":"A","text":"hi"}],"x":{"y":[1,2]}}`))
 	f.Add([]byte(`{"id":"a","extra":"{\"k\":1}"}`))
 	f.Add([]byte("{\"id\":\"\xff\"}"))
+	f.Add([]byte(`{"id":"a","persona":[{"key":"age","value":"30-49"}],"turns":[{"labels":{"norm_dist":[{"key":"x","value":1e-3}]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := DecodeJSONL("f", 1, b)
 		if err != nil {

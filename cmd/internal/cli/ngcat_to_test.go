@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -78,6 +82,43 @@ func TestNglabelSafetyToProsocial(t *testing.T) {
 		if row.SafetyLabel != w.SafetyLabel || !strings.HasPrefix(row.SafetyLabel, "__") || len(row.SafetyAnnotations) != 3 ||
 			row.Source != export.DefaultSource || row.Etc == nil || row.Context != w.Context || row.DialogueID != w.DialogueID {
 			t.Fatalf("row %d: %s", i, l)
+		}
+	}
+}
+
+// --to prosocial gives the same rows as JSONL and as Parquet: a string
+// column the JSONL writes as "" (an unlabelled turn's safety_label, the
+// empty response of a last turn without a reply) is "" in the Parquet
+// file too, not null, as ProsocialDialog has it (datasets'
+// Dataset.from_parquet read nulls there; found by scripts/interop-py.sh).
+func TestNgcatToProsocialParquetStrings(t *testing.T) {
+	in := `{"id":"d1","culture":"american","turns":[{"index":0,"speaker":"A","text":"Hi."},{"index":1,"speaker":"B","text":"Hello."},{"index":2,"speaker":"A","text":"Bye."}]}` + "\n"
+	code, rows, stderr := run(t, Ngcat, in, "--to", "prosocial")
+	if code != 0 || strings.Count(rows, "\n") != 2 || !strings.Contains(rows, `"response":"","rots":null,"safety_label":""`) {
+		t.Fatalf("export: exit %d: %s%s", code, rows, stderr)
+	}
+	pq := filepath.Join(t.TempDir(), "rows.parquet")
+	if code, _, stderr := run(t, Ngcat, in, "--to", "prosocial", "-o", pq); code != 0 {
+		t.Fatalf("export parquet: exit %d: %s", code, stderr)
+	}
+	f, err := file.OpenParquetFile(pq, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	for _, name := range []string{"context", "response", "safety_label", "source"} {
+		col := tbl.Column(tbl.Schema().FieldIndices(name)[0])
+		if n := col.NullN(); n != 0 {
+			t.Errorf("%s: %d nulls in the Parquet file, the JSONL has strings", name, n)
 		}
 	}
 }
