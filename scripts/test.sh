@@ -105,6 +105,9 @@ bash scripts/realserver-ollama.sh
 step "interop: DuckDB and apache-arrow read our files"
 bash scripts/interop.sh
 
+step "interop: datasets, huggingface_hub, pyarrow and polars read our files, and ngcat reads theirs"
+bash scripts/interop-py.sh
+
 step "label studio: the review loop in the published editor (headless Chromium)"
 bash scripts/labelstudio.sh
 
