@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/ngkit/ngkit/pkg/suggest"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -51,41 +52,11 @@ func (p *Program) didYouMean(err error) string {
 		return msg
 	}
 	name, _, _ = strings.Cut(name, "=")
-	best, bestD := "", 3 // at most 2 edits
-	p.Flags.VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD || d == bestD && best != "" && f.Name < best {
-			best, bestD = f.Name, d
-		}
-	})
-	if best == "" || bestD*2 >= len(name) { // "--ab" is no typo of "--a"
+	var names []string
+	p.Flags.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	best, ok := suggest.Nearest(name, names)
+	if !ok {
 		return msg
 	}
 	return msg + ": did you mean --" + best + "?"
-}
-
-// editDistance is the optimal-string-alignment distance of a and b, by
-// bytes (flag names are ASCII): Levenshtein's edits plus the swap of two
-// adjacent letters, the commonest typo (--josn is one edit from --json).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			d[i][j] = min(d[i-1][j-1]+c, d[i-1][j]+1, d[i][j-1]+1)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
