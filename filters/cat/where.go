@@ -3,6 +3,7 @@ package cat
 import (
 	"context"
 	"fmt"
+	"github.com/ngkit/ngkit/pkg/suggest"
 	"reflect"
 	"slices"
 	"sort"
@@ -50,6 +51,13 @@ func CompileWhere(src string) (*Where, error) {
 		// expr's messages are multi-line (the expression with a caret);
 		// keep the first line, which says what is wrong and where.
 		msg, _, _ := strings.Cut(err.Error(), "\n")
+		// expr: "unknown name dialog_type (1:1)": name the field meant.
+		if rest, ok := strings.CutPrefix(msg, "unknown name "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			if near, ok := suggest.Nearest(name, jsonFields(recordType)); ok {
+				msg += ": did you mean " + near + "?"
+			}
+		}
 		return nil, fmt.Errorf("--where %q: %s", src, msg)
 	}
 	if _, err := newEvaluator(src); err != nil {

@@ -77,7 +77,8 @@ func TestWhereLeavesRecord(t *testing.T) {
 func TestWhereErrors(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
 		{`quality.nrom >= 4`, `quality has no field "nrom"`},
-		{`qualty.norm >= 4`, `unknown name qualty`},
+		{`qualty.norm >= 4`, `unknown name qualty (1:1): did you mean quality?`},
+		{`dialog_type == "v2r"`, `unknown name dialog_type (1:1): did you mean dialogue_type?`},
 		{`turns[0].labels.feeling == "joy"`, `has no field "feeling"`},
 		{`Quality.Norm > 1`, `record has no field "Quality"`},
 		{`AddDefect("x")`, `record has no field "AddDefect"`},
@@ -92,6 +93,10 @@ func TestWhereErrors(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error of several lines: %q", c.expr, err)
 		}
+	}
+	// A name near no field gets no guess.
+	if _, err := CompileWhere(`bogusname == 1`); err == nil || !strings.HasSuffix(err.Error(), "unknown name bogusname (1:1)") {
+		t.Errorf("bogusname: %v", err)
 	}
 }
 

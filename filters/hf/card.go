@@ -33,6 +33,9 @@ type CardInfo struct {
 	// Demo is the number of records the built-in demo model made
 	// (record.IsDemo): the card says first that the data is a demo.
 	Demo int64
+	// Unlabelled: no record carries turn labels, so the card does not
+	// promise them.
+	Unlabelled bool
 }
 
 // SplitInfo is one split of a card.
@@ -251,9 +254,13 @@ func DefaultBody(info CardInfo) string {
 		fmt.Fprintf(&b, "**Demo data, not a dataset:** %d of the records were made by ngkit's built-in demo model (`--model demo`), "+
 			"which answers every call with canned text of the NormGenesis release sample.\n\n", info.Demo)
 	}
+	labels := ", turn-level labels"
+	if info.Unlabelled {
+		labels = ""
+	}
 	b.WriteString("Norm-aware dialogues in the [ngkit](https://github.com/ngkit/ngkit) record format " +
-		"(NormGenesis style: norms, scenarios, adherence, violation and violation-to-resolution dialogues, " +
-		"turn-level labels), exported with `ngcat --hf`.\n\n")
+		"(NormGenesis style: norms, scenarios, adherence, violation and violation-to-resolution dialogues" +
+		labels + "), exported with `ngcat --hf`.\n\n")
 	b.WriteString("| split | examples | files |\n|---|---:|---:|\n")
 	var total int64
 	for _, s := range info.Splits {

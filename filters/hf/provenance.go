@@ -125,7 +125,7 @@ func (p *Provenance) Markdown() string {
 	if p.checked > 0 {
 		fmt.Fprintf(&b, "- Language check: %d of %d checked records (%.1f%%) are in their expected language.\n", p.langOK, p.checked, 100*float64(p.langOK)/float64(p.checked))
 	} else {
-		b.WriteString("- No record carries a language check (`checks.lang_ok`); see the statistics below for the detected languages.\n")
+		b.WriteString("- No record carries a language check of its own (`checks.lang_ok`); the language consistency in the statistics below is ngstats' detection.\n")
 	}
 	return b.String()
 }

@@ -292,7 +292,7 @@ func (w *Writer) finish() error {
 	if info.PrettyName == "" {
 		info.PrettyName = filepath.Base(w.dir)
 	}
-	info.Demo = w.prov.demo
+	info.Demo, info.Unlabelled = w.prov.demo, !w.prov.labelled
 	body := DefaultBody(info) + "\n" + w.prov.Markdown()
 	if w.opt.Summary != nil {
 		body += "\n" + strings.TrimSpace(w.opt.Summary.Markdown()) + "\n"

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,6 +56,16 @@ func NewNormGenesis(names []string, opt NormGenesisOptions) (*NormGenesis, error
 		names = []string{"-"}
 	}
 	for _, n := range names {
+		// A missing file first: a shell pattern that matched nothing
+		// (data/*.json) is a missing file, not a badly named one.
+		if n != "-" {
+			if _, err := os.Stat(n); errors.Is(err, fs.ErrNotExist) {
+				if strings.ContainsAny(n, "*?[") {
+					return nil, fmt.Errorf("%s: no such file or directory (no file matches the pattern)", n)
+				}
+				return nil, fmt.Errorf("%s: no such file or directory", n)
+			}
+		}
 		if _, _, err := releaseKeys(n, opt); err != nil {
 			return nil, err
 		}

@@ -56,10 +56,8 @@ func (s *CardSummary) Markdown() string {
 // section with the tables at level 3.
 func CardMarkdown(r *Report) string {
 	var b strings.Builder
+	// A demo's note is under the totals (WriteMarkdown), once.
 	b.WriteString("## Statistics\n\n")
-	if s := DemoText(r); s != "" {
-		b.WriteString("**" + s + "**\n\n")
-	}
 	b.WriteString("Computed by `ngstats` (ngkit) over the records of every split.\n\n")
 	WriteMarkdown(&b, r, 5, 3)
 	return b.String()

@@ -9,6 +9,12 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num": num, "demo": DemoText, "pct": pct, "dec": dec, "key": orNone,
 	"ratio": func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
 	"many":  func(ids []string) bool { return len(ids) > 8 },
+	"classes": func(n int) string {
+		if n == 1 {
+			return "1 class"
+		}
+		return strconv.Itoa(n) + " classes"
+	},
 	"share": func(n, total int64) string { return pct(float64(n) / float64(max(total, 1))) },
 }).Parse(reportHTML))
 
@@ -114,7 +120,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div class="card"><b>{{dec .R.TurnsPerDialogue.Mean}}</b><span>turns per dialogue (mean)</span></div>
 <div class="card"><b>{{dec .R.SpeakersPerDialogue.Mean}}</b><span>speakers per dialogue (mean)</span></div>
 <div class="card"><b>{{num .R.SameSpeaker.Pairs}}</b><span>same-speaker adjacent turns, in {{num .R.SameSpeaker.Dialogues}} dialogues</span></div>
-<div class="card"><b>{{num .R.RecordsWithDefects}}</b><span>records with a defect ({{share .R.RecordsWithDefects .R.Records}}), {{len .R.Defects}} classes</span></div>
+<div class="card"><b>{{num .R.RecordsWithDefects}}</b><span>records with a defect ({{share .R.RecordsWithDefects .R.Records}}), {{classes (len .R.Defects)}}</span></div>
 </div>
 </section>
 

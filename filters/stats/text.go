@@ -121,7 +121,11 @@ func tables(r *Report, ids int) []table {
 	}
 	dist.notes = append(dist.notes, fmt.Sprintf("adjacent turns by the same speaker: %s pairs in %s dialogues",
 		num(r.SameSpeaker.Pairs), num(r.SameSpeaker.Dialogues)))
-	ts = append(ts, dist)
+	// A file of PACT items or seeds holds no dialogue: its report leaves
+	// out the dialogue tables rather than fill them with zeros.
+	if r.Dialogues > 0 {
+		ts = append(ts, dist)
+	}
 
 	lens := table{title: "Turn lengths (per turn, by detected language; CJK counted in characters)",
 		header: []string{"lang", "turns", "measure", "mean", "median", "p95", "max", "distinct-1", "distinct-2"}}
@@ -135,7 +139,9 @@ func tables(r *Report, ids int) []table {
 				approx + strconv.FormatFloat(l.Distinct1, 'f', 3, 64), approx + strconv.FormatFloat(l.Distinct2, 'f', 3, 64)},
 			[]string{"", "", "tokens", dec(l.Tokens.Mean), dec(l.Tokens.Median), dec(l.Tokens.P95), num(l.Tokens.Max), "", ""})
 	}
-	ts = append(ts, lens)
+	if len(lens.rows) > 0 {
+		ts = append(ts, lens)
+	}
 
 	lc := table{title: "Language consistency (share of confidently detected turns in the expected language)",
 		header: []string{"culture", "expected", "dialogues", "turns", "confident", "matching", "share", "dialogues below"}}
@@ -149,7 +155,9 @@ func tables(r *Report, ids int) []table {
 			}
 		}
 	}
-	ts = append(ts, lc)
+	if len(lc.rows) > 0 {
+		ts = append(ts, lc)
+	}
 
 	df := table{title: "Defects (records with each defect, and the first ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
 	for _, d := range r.Defects {

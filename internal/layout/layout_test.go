@@ -35,7 +35,7 @@ var forbidden = map[string]map[string]string{
 // leaves depend on no package of ngkit: vocabularies, scanners and
 // process-wide helpers (the soft memory limit, opening files others may
 // have prepared) that packages on every level share.
-var leaves = []string{"pkg/vocab", "pkg/jsonscan", "pkg/memlimit", "pkg/safeopen"}
+var leaves = []string{"pkg/vocab", "pkg/jsonscan", "pkg/memlimit", "pkg/safeopen", "pkg/suggest"}
 
 // violations checks the rules on a package -> dependencies listing (the
 // transitive, non-test dependencies of go list -deps) and returns one line

@@ -72,6 +72,10 @@ type Config struct {
 	Quiet  bool
 	// HTTPClient replaces the default transport (tests).
 	HTTPClient *http.Client
+	// Demo, when set, is the built-in demo model (cmd/internal/demo): its
+	// URL as shown and the client that answers it in-process. A models
+	// file's endpoint of model demo with no base_url is answered by it.
+	Demo func() (baseURL string, client *http.Client)
 
 	// price is a models file's price of this endpoint's model, over the
 	// price table.

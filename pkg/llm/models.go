@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"fmt"
+	"github.com/ngkit/ngkit/pkg/record"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -362,7 +363,7 @@ func (p *modelsParser) endpoint(alias string, line int, n *yaml.Node) (*Endpoint
 	if e.Model == "" {
 		return nil, p.errf(line, "endpoint %s: no model (model: NAME)", alias)
 	}
-	if e.BaseURL == "" {
+	if e.BaseURL == "" && e.Model != record.DemoModel {
 		return nil, p.errf(line, "endpoint %s: no base_url (base_url: URL; OpenAI: %s)", alias, OpenAIBaseURL)
 	}
 	return e, nil

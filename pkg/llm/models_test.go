@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -150,4 +151,26 @@ func FuzzParseModels(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An endpoint of model demo with no base_url is the built-in demo model:
+// the program's Demo answers it, with no cache; without one it is an
+// error, not a call to "".
+func TestModelsDemoEndpoint(t *testing.T) {
+	m, err := ParseModels("m.yaml", []byte("endpoints:\n  base: {model: demo, api: completions}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Endpoints["base"]
+	client := &http.Client{}
+	cfg, err := e.config(Config{CacheDir: "/tmp/c", Demo: func() (string, *http.Client) { return "http://demo.invalid/v1", client }}, "m.yaml", func(string) string { return "" })
+	if err != nil || cfg.BaseURL != "http://demo.invalid/v1" || cfg.HTTPClient != client || cfg.CacheDir != "" || cfg.API != APICompletions {
+		t.Errorf("%+v %v", cfg, err)
+	}
+	if _, err := e.config(Config{}, "m.yaml", func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "m.yaml:2: endpoint base: no base_url") {
+		t.Errorf("without a demo: %v", err)
+	}
+	if _, err := ParseModels("m.yaml", []byte("endpoints:\n  a: {model: demo2}\n")); err == nil {
+		t.Error("model demo2 with no base_url accepted")
+	}
 }

@@ -275,6 +275,13 @@ func (e *Endpoint) config(base Config, file string, getenv func(string) string) 
 	cfg := base
 	cfg.Alias, cfg.BaseURL, cfg.Model = e.Alias, e.BaseURL, e.Model
 	cfg.APIKey, cfg.KeyWithheld = Secret{}, ""
+	if e.BaseURL == "" { // model demo (the parser lets no other through)
+		if base.Demo == nil {
+			return cfg, fmt.Errorf("%s:%d: endpoint %s: no base_url, and no built-in demo model here", file, e.Line, e.Alias)
+		}
+		cfg.BaseURL, cfg.HTTPClient = base.Demo()
+		cfg.CacheDir = "" // canned replies are not worth a cache
+	}
 	if e.APIKeyEnv != "" {
 		k := getenv(e.APIKeyEnv)
 		if k == "" {

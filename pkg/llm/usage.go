@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ngkit/ngkit/pkg/record"
 	"io"
 	"maps"
 	"slices"
@@ -182,7 +183,9 @@ func (u *usage) report(price Price, priced bool) Usage {
 // writeSummary prints the report in a few lines.
 func (r *Usage) writeSummary(w io.Writer) {
 	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced())
-	if len(r.ByCall) > 1 {
+	// The demo's calls cost nothing and say nothing per call: its summary
+	// is one line.
+	if len(r.ByCall) > 1 && r.Model != record.DemoModel {
 		for _, n := range slices.Sorted(maps.Keys(r.ByCall)) {
 			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
 		}
@@ -199,7 +202,7 @@ func writeDeferred(w io.Writer, stage string, n int64) {
 
 func (s *CallStats) line(r *Usage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d calls answered", s.Calls)
+	fmt.Fprintf(&b, "%s answered", count(s.Calls, "call", "calls"))
 	var parts []string
 	if s.CacheHits > 0 {
 		parts = append(parts, fmt.Sprintf("%d from the cache", s.CacheHits))
@@ -216,7 +219,7 @@ func (s *CallStats) line(r *Usage) string {
 	if s.Failed > 0 {
 		fmt.Fprintf(&b, ", %d failed", s.Failed)
 	}
-	fmt.Fprintf(&b, "; %d requests", s.Requests)
+	fmt.Fprintf(&b, "; %s", count(s.Requests, "request", "requests"))
 	if s.Attempts > s.Requests {
 		fmt.Fprintf(&b, " (of %d attempts: %d did not reach the server)", s.Attempts, s.Attempts-s.Requests)
 	}
@@ -260,7 +263,7 @@ func (s *CallStats) line(r *Usage) string {
 // unpriced is the note of a summary whose model has no price, said once
 // on its first line (not on each call's or role's line under it).
 func (r *Usage) unpriced() string {
-	if r.Priced {
+	if r.Priced || r.Model == record.DemoModel { // canned text has no price to estimate
 		return ""
 	}
 	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
@@ -278,4 +281,12 @@ func (r *Usage) writeJSON(path string) error {
 
 func roundSeconds(d time.Duration) float64 {
 	return float64(d.Milliseconds()) / 1000
+}
+
+// count is n with the noun in its number: "1 call", "2 calls".
+func count[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

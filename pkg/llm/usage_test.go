@@ -89,3 +89,14 @@ func TestUsageCountsFailedCalls(t *testing.T) {
 		t.Errorf("refused: %+v", got)
 	}
 }
+
+// One is singular: "1 call answered; 1 request", not "1 calls".
+func TestUsageLineNumber(t *testing.T) {
+	r := &Usage{Priced: true}
+	if got := (&CallStats{Calls: 1, Requests: 1}).line(r); !strings.HasPrefix(got, "1 call answered; 1 request;") {
+		t.Errorf("%q", got)
+	}
+	if got := (&CallStats{Calls: 2, Requests: 3}).line(r); !strings.HasPrefix(got, "2 calls answered; 3 requests;") {
+		t.Errorf("%q", got)
+	}
+}

@@ -117,6 +117,13 @@ type DropError struct{ Reason string }
 
 func (e *DropError) Error() string { return "dropped: " + e.Reason }
 
+// By is what dropped the record, for the summary's breakdown: the
+// reason's first word, the flag of the filter ("--where", "--dedup").
+func (e *DropError) By() string {
+	by, _, _ := strings.Cut(e.Reason, " ")
+	return strings.TrimSuffix(by, ":")
+}
+
 // Drop returns a *DropError with the formatted reason.
 func Drop(format string, a ...any) error {
 	return &DropError{Reason: fmt.Sprintf(format, a...)}

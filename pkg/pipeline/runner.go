@@ -53,8 +53,9 @@ type Config struct {
 // Stats count what a run did.
 type Stats struct {
 	In, Out, Failed, Skipped int64
-	Resumed                  int64 // skipped: done by an earlier run
-	Dropped                  int64 // left out on purpose (DropError)
+	Resumed                  int64            // skipped: done by an earlier run
+	Dropped                  int64            // left out on purpose (DropError)
+	DroppedBy                map[string]int64 // Dropped by what dropped them (DropError.By)
 	Interrupted              bool
 	// Stopped, when not "", says why the run stopped early (MaxErrorRate).
 	Stopped string
@@ -204,7 +205,7 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		}
 		st.In++
 		if drop := (*DropError)(nil); errors.As(r.err, &drop) {
-			st.Dropped++
+			st.drop(drop)
 			if cfg.Errors != nil {
 				cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, drop)
 			}
@@ -232,7 +233,7 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 				err = cfg.Sink.Write(o)
 			}
 			if drop := (*DropError)(nil); errors.As(err, &drop) {
-				st.Dropped++
+				st.drop(drop)
 				if cfg.Errors != nil {
 					cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, drop)
 				}
@@ -626,4 +627,13 @@ func (e *errorRate) add(err error) string {
 		top = top[:n] + "..."
 	}
 	return fmt.Sprintf("%d of the last %d records failed (--max-error-rate %g); %d times: %s", e.failed, w, e.rate, times, top)
+}
+
+// drop counts a record left out on purpose, by what left it out.
+func (st *Stats) drop(d *DropError) {
+	st.Dropped++
+	if st.DroppedBy == nil {
+		st.DroppedBy = map[string]int64{}
+	}
+	st.DroppedBy[d.By()]++
 }

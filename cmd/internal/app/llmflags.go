@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -121,6 +122,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	openaiKey := getenv("OPENAI_API_KEY")
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
 	cfg.Model = first(f.Model, getenv("NG_MODEL"))
+	cfg.Demo = func() (string, *http.Client) { return demo.BaseURL, demo.Client() }
 	if cfg.BaseURL == "" && cfg.Model == demo.Model {
 		// The built-in demo model, answered in-process (cmd/internal/demo);
 		// its replies are not worth a cache.

@@ -6,15 +6,18 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/ngkit/ngkit/cmd/internal/manual"
@@ -364,7 +367,7 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 		if elog != nil {
 			where = "in " + elog.Name()
 		}
-		fmt.Fprintf(msgs, "%s: %d of %d records dropped (%s)\n", prog, st.Dropped, st.In, where)
+		fmt.Fprintf(msgs, "%s: %d of %d records dropped%s (%s)\n", prog, st.Dropped, st.In, droppedBy(st.DroppedBy), where)
 	}
 	where := "see the messages above; keep them with --errors FILE"
 	if elog != nil {
@@ -409,4 +412,22 @@ func tuneGC() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(80 << 20)
 	}
+}
+
+// droppedBy says what left the records out: " by --where" for one filter,
+// ": 60 by --where, 27 by --dedup" for several, most first.
+func droppedBy(by map[string]int64) string {
+	keys := slices.Sorted(maps.Keys(by))
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(by[b], by[a]) })
+	if len(keys) == 1 {
+		return " by " + keys[0]
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d by %s", by[k], k)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
 }

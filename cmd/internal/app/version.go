@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/ngkit/ngkit/pkg/suggest"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -51,36 +52,11 @@ func (p *Program) didYouMean(err error) string {
 		return msg
 	}
 	name, _, _ = strings.Cut(name, "=")
-	best, bestD := "", 3 // at most 2 edits
-	p.Flags.VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD || d == bestD && best != "" && f.Name < best {
-			best, bestD = f.Name, d
-		}
-	})
-	if best == "" || bestD*2 >= len(name) { // "--ab" is no typo of "--a"
+	var names []string
+	p.Flags.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	best, ok := suggest.Nearest(name, names)
+	if !ok {
 		return msg
 	}
 	return msg + ": did you mean --" + best + "?"
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes (flag
-// names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

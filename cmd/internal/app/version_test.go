@@ -5,17 +5,6 @@ import (
 	"testing"
 )
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"cultre", "culture", 1}, {"htm", "html", 1}, {"ouptut", "output", 2}, {"abc", "", 3}, {"kitten", "sitting", 3}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 func TestDidYouMean(t *testing.T) {
 	p := NewProgram("x", "", "")
 	p.Flags.String("culture", "", "")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -179,6 +180,9 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 				sink = &cat.SplitField{Sink: sink, Splits: splits}
 			}
 		}
+		if len(splits) > 0 && iof.Shard == "" { // a shard may rightly miss a small split
+			sink = &emptySplitWarning{Sink: sink, splits: splits, n: map[string]int64{}, w: env.Stderr, prog: p.Name}
+		}
 		switch {
 		case o.sample > 0:
 			sink = &cat.Sample{Sink: sink, N: o.sample, Seed: o.seed}
@@ -191,4 +195,36 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 		return app.RunSpec{}, fmt.Errorf("-o %q has {split} but no --split was given", iof.Output)
 	}
 	return spec, nil
+}
+
+// emptySplitWarning says, when the output is committed, which splits got
+// no record (--split train=0.8,test=0.2 over 3 records may leave test
+// empty): the files are written, as asked, but not in silence.
+type emptySplitWarning struct {
+	pipeline.Sink
+	splits []record.Split
+	n      map[string]int64
+	w      io.Writer
+	prog   string
+}
+
+func (s *emptySplitWarning) Write(r *record.Record) error {
+	s.n[record.AssignSplit(s.splits, r.ID)]++
+	return s.Sink.Write(r)
+}
+
+func (s *emptySplitWarning) Close() error {
+	if err := s.Sink.Close(); err != nil {
+		return err
+	}
+	var total int64
+	for _, n := range s.n {
+		total += n
+	}
+	for _, sp := range s.splits {
+		if s.n[sp.Name] == 0 {
+			fmt.Fprintf(s.w, "%s: warning: split %s has no record (%d records in all); give more records or change --split\n", s.prog, sp.Name, total)
+		}
+	}
+	return nil
 }

@@ -92,5 +92,20 @@ func load() (*fakeng.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fakeng.Load(pool, release)
+	m, err := fakeng.Load(pool, release)
+	if err != nil {
+		return nil, err
+	}
+	m.Pact = pactBias
+	return m, nil
+}
+
+// pactBias is how the demo answers PACT questions: a culture-following
+// rate that differs by culture, age and framing, so that a demo report's
+// PACT figures show what they measure (docs/pact.md). Made up, not a model's.
+var pactBias = fakeng.PactBias{
+	Base:    0.55,
+	Culture: map[string]float64{"korean": 0.15, "indian": 0.10, "japanese": 0.05, "brazilian": -0.10},
+	Persona: map[string]float64{"age=50+": 0.08},
+	Norm:    0.10,
 }
