@@ -59,7 +59,7 @@ type Step struct {
 	Wall, CPU, ModelSeconds            float64
 	Lang                               *ratio // records passing the language check, of those checked
 	Dialogues, Defects                 int
-	HasStats                           bool
+	HasStats, HasUsage                 bool
 	PactItems, PactUsable              int
 }
 
@@ -116,6 +116,7 @@ func readStep(dir, name, model, stage, culture, input string) (Step, error) {
 		if err := json.Unmarshal(b, &u); err != nil {
 			return s, fmt.Errorf("%s: %v", p(".usage.json"), err)
 		}
+		s.HasUsage = true
 		s.Retries, s.Reasks = u.Total.Retries, u.Total.Reasks
 		s.TokensIn, s.TokensOut = u.Total.TokensIn, u.Total.TokensOut
 	}
@@ -231,7 +232,7 @@ func render(steps []Step, note string) string {
 		in := "—"
 		if s.In >= 0 {
 			in = strconv.Itoa(s.In)
-			if s.Stage != "ngsim" && s.Out+s.Failed != s.In {
+			if s.Out+s.Failed != s.In {
 				goals = append(goals, fmt.Sprintf("%s: %d out + %d failed ≠ %d in", s.Name, s.Out, s.Failed, s.In))
 			}
 		}
@@ -241,7 +242,7 @@ func render(steps []Step, note string) string {
 		}
 		sort.Strings(reasons)
 		perOut := func(v float64, prec int) string {
-			if s.Out == 0 {
+			if s.Out == 0 || v == 0 {
 				return "—"
 			}
 			return strconv.FormatFloat(v/float64(s.Out), 'f', prec, 64)
@@ -262,6 +263,10 @@ func render(steps []Step, note string) string {
 		if s.Stage == "ngpact" && s.PactItems > 0 {
 			pact = fmt.Sprintf("%d/%d", s.PactUsable, s.PactItems)
 		}
+		tokens := "—"
+		if s.HasUsage {
+			tokens = perOut(float64(s.TokensIn+s.TokensOut), 0)
+		}
 		if s.Wall > 0 {
 			share = fmt.Sprintf("%.1f%%", 100*s.CPU/s.Wall)
 			cpu += s.CPU
@@ -269,7 +274,7 @@ func render(steps []Step, note string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 			s.Model, s.Stage, s.Culture, in, s.Out, s.Failed, orDash(strings.Join(reasons, "; ")),
-			s.Retries+s.Reasks, perOut(float64(s.TokensIn+s.TokensOut), 0), perOut(s.Wall, 1), lang, defects, pact, share)
+			s.Retries+s.Reasks, tokens, perOut(s.Wall, 1), lang, defects, pact, share)
 	}
 	b.WriteString("\n")
 	if wall > 0 {

@@ -20,12 +20,12 @@ import (
 // realStep is one step of a scripts/realmodels.sh run kept as a fixture
 // (testdata/realmodels, made by scripts/realmodels-fixtures.sh).
 type realStep struct {
-	Name    string   `json:"name"`
-	Model   string   `json:"model"`
-	Stage   string   `json:"stage"`
-	Culture string   `json:"culture"`
-	Input   *string  `json:"input"`
-	Args    []string `json:"args"`
+	Name    string           `json:"name"`
+	Model   string           `json:"model"`
+	Stage   string           `json:"stage"`
+	Culture string           `json:"culture"`
+	Input   *string          `json:"input"`
+	Args    []string         `json:"args"`
 	Out     []map[string]any `json:"out"` // the records written, without gen (timings)
 	Errors  []struct {
 		ID    string `json:"id"`
