@@ -224,8 +224,8 @@ func render(steps []Step, note string) string {
 	if note != "" {
 		b.WriteString(note + "\n\n")
 	}
-	b.WriteString("| model | stage | culture | in | out | failed | failures by reason | retries + re-asks | tokens / out | s / out | language pass | defects / 100 | usable PACT items | ngkit CPU / wall |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| step | model | stage | culture | in | out | failed | failures by reason | retries + re-asks | tokens / out | s / out | language pass | defects / 100 | usable PACT items | ngkit CPU / wall |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	var goals []string
 	var cpu, wall float64
 	for _, s := range steps {
@@ -268,12 +268,12 @@ func render(steps []Step, note string) string {
 			tokens = perOut(float64(s.TokensIn+s.TokensOut), 0)
 		}
 		if s.Wall > 0 {
-			share = fmt.Sprintf("%.1f%%", 100*s.CPU/s.Wall)
+			share = fmt.Sprintf("%.2f%%", 100*s.CPU/s.Wall)
 			cpu += s.CPU
 			wall += s.Wall
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n",
-			s.Model, s.Stage, s.Culture, in, s.Out, s.Failed, orDash(strings.Join(reasons, "; ")),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n",
+			s.Name, s.Model, s.Stage, s.Culture, in, s.Out, s.Failed, orDash(strings.Join(reasons, "; ")),
 			s.Retries+s.Reasks, tokens, perOut(s.Wall, 1), lang, defects, pact, share)
 	}
 	b.WriteString("\n")

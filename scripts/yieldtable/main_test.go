@@ -46,8 +46,8 @@ func TestYieldTable(t *testing.T) {
 	for _, want := range []string{
 		"# Status\n\nbefore\n\n" + begin,
 		end + "\n\nafter\n",
-		"| smol | ngv2r | korean | 3 | 2 | 1 | dialogue: turn N is in English (…), want ko (1) | 3 | 200 | 5.0 | 1/2 | 50 | — | 1.0% |",
-		"| smol | nglabel | korean | 3 | 1 | 0 | — | 0 | — | 10.0 | — | — | — | 2.0% |",
+		"| v2r | smol | ngv2r | korean | 3 | 2 | 1 | dialogue: turn N is in English (…), want ko (1) | 3 | 200 | 5.0 | 1/2 | 50 | — | 1.00% |",
+		"| lost | smol | nglabel | korean | 3 | 1 | 0 | — | 0 | — | 10.0 | — | — | — | 2.00% |",
 		"- lost: 1 out + 0 failed ≠ 3 in",
 		"- v2r: 1 written records fail the language check",
 		"- v2r: 1 defects in the records written",
