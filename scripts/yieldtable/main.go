@@ -61,6 +61,7 @@ type Step struct {
 	Dialogues, Defects                 int
 	HasStats, HasUsage                 bool
 	PactItems, PactUsable              int
+	Panel                              []string // the panel's agreement, a sentence per task
 }
 
 type ratio struct{ ok, of int }
@@ -144,6 +145,12 @@ func readStep(dir, name, model, stage, culture, input string) (Step, error) {
 			return s, fmt.Errorf("%s: %v", p(".stats.json"), err)
 		}
 		s.HasStats = true
+		if p := st.Panel; p != nil {
+			for _, a := range p.Agreement {
+				s.Panel = append(s.Panel, fmt.Sprintf("%s: panel %s on %d records, task %s over %d turns: Fleiss' kappa %s, Krippendorff's alpha %s%s",
+					name, strings.Join(p.Labellers, " + "), p.Records, a.Task, a.Turns, num(a.Fleiss), num(a.Alpha), failedNote(p.Failed)))
+			}
+		}
 		s.Dialogues = st.Dialogues
 		for _, d := range st.Defects {
 			s.Defects += d.Count
@@ -196,6 +203,17 @@ type stats struct {
 		Records      int `json:"records"`
 		RecordsBelow int `json:"records_below"`
 	} `json:"language"`
+	Panel *struct {
+		Records   int            `json:"records"`
+		Labellers []string       `json:"labellers"`
+		Failed    map[string]int `json:"failed"`
+		Agreement []struct {
+			Task   string   `json:"task"`
+			Turns  int      `json:"turns"`
+			Fleiss *float64 `json:"fleiss_kappa"`
+			Alpha  *float64 `json:"krippendorff_alpha"`
+		} `json:"agreement"`
+	} `json:"panel"`
 }
 
 var (
@@ -277,6 +295,11 @@ func render(steps []Step, note string) string {
 			s.Retries+s.Reasks, tokens, perOut(s.Wall, 1), lang, defects, pact, share)
 	}
 	b.WriteString("\n")
+	for _, s := range steps {
+		for _, p := range s.Panel {
+			b.WriteString(p + ".\n")
+		}
+	}
 	if wall > 0 {
 		fmt.Fprintf(&b, "ngkit's own CPU time over the run: %.1f s of %.0f s wall (%.2f%%; goal under 2%%).\n", cpu, wall, 100*cpu/wall)
 	}
@@ -290,6 +313,25 @@ func render(steps []Step, note string) string {
 	}
 	b.WriteString(end)
 	return b.String()
+}
+
+func num(v *float64) string {
+	if v == nil {
+		return "undefined"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+func failedNote(f map[string]int) string {
+	var parts []string
+	for m, n := range f {
+		parts = append(parts, fmt.Sprintf("%s gave no labels on %d", m, n))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func orDash(s string) string {

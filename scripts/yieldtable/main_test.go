@@ -28,7 +28,7 @@ func TestYieldTable(t *testing.T) {
 	write(t, filepath.Join(dir, "v2r-errors.jsonl"), `{"id":"c","error":"dialogue: turn 3 is in English (\"Hello there\"), want ko"}`+"\n")
 	write(t, filepath.Join(dir, "v2r.usage.json"), `{"total":{"retries":1,"reasks":2,"tokens_in":300,"tokens_out":100}}`)
 	write(t, filepath.Join(dir, "v2r.time"), "10.0 0.05 0.05\n")
-	write(t, filepath.Join(dir, "v2r.stats.json"), `{"dialogues":2,"defects":[{"name":"repeated_turn","count":1}],"language":[{"records":2,"records_below":1}]}`)
+	write(t, filepath.Join(dir, "v2r.stats.json"), `{"dialogues":2,"defects":[{"name":"repeated_turn","count":1}],"language":[{"records":2,"records_below":1}],"panel":{"records":2,"labellers":["smol","qwen"],"failed":{"qwen":1},"agreement":[{"task":"norm","turns":8,"fleiss_kappa":0.25,"krippendorff_alpha":null}]}}`)
 	write(t, filepath.Join(dir, "lost.jsonl"), `{"id":"a"}`+"\n")
 	write(t, filepath.Join(dir, "lost.time"), "10.0 0.1 0.1\n")
 	status := filepath.Join(dir, "status.md")
@@ -52,6 +52,7 @@ func TestYieldTable(t *testing.T) {
 		"- v2r: 1 written records fail the language check",
 		"- v2r: 1 defects in the records written",
 		"0.3 s of 20 s wall (1.50%",
+		"v2r: panel smol + qwen on 2 records, task norm over 8 turns: Fleiss' kappa 0.25, Krippendorff's alpha undefined (qwen gave no labels on 1).",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
