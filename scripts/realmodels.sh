@@ -21,7 +21,10 @@
 # scripts/yieldtable (YIELD=0: not). Skips with one line when llama-server,
 # python3 or PyPI is missing.
 #
-# Environment: REALMODELS_OUT=DIR keeps the run's files (recordings,
+# Environment: REALMODELS_SERVER=FILE another llama-server build (one for
+# this CPU); REALMODELS_STEPS the parts to run (words of "pact ngsim
+# pipeline panel"; default all); REALMODELS_SLOW=N multiplies every
+# deadline; REALMODELS_OUT=DIR keeps the run's files (recordings,
 # outputs, errors, usage) in DIR; REALMODELS_THREADS (default 1: on a
 # loaded 2-core machine two llama.cpp threads spin on each other and a
 # 135M model falls from ~5 to ~0.3 tokens/s); NGKIT_MODELS (default
@@ -32,7 +35,8 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
 llm=../shared/llm
 say() { echo "realmodels: $*"; }
 fail() { echo "realmodels: FAIL: $*" >&2; exit 1; }
-if [ ! -x "$llm/llama-server" ]; then say "skipped: no $llm/llama-server"; exit 0; fi
+server_bin=${REALMODELS_SERVER:-$llm/llama-server}
+if [ ! -x "$server_bin" ]; then say "skipped: no $server_bin"; exit 0; fi
 command -v python3 >/dev/null || { say "skipped: no python3 (pip installs the models)"; exit 0; }
 command -v jq >/dev/null || fail "needs jq"
 
@@ -114,7 +118,7 @@ free_port() { # free_port LO HI
   return 1
 }
 port=$(free_port 18600 18649) || fail "no free port in 18600-18649"
-setsid "$llm/llama-server" --host 127.0.0.1 --port "$port" --models-dir "$gguf" --models-max 2 \
+setsid "$server_bin" --host 127.0.0.1 --port "$port" --models-dir "$gguf" --models-max 2 \
   -c 4096 --parallel 1 -t "${REALMODELS_THREADS:-1}" </dev/null >"$out/server.log" 2>&1 &
 server=$! # setsid: its own process group, the router's children in it
 for _ in $(seq 300); do
@@ -228,6 +232,6 @@ fi
 say "every record accounted for; recordings in $out/rec"
 if [ "${YIELD:-1}" = 1 ]; then
   go run ./scripts/yieldtable -dir "$out" -status docs/status.md \
-    -note "Run of $(date -u +%Y-%m-%d) on $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), llama-server 0253fb21f595 (SSE2) with -t ${REALMODELS_THREADS:-1}, deadlines x${REALMODELS_SLOW:-1}."
+    -note "Run of $(date -u +%Y-%m-%d) on $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), $server_bin with -t ${REALMODELS_THREADS:-1}, deadlines x${REALMODELS_SLOW:-1}."
   say "yield table written into docs/status.md"
 fi
