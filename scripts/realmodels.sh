@@ -121,12 +121,18 @@ port=$(free_port 18600 18649) || fail "no free port in 18600-18649"
 setsid "$server_bin" --host 127.0.0.1 --port "$port" --models-dir "$gguf" --models-max 2 \
   -c 4096 --parallel 1 -t "${REALMODELS_THREADS:-1}" </dev/null >"$out/server.log" 2>&1 &
 server=$! # setsid: its own process group, the router's children in it
+health() { # no curl needed: /health through /dev/tcp, as ../shared/llm/start.sh does
+  timeout 2 bash -c '
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" >&3
+    cat <&3' _ "$port" 2>/dev/null | grep -q '"status" *: *"ok"'
+}
 for _ in $(seq 300); do
-  if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then break; fi
+  if health; then break; fi
   kill -0 "$server" 2>/dev/null || fail "llama-server exited: $(tail -n 5 "$out/server.log")"
   sleep 0.2
 done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || fail "llama-server not healthy within 60 s"
+health || fail "llama-server not healthy within 60 s"
 upstream=http://127.0.0.1:$port/v1
 say "llama-server (router) at $upstream"
 
@@ -201,12 +207,12 @@ cat > "$out/episodes.jsonl" <<'SPECS'
 {"id":"us1","culture":"american","lang":"en","episode":{"subgroup":"a new employee at a Chicago office","domain":"work","goal":"Ask a colleague to cover a shift.","constraints":[{"id":"c1","text":"The user must offer to return the favour.","reveal":"implicit"},{"id":"c2","text":"The user cannot work on Sunday.","reveal":"explicit"}],"opening":"Hi, can you help me ask a coworker to cover my Saturday shift?"}}
 {"id":"us2","culture":"american","lang":"en","episode":{"subgroup":"a guest at a friend's dinner in Texas","domain":"gifts_and_etiquette","goal":"Choose a small gift for the host.","constraints":[{"id":"g1","text":"The gift must be modest.","reveal":"implicit"},{"id":"g2","text":"The host does not drink wine.","reveal":"explicit"}],"opening":"Hello, what should I bring to a dinner at a friend's house?"}}
 SPECS
-step ngsim $smol ngsim american "$out/episodes.jsonl" 300 ngsim --max-turns 2 --max-tokens 200 --response-format json_schema
+step ngsim $smol ngsim american "$out/episodes.jsonl" 300 ngsim --max-turns 2 --max-tokens 400 --response-format json_schema
 accounted ngsim "$out/episodes.jsonl"
 fi
 
 # -- the pipeline, per culture, on SmolLM2
-part pipeline && for c in american chinese korean; do
+part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do
   step "$c-ngseed" $smol ngseed $c - 150 ngseed --culture $c --limit 1 --per-norm 1 --types adherence --max-topups 0 --max-tokens 400 --response-format json_schema
   step "$c-ngrefine" $smol ngrefine $c "$out/$c-ngseed.jsonl" 150 ngrefine --max-rounds 1 --max-tokens 400 --response-format json_schema
   accounted "$c-ngrefine" "$out/$c-ngseed.jsonl"
