@@ -142,7 +142,9 @@ say "llama-server (router) at $upstream"
 # for the table and the fixtures.
 unset OPENAI_API_KEY OPENAI_BASE_URL NG_API_KEY
 export NG_MODEL=$smol
-common=(--no-cache --concurrency 1 --max-retries 1 --max-reasks 1 --backoff 200ms --timeout 4m --seed 1 --temperature 0)
+# temperature 0.7, no seed: at 0 (or one seed) SmolLM2 answers a re-ask
+# as it did the first time, and ngkit rightly gives up on a fresh attempt
+common=(--no-cache --concurrency 1 --max-retries 1 --max-reasks 2 --backoff 200ms --timeout 4m --temperature 0.7)
 : > "$out/steps.tsv"
 # step NAME MODEL STAGE CULTURE INPUT DEADLINE PROGRAM ARGS...
 step() {
@@ -213,7 +215,7 @@ fi
 
 # -- the pipeline, per culture, on SmolLM2
 part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do
-  step "$c-ngseed" $smol ngseed $c - 150 ngseed --culture $c --limit 1 --per-norm 1 --types adherence --max-topups 0 --max-tokens 400 --response-format json_schema
+  step "$c-ngseed" $smol ngseed $c - 150 ngseed --culture $c --limit 1 --per-norm 2 --types adherence --max-topups 1 --max-tokens 400 --response-format json_schema
   step "$c-ngrefine" $smol ngrefine $c "$out/$c-ngseed.jsonl" 150 ngrefine --max-rounds 1 --max-tokens 400 --response-format json_schema
   accounted "$c-ngrefine" "$out/$c-ngseed.jsonl"
   fmt=json_schema
