@@ -222,7 +222,7 @@ part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do
     ngcat --from normgenesis "testdata/normgenesis/${c}_adherence.json" \
       | jq -c -n '[inputs | select(.category == "apology")][0] | del(.turns, .dialogue, .checks)'
   } > "$out/$c-seeds.jsonl"
-  step "$c-ngrefine" $smol ngrefine $c "$out/$c-seeds.jsonl" 150 ngrefine --max-rounds 1 --max-tokens 400 --response-format json_schema
+  step "$c-ngrefine" $smol ngrefine $c "$out/$c-seeds.jsonl" 150 ngrefine --max-rounds 0 --max-tokens 400 --response-format json_schema
   accounted "$c-ngrefine" "$out/$c-seeds.jsonl"
   fmt=json_schema
   [ $c = american ] && fmt=prompt
