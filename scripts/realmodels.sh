@@ -237,7 +237,7 @@ done
 # -- a labelling panel of two real models, on a short release dialogue (Qwen is slow)
 if part panel; then
 ngcat --from normgenesis testdata/normgenesis/american_adherence.json \
-  | jq -c 'select(.category == "apology") | .turns |= .[0:4]' | head -n 1 > "$out/panel-in.jsonl"
+  | jq -c -n '[inputs | select(.category == "apology")][0] | .turns |= .[0:4]' > "$out/panel-in.jsonl"
 step panel "$smol+$qwen" nglabel-panel american "$out/panel-in.jsonl" 300 nglabel --models "$out/models.run.yaml" --labellers smol,qwen --tasks norm --max-tokens 200 --response-format json_schema
 accounted panel "$out/panel-in.jsonl"
 ngstats --json "$out/panel.jsonl" > "$out/panel.stats.json"
