@@ -232,15 +232,18 @@ part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do
   accounted "$c-nglabel" "$out/$c-ngv2r.jsonl"
   ngstats --json "$out/$c-ngv2r.jsonl" > "$out/$c-ngv2r.stats.json"
   ngstats --json "$out/$c-nglabel.jsonl" > "$out/$c-nglabel.stats.json"
+  # nglabel keeps the turns: the defects it answers for are the ones it added
+  cp "$out/$c-ngv2r.stats.json" "$out/$c-nglabel.in.stats.json"
 done
 
 # -- a labelling panel of two real models, on a short release dialogue (Qwen is slow)
 if part panel; then
 ngcat --from normgenesis testdata/normgenesis/american_adherence.json \
   | jq -c -n '[inputs | select(.category == "apology")][0] | .turns |= .[0:4]' > "$out/panel-in.jsonl"
-step panel "$smol+$qwen" nglabel-panel american "$out/panel-in.jsonl" 300 nglabel --models "$out/models.run.yaml" --labellers smol,qwen --tasks norm --max-tokens 200 --response-format json_schema
+step panel "$smol+$qwen" nglabel-panel american "$out/panel-in.jsonl" 300 nglabel --models "$out/models.run.yaml" --labellers smol,qwen --tasks norm --max-tokens 400 --response-format json_schema
 accounted panel "$out/panel-in.jsonl"
 ngstats --json "$out/panel.jsonl" > "$out/panel.stats.json"
+ngstats --json "$out/panel-in.jsonl" > "$out/panel.in.stats.json"
 fi
 
 say "every record accounted for; recordings in $out/rec"

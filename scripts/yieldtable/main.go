@@ -59,6 +59,7 @@ type Step struct {
 	Wall, CPU, ModelSeconds            float64
 	Lang                               *ratio // records passing the language check, of those checked
 	Dialogues, Defects                 int
+	Added                              int // defects not in the input (NAME.in.stats.json), or all
 	HasStats, HasUsage                 bool
 	PactItems, PactUsable              int
 	Panel                              []string // the panel's agreement, a sentence per task
@@ -152,8 +153,21 @@ func readStep(dir, name, model, stage, culture, input string) (Step, error) {
 			}
 		}
 		s.Dialogues = st.Dialogues
+		in := map[string]int{}
+		if b, err := os.ReadFile(p(".in.stats.json")); err == nil {
+			// a stage that keeps the turns (nglabel) answers only for
+			// the defects it added
+			var ist stats
+			if err := json.Unmarshal(b, &ist); err != nil {
+				return s, fmt.Errorf("%s: %v", p(".in.stats.json"), err)
+			}
+			for _, d := range ist.Defects {
+				in[d.Name] += d.Count
+			}
+		}
 		for _, d := range st.Defects {
 			s.Defects += d.Count
+			s.Added += max(0, d.Count-in[d.Name])
 		}
 		if len(st.Language) > 0 {
 			s.Lang = &ratio{}
@@ -274,8 +288,8 @@ func render(steps []Step, note string) string {
 		}
 		if s.HasStats && s.Dialogues > 0 {
 			defects = strconv.FormatFloat(100*float64(s.Defects)/float64(s.Dialogues), 'f', 0, 64)
-			if s.Defects > 0 {
-				goals = append(goals, fmt.Sprintf("%s: %d defects in the records written", s.Name, s.Defects))
+			if s.Added > 0 {
+				goals = append(goals, fmt.Sprintf("%s: %d defects in the records written", s.Name, s.Added))
 			}
 		}
 		if s.Stage == "ngpact" && s.PactItems > 0 {

@@ -30,6 +30,9 @@ func TestYieldTable(t *testing.T) {
 	write(t, filepath.Join(dir, "v2r.time"), "10.0 0.05 0.05\n")
 	write(t, filepath.Join(dir, "v2r.stats.json"), `{"dialogues":2,"defects":[{"name":"repeated_turn","count":1}],"language":[{"records":2,"records_below":1}],"panel":{"records":2,"labellers":["smol","qwen"],"failed":{"qwen":1},"agreement":[{"task":"norm","turns":8,"fleiss_kappa":0.25,"krippendorff_alpha":null}]}}`)
 	write(t, filepath.Join(dir, "lost.jsonl"), `{"id":"a"}`+"\n")
+	// the defect was in lost's input already: not lost's
+	write(t, filepath.Join(dir, "lost.stats.json"), `{"dialogues":1,"defects":[{"name":"too_few_turns","count":1}]}`)
+	write(t, filepath.Join(dir, "lost.in.stats.json"), `{"dialogues":3,"defects":[{"name":"too_few_turns","count":1}]}`)
 	write(t, filepath.Join(dir, "lost.time"), "10.0 0.1 0.1\n")
 	status := filepath.Join(dir, "status.md")
 	write(t, status, "# Status\n\nbefore\n\n"+begin+"\nold table\n"+end+"\n\nafter\n")
@@ -47,7 +50,7 @@ func TestYieldTable(t *testing.T) {
 		"# Status\n\nbefore\n\n" + begin,
 		end + "\n\nafter\n",
 		"| v2r | smol | ngv2r | korean | 3 | 2 | 1 | dialogue: turn N is in English (…), want ko (1) | 3 | 200 | 5.0 | 1/2 | 50 | — | 1.00% |",
-		"| lost | smol | nglabel | korean | 3 | 1 | 0 | — | 0 | — | 10.0 | — | — | — | 2.00% |",
+		"| lost | smol | nglabel | korean | 3 | 1 | 0 | — | 0 | — | 10.0 | — | 100 | — | 2.00% |",
 		"- lost: 1 out + 0 failed ≠ 3 in",
 		"- v2r: 1 written records fail the language check",
 		"- v2r: 1 defects in the records written",
@@ -57,6 +60,9 @@ func TestYieldTable(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "lost: 1 defects") {
+		t.Error("a defect of the input counted as the stage's")
 	}
 	if strings.Contains(got, "old table") {
 		t.Error("the old table is still there")
