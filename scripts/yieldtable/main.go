@@ -184,8 +184,10 @@ func readStep(dir, name, model, stage, culture, input string) (Step, error) {
 			ok := len(entries) > 0
 			for _, e := range entries {
 				m, _ := e.(map[string]any)
+				// a distribution from at least one valid reply; an error
+				// beside it only notes the samples that named no option
 				valid, _ := m["valid"].(float64)
-				if _, bad := m["error"]; bad || valid == 0 {
+				if _, has := m["p_follow"].(float64); !has || valid == 0 {
 					ok = false
 				}
 			}

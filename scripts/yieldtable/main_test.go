@@ -34,6 +34,13 @@ func TestYieldTable(t *testing.T) {
 	write(t, filepath.Join(dir, "lost.stats.json"), `{"dialogues":1,"defects":[{"name":"too_few_turns","count":1}]}`)
 	write(t, filepath.Join(dir, "lost.in.stats.json"), `{"dialogues":3,"defects":[{"name":"too_few_turns","count":1}]}`)
 	write(t, filepath.Join(dir, "lost.time"), "10.0 0.1 0.1\n")
+	write(t, filepath.Join(dir, "steps.tsv"), "v2r\tsmol\tngv2r\tkorean\t"+in+"\tngv2r\t--seed 1\n"+
+		"lost\tsmol\tnglabel\tkorean\t"+in+"\tnglabel\t--seed 1\n"+
+		"pact\tsmol\tngpact\tmixed\t"+in+"\tngpact\t--seed 1\n")
+	// a: a distribution beside a note; b: a question with no valid reply
+	write(t, filepath.Join(dir, "pact.jsonl"), `{"id":"a","pact":[{"p_follow":0.5,"valid":2,"error":"1 of 3 samples named neither option"}]}`+"\n"+
+		`{"id":"b","pact":[{"p_follow":1,"valid":3},{"valid":0,"error":"no sample named an option"}]}`+"\n")
+	write(t, filepath.Join(dir, "pact-errors.jsonl"), `{"id":"c","error":"call norm: HTTP 500"}`+"\n")
 	status := filepath.Join(dir, "status.md")
 	write(t, status, "# Status\n\nbefore\n\n"+begin+"\nold table\n"+end+"\n\nafter\n")
 
@@ -52,6 +59,7 @@ func TestYieldTable(t *testing.T) {
 		"| v2r | smol | ngv2r | korean | 3 | 2 | 1 | dialogue: turn N is in English (…), want ko (1) | 3 | 200 | 5.0 | 1/2 | 50 | — | 1.00% |",
 		"| lost | smol | nglabel | korean | 3 | 1 | 0 | — | 0 | — | 10.0 | — | 100 | — | 2.00% |",
 		"- lost: 1 out + 0 failed ≠ 3 in",
+		"| pact | smol | ngpact | mixed | 3 | 2 | 1 | call norm: HTTP N (1) | 0 | — | — | — | — | 1/3 |",
 		"- v2r: 1 written records fail the language check",
 		"- v2r: 1 defects in the records written",
 		"0.3 s of 20 s wall (1.50%",
