@@ -48,6 +48,10 @@ func (p *panelResult) all() [][]turnLabels {
 // record fails.
 func (s *Stage) askPanel(ctx context.Context, rec *record.Record, spec turnsSpec, p prompt.Prompt, keep func(*llm.Response, error) (bool, error)) (*panelResult, error) {
 	res := &panelResult{panel: len(s.opt.Panel) > 1}
+	sch, err := s.turnsSchema(spec.tasks)
+	if err != nil {
+		return nil, err
+	}
 	for _, l := range s.opt.Panel {
 		res.names = append(res.names, l.Name)
 		res.models = append(res.models, l.Model)
@@ -55,7 +59,7 @@ func (s *Stage) askPanel(ctx context.Context, rec *record.Record, spec turnsSpec
 		var lerr error
 		for i := range s.opt.Samples {
 			resp, err := l.Caller.Call(ctx, llm.Request{
-				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", PromptPack: s.opt.Pack.Version(),
+				ID: rec.ID, Call: s.callName(i), Schema: "label_turns", ReplySchema: sch, PromptPack: s.opt.Pack.Version(),
 				Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 				Sampling: s.sampling(i),
 				Check:    func(r *llm.Response) (any, error) { return parseTurns(r.JSON, spec) },

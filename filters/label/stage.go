@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ngkit/ngkit/pkg/llm"
@@ -65,6 +66,38 @@ type Stage struct {
 	caller   llm.Caller
 	opt      Options
 	profiles sync.Map // culture -> *normbank.Culture (nil: none)
+	schemas  sync.Map // tasks joined by "," -> *llm.Schema
+}
+
+// turnsSchema is label_turns as sent to the server for these tasks: each
+// entry must carry the tasks' labels. The file requires only index and
+// explanation (it serves every task set), so a grammar engine let real
+// models (SmolLM2, Qwen2.5-Coder) write the label into explanation and
+// leave the label out, every time; validation stays the file's (nglabel
+// checks the labels itself and names what is missing).
+func (s *Stage) turnsSchema(tasks []string) (*llm.Schema, error) {
+	key := strings.Join(tasks, ",")
+	if v, ok := s.schemas.Load(key); ok {
+		return v.(*llm.Schema), nil
+	}
+	sch, err := llm.DeriveSent("label_turns", func(doc map[string]any) {
+		props, _ := doc["properties"].(map[string]any)
+		turns, _ := props["turns"].(map[string]any)
+		items, _ := turns["items"].(map[string]any)
+		if items == nil {
+			return
+		}
+		req, _ := items["required"].([]any)
+		for _, t := range tasks {
+			req = append(req, t)
+		}
+		items["required"] = req
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, _ := s.schemas.LoadOrStore(key, sch)
+	return v.(*llm.Schema), nil
 }
 
 // New returns the stage. (It has no options to refuse yet; the error

@@ -451,3 +451,48 @@ func TestLabelsProsocialRecord(t *testing.T) {
 		t.Errorf("tasks %v", m.Tasks)
 	}
 }
+
+// The schema sent to the server requires every asked label in each turn's
+// entry (the file requires only index and explanation): with the file's,
+// llama-server's grammar let SmolLM2-135M and Qwen2.5-Coder-1.5B write
+// "adhered" into explanation and no norm label, on every call
+// (testdata/realmodels/panel.rec.jsonl).
+func TestLabelsSchemaRequiresTheTasks(t *testing.T) {
+	recs := sample(t)
+	srv := newServer(t, labeltest.Answer)
+	s := newStage(t, newClient(t, srv, 2), Options{Tasks: defaultTasks(t)})
+	for _, ct := range [][2]string{{"korean", "adherence"}, {"chinese", "v2r"}} {
+		if _, err := s.Process(context.Background(), pick(t, recs, ct[0], ct[1])); err != nil {
+			t.Fatalf("%s: %v", ct, err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, want := range [][]string{{"index", "explanation", "norm", "intent", "emotion"}, {"index", "explanation", "norm", "intent", "emotion", "stage"}} {
+		var body struct {
+			ResponseFormat struct {
+				JSONSchema struct {
+					Name   string `json:"name"`
+					Schema struct {
+						Properties struct {
+							Turns struct {
+								Items struct {
+									Required []string `json:"required"`
+								} `json:"items"`
+							} `json:"turns"`
+						} `json:"properties"`
+					} `json:"schema"`
+				} `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		if err := json.Unmarshal(reqs[i].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		js := body.ResponseFormat.JSONSchema
+		if js.Name != "label_turns" || !slices.Equal(js.Schema.Properties.Turns.Items.Required, want) {
+			t.Errorf("request %d: schema %q requires %v, want %v", i+1, js.Name, js.Schema.Properties.Turns.Items.Required, want)
+		}
+	}
+}

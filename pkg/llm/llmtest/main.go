@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -32,6 +33,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opt.RetryAfter, "retry-after", 0, "Retry-After of 429 and 503 replies (default 10ms)")
 	fs.DurationVar(&opt.SlowFor, "slow-for", 0, "how long a slow reply takes (default 10s)")
 	fs.BoolVar(&opt.RejectJSONSchema, "reject-json-schema", false, "answer 400 to response_format json_schema")
+	upstream := fs.String("upstream", "", "record mode: forward every request to the real server at base `URL` (needs --record)")
+	recordTo := fs.String("record", "", "record mode: append each {request, status, response} to JSONL `FILE`")
+	replay := fs.String("replay", "", "replay mode: answer each request with its reply recorded in `FILE` (599 when there is none)")
 	fs.BoolVar(&opt.PromptCache, "prompt-cache", false, "report cached_tokens as the providers' prompt cache does (a prefix of 1,024+ tokens seen before, in 128-token steps)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -46,6 +50,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
+	}
+	if (*upstream == "") != (*recordTo == "") {
+		fmt.Fprintln(stderr, "fakellm: --upstream and --record go together")
+		return 2
+	}
+	if *upstream != "" && *replay != "" {
+		fmt.Fprintln(stderr, "fakellm: --upstream and --replay exclude each other")
+		return 2
 	}
 	opt.NoRecord = true // the command never shows the log
 	if *keyEnv != "" {
@@ -64,19 +76,50 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakellm: %v\n", err)
 		return 2
 	}
-	s, hs := Listen(l, opt)
+	url := "http://" + l.Addr().String() + "/v1"
+	var hs *http.Server
+	var done func()
+	switch {
+	case *upstream != "":
+		f, err := os.OpenFile(*recordTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "fakellm: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		rec := NewRecorder(*upstream, f)
+		hs = &http.Server{Handler: rec}
+		done = func() { fmt.Fprintf(stderr, "fakellm: recorded %d exchanges in %s\n", rec.Count(), *recordTo) }
+	case *replay != "":
+		exs, err := ReadRecording(*replay)
+		if err != nil {
+			fmt.Fprintf(stderr, "fakellm: %v\n", err)
+			return 2
+		}
+		rp := NewReplayer(exs)
+		hs = &http.Server{Handler: rp}
+		done = func() {
+			n, miss := rp.Stats()
+			fmt.Fprintf(stderr, "fakellm: replayed %d requests, %d had no recording\n", n, miss)
+		}
+	default:
+		s := newServer(opt)
+		hs = &http.Server{Handler: s}
+		done = func() { fmt.Fprintf(stderr, "fakellm: served %d requests\n", s.Count()) }
+	}
+	go hs.Serve(l)
 	if *urlFile != "" {
-		if err := os.WriteFile(*urlFile, []byte(s.URL+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(*urlFile, []byte(url+"\n"), 0o644); err != nil {
 			fmt.Fprintf(stderr, "fakellm: %v\n", err)
 			return 2
 		}
 	}
-	fmt.Fprintln(stdout, s.URL)
+	fmt.Fprintln(stdout, url)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
 	hs.Close()
-	fmt.Fprintf(stderr, "fakellm: served %d requests\n", s.Count())
+	done()
 	return 0
 }
 
