@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/audit"
@@ -100,6 +101,8 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 			probs.add("%s: the text repeats the speaker's name: write only what is said", who)
 		}
 	}
+	probs.addErr(repeatedTurns(d.Turns))
+	probs.addErr(namesInScript(speakers, expected))
 	for _, l := range d.Narration {
 		if m := markers(l, true); m != "" {
 			probs.add("a narration line has %s", m)
@@ -135,6 +138,70 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 		return nil, err
 	}
 	return rec, nil
+}
+
+// repeatedTurns reports turns that say what an earlier turn said, word
+// for word: small models loop on one line (SmolLM2-135M wrote the same
+// sentence in turn after turn). Turns of only a stage direction are not
+// compared; the release has none repeated otherwise.
+func repeatedTurns(turns []record.Turn) error {
+	first := map[string]int{}
+	var probs problems
+	for i, t := range turns {
+		key := strings.ToLower(strings.Join(strings.Fields(t.Text), " "))
+		if key == "" {
+			continue
+		}
+		j, seen := first[key]
+		if !seen {
+			first[key] = i
+			continue
+		}
+		probs.add("%s repeats %s word for word (%q): write each turn anew, moving the conversation on", turnName(i, t.Speaker), turnName(j, turns[j].Speaker), short(t.Text))
+		if len(probs) == 3 {
+			break
+		}
+	}
+	return probs.err()
+}
+
+// scripts are the writing systems of the languages whose names are
+// written in them alone; a speaker's name in a dialogue in one of them
+// must use it (a Korean dialogue between "Mike" and "Sarah" is an English
+// model's, not a Korean one).
+var scripts = map[string]struct {
+	name  string
+	table []*unicode.RangeTable
+}{
+	"ko": {"Hangul", []*unicode.RangeTable{unicode.Hangul, unicode.Han}},
+	"zh": {"Chinese characters", []*unicode.RangeTable{unicode.Han}},
+	"ja": {"Japanese script", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}},
+}
+
+// namesInScript reports speakers whose names have letters but none of the
+// expected language's script.
+func namesInScript(speakers []string, expected string) error {
+	sc, ok := scripts[lang.Normalize(expected)]
+	if !ok {
+		return nil
+	}
+	var wrong []string
+	for _, name := range speakers {
+		letters, in := false, false
+		for _, r := range name {
+			if unicode.IsLetter(r) {
+				letters = true
+				in = in || unicode.IsOneOf(sc.table, r)
+			}
+		}
+		if letters && !in {
+			wrong = append(wrong, short(name))
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	return fmt.Errorf("speakers named outside %s (%s): give the people names of the culture, written in %s", sc.name, strings.Join(wrong, ", "), sc.name)
 }
 
 func turnCount(n int) string {

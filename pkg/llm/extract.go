@@ -24,8 +24,12 @@ func ExtractJSON(text string) ([]byte, error) {
 	if s == "" {
 		return nil, errors.New("empty reply")
 	}
-	if b, ok := parseLenient(s); ok {
-		return b, nil
+	// Only an object or array is a reply's JSON: a reply of prose in
+	// quotes is a JSON string (SmolLM2 wrote one), not the answer.
+	if s[0] == '{' || s[0] == '[' {
+		if b, ok := parseLenient(s); ok {
+			return b, nil
+		}
 	}
 	for rest := s; ; {
 		i := strings.Index(rest, "```")
