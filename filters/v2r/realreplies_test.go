@@ -53,6 +53,7 @@ func TestRealRepliesAreRefusedWithTheReason(t *testing.T) {
 			if len(res.out) != 0 || len(res.errs) != 1 {
 				t.Fatalf("%d out, %d failed: want the seed failed", len(res.out), len(res.errs))
 			}
+			t.Log(res.errs[0].Error)
 			if !strings.Contains(res.errs[0].Error, rr.Want) {
 				t.Errorf("error %q, want %q", res.errs[0].Error, rr.Want)
 			}
