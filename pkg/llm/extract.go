@@ -10,13 +10,13 @@ import (
 	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
-// maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
+// maxCandidates bounds the '{' positions tried in chatty text, so a
 // long reply full of braces costs O(n), not O(n²).
 const maxCandidates = 32
 
 // ExtractJSON finds the JSON value in a model's reply and returns it
 // compacted: the whole reply when it is JSON, else the first ```fenced```
-// block that is, else the first balanced {...} or [...] in chatty text
+// block that is, else the first balanced {...} in chatty text
 // ("Sure! Here it is: {...} Hope this helps"). Trailing commas, a common
 // slip of small models, are forgiven.
 func ExtractJSON(text string) ([]byte, error) {
@@ -54,7 +54,10 @@ func ExtractJSON(text string) ([]byte, error) {
 	}
 	tried := 0
 	for i := 0; i < len(s) && tried < maxCandidates; i++ {
-		if s[i] != '{' && s[i] != '[' {
+		// Only objects in prose: every reply schema is one, and a bracket
+		// in prose is more often text than JSON (nglabel's turn numbers,
+		// "[0] Anna: ...", as SmolLM2 wrote them back, parse as [0]).
+		if s[i] != '{' {
 			continue
 		}
 		tried++

@@ -89,9 +89,22 @@ func TestRealRepliesFailWithAReason(t *testing.T) {
 			cfg := Config{BaseURL: srv.URL, Backoff: time.Millisecond, RetryAfterCap: 200 * time.Millisecond, Timeout: 5 * time.Second}
 			cfg.MaxReasks, cfg.MaxRetries = 1, 0
 			cfg.Sampling.MaxTokens = rr.Request.MaxTokens
-			_, err := testClient(t, cfg).Call(context.Background(), Request{Call: "c", Schema: rr.Request.Schema, Messages: []Message{User("x")}})
+			c := testClient(t, cfg)
+			_, err := c.Call(context.Background(), Request{Call: "c", Schema: rr.Request.Schema, Messages: []Message{User("x")}})
 			if err == nil || !strings.Contains(err.Error(), rr.Want) {
 				t.Fatalf("error %v, want %q", err, rr.Want)
+			}
+			// The tokens of replies refused are spent all the same (for a
+			// reasoning model, its thinking: llama-server and OpenAI count
+			// it in completion_tokens): usage and --budget count them.
+			var body struct {
+				Usage struct {
+					CompletionTokens int64 `json:"completion_tokens"`
+				} `json:"usage"`
+			}
+			json.Unmarshal(rr.Reply, &body)
+			if u := c.Usage(); u.Total.TokensOut != int64(len(asked))*body.Usage.CompletionTokens || u.Total.TokensOut == 0 {
+				t.Errorf("tokens out %d, want %d for %d replies", u.Total.TokensOut, int64(len(asked))*body.Usage.CompletionTokens, len(asked))
 			}
 			if !rr.Reask {
 				if len(asked) != 1 {
