@@ -4,7 +4,7 @@ import "testing"
 
 func TestRefused(t *testing.T) {
 	for s, want := range map[string]bool{
-		"I'm sorry, but I can't help with that.":     true,
+		"I'm sorry, but I can't help with that.":      true,
 		"  I can’t write this dialogue.":              true,
 		"As an AI language model, I cannot...":        true,
 		`{"turns": []}`:                               false,
