@@ -118,3 +118,24 @@ func TestRealRepliesFailWithAReason(t *testing.T) {
 		})
 	}
 }
+
+// A reply with empty content says why when the model said something
+// elsewhere: OpenAI's refusal field, or thinking only in reasoning_content.
+func TestUnansweredSaysWhy(t *testing.T) {
+	for _, c := range []struct{ content, reasoning, refusal, finish, want string }{
+		{"", "", "I'm sorry, I can't help with that.", "stop", `the model refused instead of answering ("I'm sorry, I can't help with that.")`},
+		{"", "Let me think about the dialogue...", "", "stop", "empty reply: the model ended its reply while it was still thinking (34 characters in reasoning_content"},
+		{"", "Let me think", "", "length", "the token limit (finish_reason length) ended the reply"},
+	} {
+		f := unanswered(c.content, c.reasoning, c.refusal, c.finish)
+		if f == nil || !f.retry || !strings.Contains(f.reason, c.want) {
+			t.Errorf("%+v: %+v", c, f)
+		}
+	}
+	if f := unanswered(`{"a":1}`, "thoughts", "", "stop"); f != nil {
+		t.Errorf("an answer with its reasoning apart: %+v", f)
+	}
+	if f := unanswered("", "", "", "stop"); f != nil {
+		t.Errorf("an empty reply is accept's: %+v", f)
+	}
+}
