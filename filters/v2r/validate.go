@@ -102,6 +102,7 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 		}
 	}
 	probs.addErr(repeatedTurns(d.Turns))
+	probs.addErr(wordTurns(d.Turns))
 	probs.addErr(namesInScript(speakers, expected))
 	for _, l := range d.Narration {
 		if m := markers(l, true); m != "" {
@@ -163,6 +164,42 @@ func repeatedTurns(turns []record.Turn) error {
 		}
 	}
 	return probs.err()
+}
+
+// maxWordRunes bounds a one-word turn in a language written without
+// spaces: "没关系。" is one, a sentence is longer.
+const maxWordRunes = 6
+
+// wordTurns refuses a dialogue whose turns are mostly a single word:
+// SmolLM2-135M wrote seven turns of names and numbers ("Malike",
+// "12345") that every other rule let through. A few one-word turns are
+// fine ("Deal!", "Okay." in the release).
+func wordTurns(turns []record.Turn) error {
+	var words []string
+	for _, t := range turns {
+		if strings.TrimSpace(t.Text) == "" {
+			continue // a stage direction alone, or an empty turn (reported as such)
+		}
+		f := strings.FieldsFunc(t.Text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+		if len(f) <= 1 && utf8.RuneCountInString(strings.Join(f, "")) <= maxWordRunes || len(f) == 1 && !strings.ContainsFunc(t.Text, unicode.IsSpace) && isLatinWord(f[0]) {
+			words = append(words, fmt.Sprintf("%q", short(t.Text)))
+		}
+	}
+	if len(turns) == 0 || 2*len(words) <= len(turns) {
+		return nil
+	}
+	return fmt.Errorf("%d of %s are a single word (%s): write what each person says, in sentences", len(words), turnCount(len(turns)), strings.Join(words[:min(len(words), 4)], ", "))
+}
+
+// isLatinWord tells a word of a language written with spaces, where one
+// token is one word whatever its length.
+func isLatinWord(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) && !unicode.Is(unicode.Cyrillic, r) && !unicode.Is(unicode.Greek, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // scripts are the writing systems of the languages whose names are
