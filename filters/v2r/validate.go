@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/audit"
@@ -100,6 +101,9 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 			probs.add("%s: the text repeats the speaker's name: write only what is said", who)
 		}
 	}
+	probs.addErr(repeatedTurns(d.Turns))
+	probs.addErr(wordTurns(d.Turns))
+	probs.addErr(namesInScript(speakers, expected))
 	for _, l := range d.Narration {
 		if m := markers(l, true); m != "" {
 			probs.add("a narration line has %s", m)
@@ -135,6 +139,106 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 		return nil, err
 	}
 	return rec, nil
+}
+
+// repeatedTurns reports turns that say what an earlier turn said, word
+// for word: small models loop on one line (SmolLM2-135M wrote the same
+// sentence in turn after turn). Turns of only a stage direction are not
+// compared; the release has none repeated otherwise.
+func repeatedTurns(turns []record.Turn) error {
+	first := map[string]int{}
+	var probs problems
+	for i, t := range turns {
+		key := strings.ToLower(strings.Join(strings.Fields(t.Text), " "))
+		if key == "" {
+			continue
+		}
+		j, seen := first[key]
+		if !seen {
+			first[key] = i
+			continue
+		}
+		probs.add("%s repeats %s word for word (%q): write each turn anew, moving the conversation on", turnName(i, t.Speaker), turnName(j, turns[j].Speaker), short(t.Text))
+		if len(probs) == 3 {
+			break
+		}
+	}
+	return probs.err()
+}
+
+// maxWordRunes bounds a one-word turn in a language written without
+// spaces: "没关系。" is one, a sentence is longer.
+const maxWordRunes = 6
+
+// wordTurns refuses a dialogue whose turns are mostly a single word:
+// SmolLM2-135M wrote seven turns of names and numbers ("Malike",
+// "12345") that every other rule let through. A few one-word turns are
+// fine ("Deal!", "Okay." in the release).
+func wordTurns(turns []record.Turn) error {
+	var words []string
+	for _, t := range turns {
+		if strings.TrimSpace(t.Text) == "" {
+			continue // a stage direction alone, or an empty turn (reported as such)
+		}
+		f := strings.FieldsFunc(t.Text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+		if len(f) <= 1 && utf8.RuneCountInString(strings.Join(f, "")) <= maxWordRunes || len(f) == 1 && !strings.ContainsFunc(t.Text, unicode.IsSpace) && isLatinWord(f[0]) {
+			words = append(words, fmt.Sprintf("%q", short(t.Text)))
+		}
+	}
+	if len(turns) == 0 || 2*len(words) <= len(turns) {
+		return nil
+	}
+	return fmt.Errorf("%d of %s are a single word (%s): write what each person says, in sentences", len(words), turnCount(len(turns)), strings.Join(words[:min(len(words), 4)], ", "))
+}
+
+// isLatinWord tells a word of a language written with spaces, where one
+// token is one word whatever its length.
+func isLatinWord(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) && !unicode.Is(unicode.Cyrillic, r) && !unicode.Is(unicode.Greek, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// scripts are the writing systems of the languages whose names are
+// written in them alone; a speaker's name in a dialogue in one of them
+// must use it (a Korean dialogue between "Mike" and "Sarah" is an English
+// model's, not a Korean one).
+var scripts = map[string]struct {
+	name  string
+	table []*unicode.RangeTable
+}{
+	"ko": {"Hangul", []*unicode.RangeTable{unicode.Hangul, unicode.Han}},
+	"zh": {"Chinese characters", []*unicode.RangeTable{unicode.Han}},
+	"ja": {"Japanese script", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}},
+}
+
+// namesInScript reports speakers whose names have letters but none of the
+// expected language's script.
+func namesInScript(speakers []string, expected string) error {
+	sc, ok := scripts[lang.Normalize(expected)]
+	if !ok {
+		return nil
+	}
+	var wrong []string
+	for _, name := range speakers {
+		letters, in := false, false
+		for _, r := range name {
+			if unicode.IsLetter(r) {
+				letters = true
+				in = in || unicode.IsOneOf(sc.table, r)
+			}
+		}
+		if letters && !in {
+			wrong = append(wrong, short(name))
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	return fmt.Errorf("speakers named outside %s (%s): give the people names of the culture, written in %s", sc.name, strings.Join(wrong, ", "), sc.name)
 }
 
 func turnCount(n int) string {

@@ -10,13 +10,13 @@ import (
 	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
-// maxCandidates bounds the '{' / '[' positions tried in chatty text, so a
+// maxCandidates bounds the '{' positions tried in chatty text, so a
 // long reply full of braces costs O(n), not O(n²).
 const maxCandidates = 32
 
 // ExtractJSON finds the JSON value in a model's reply and returns it
 // compacted: the whole reply when it is JSON, else the first ```fenced```
-// block that is, else the first balanced {...} or [...] in chatty text
+// block that is, else the first balanced {...} in chatty text
 // ("Sure! Here it is: {...} Hope this helps"). Trailing commas, a common
 // slip of small models, are forgiven.
 func ExtractJSON(text string) ([]byte, error) {
@@ -24,8 +24,12 @@ func ExtractJSON(text string) ([]byte, error) {
 	if s == "" {
 		return nil, errors.New("empty reply")
 	}
-	if b, ok := parseLenient(s); ok {
-		return b, nil
+	// Only an object or array is a reply's JSON: a reply of prose in
+	// quotes is a JSON string (SmolLM2 wrote one), not the answer.
+	if s[0] == '{' || s[0] == '[' {
+		if b, ok := parseLenient(s); ok {
+			return b, nil
+		}
 	}
 	for rest := s; ; {
 		i := strings.Index(rest, "```")
@@ -50,7 +54,10 @@ func ExtractJSON(text string) ([]byte, error) {
 	}
 	tried := 0
 	for i := 0; i < len(s) && tried < maxCandidates; i++ {
-		if s[i] != '{' && s[i] != '[' {
+		// Only objects in prose: every reply schema is one, and a bracket
+		// in prose is more often text than JSON (nglabel's turn numbers,
+		// "[0] Anna: ...", as SmolLM2 wrote them back, parse as [0]).
+		if s[i] != '{' {
 			continue
 		}
 		tried++

@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // TokenLogprob is one alternative of a reply's token and its natural
 // log-probability, as OpenAI-compatible servers send it in
@@ -47,6 +50,9 @@ func (l *choiceLogprobs) first() []TokenLogprob {
 func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *schema, check func(*Response) error) (*Response, *failure) {
 	if (s.TopLogprobs <= 0 && !s.text) || sch != nil {
 		resp, f := accept(content, finish, sch, check)
+		if f != nil && f.kind == "length" {
+			f.reason += cutHint(s.MaxTokens)
+		}
 		if resp != nil {
 			resp.TopLogprobs = top
 		}
@@ -62,4 +68,13 @@ func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *s
 		}
 	}
 	return resp, nil
+}
+
+// cutHint says what to do about a reply cut at the token limit: the same
+// request is likely cut again.
+func cutHint(maxTokens int) string {
+	if maxTokens > 0 {
+		return fmt.Sprintf(" of --max-tokens %d: raise --max-tokens, or ask for less", maxTokens)
+	}
+	return " of the server's default: set --max-tokens higher"
 }

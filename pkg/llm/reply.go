@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ngkit/ngkit/pkg/vocab"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -24,6 +25,10 @@ type completion struct {
 		Message struct {
 			Content string `json:"content"`
 			Refusal string `json:"refusal"`
+			// ReasoningContent is the thinking llama-server (with
+			// --reasoning-format deepseek, its default), vLLM and DeepSeek's
+			// API return beside the answer.
+			ReasoningContent string `json:"reasoning_content"`
 		} `json:"message"`
 		FinishReason string          `json:"finish_reason"`
 		Logprobs     *choiceLogprobs `json:"logprobs"`
@@ -228,7 +233,7 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	}
 	text, leaked := stripReasoning(content)
 	if leaked {
-		return nil, &failure{kind: "reasoning", reason: "reasoning leaked into the reply", retry: true}
+		return nil, &failure{kind: "reasoning", reason: "reasoning leaked into the reply (a <think> block not closed, or not at the start): the server should return it apart (llama-server: --reasoning-format deepseek), or raise --max-tokens if the thinking was cut", retry: true}
 	}
 	if text == "" {
 		return nil, &failure{kind: "empty", reason: "empty reply", retry: true}
@@ -237,6 +242,9 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	if sch != nil {
 		b, err := ExtractJSON(text)
 		if err != nil {
+			if vocab.Refused(text) {
+				return nil, &failure{kind: "refusal", reason: fmt.Sprintf("the model refused instead of answering (%q): write the content asked for", cut(text, 120)), reask: true, retry: true, notJSON: true}
+			}
 			return nil, &failure{kind: "invalid", reason: err.Error(), reask: true, retry: true, notJSON: true}
 		}
 		if err = sch.validate(b); err != nil {
@@ -255,4 +263,27 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 		}
 	}
 	return resp, nil
+}
+
+// unanswered is the failure of a reply whose content is empty although
+// the model said something elsewhere: its thinking only, in
+// reasoning_content (it spent the reply on it), or a refusal in the
+// refusal field (OpenAI). nil otherwise: accept judges the content.
+func unanswered(content, reasoning, refusal, finish string) *failure {
+	if strings.TrimSpace(content) != "" {
+		return nil
+	}
+	if r := strings.TrimSpace(refusal); r != "" {
+		return &failure{kind: "refusal", reason: fmt.Sprintf("the model refused instead of answering (%q)", cut(r, 120)), retry: true}
+	}
+	if strings.TrimSpace(reasoning) == "" {
+		return nil
+	}
+	why := "the model ended its reply"
+	if finish == "length" {
+		why = "the token limit (finish_reason length) ended the reply"
+	}
+	return &failure{kind: "reasoning", retry: true, reason: fmt.Sprintf(
+		"empty reply: %s while it was still thinking (%d characters in reasoning_content, no answer): raise --max-tokens, or turn the model's thinking off",
+		why, len(reasoning))}
 }

@@ -104,6 +104,9 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 			c.learnContext(ctx)
 			choice := comp.Choices[0]
 			if f = c.truncated(in, estPrompt, floor); f == nil {
+				f = unanswered(choice.Message.Content, choice.Message.ReasoningContent, choice.Message.Refusal, choice.FinishReason)
+			}
+			if f == nil {
 				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
 			}
 			if f == nil {

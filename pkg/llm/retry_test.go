@@ -117,7 +117,7 @@ func TestReaskOnInvalidReply(t *testing.T) {
 	_, err = testClient(t, quick(bad)).Call(context.Background(), Request{Call: "c", Schema: "echo", Messages: []Message{User("x")}})
 	// Still invalid after the 2 re-asks: tried afresh (3 retries), as
 	// --max-reasks says; 6 requests in all, then the call fails.
-	if err == nil || !strings.Contains(err.Error(), "gave up after 6 attempts: no JSON object found") || bad.Count() != 6 {
+	if err == nil || !strings.Contains(err.Error(), "gave up after 6 attempts: the model refused instead of answering") || bad.Count() != 6 {
 		t.Errorf("%v after %d requests", err, bad.Count())
 	}
 	for i, r := range bad.Requests() {
