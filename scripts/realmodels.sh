@@ -106,6 +106,8 @@ assemble $gemma a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
 say "models: $(cd "$gguf" && ls ./*.gguf | tr '\n' ' ')"
 
 # -- the server: router mode over the GGUF folder, a free port of 18600-18649
+# -c 8192 with one slot: a Korean ngv2r prompt is 3,600-4,150 tokens to these
+# tokenizers, and a 4,096-token slot cut every reply short.
 go build -o "$tmp/bin/ngkit" ./cmd/ngkit
 go build -o "$tmp/bin/fakellm" ./pkg/llm/llmtest/cmd/fakellm
 "$tmp/bin/ngkit" links "$tmp/bin" >/dev/null
@@ -119,7 +121,7 @@ free_port() { # free_port LO HI
 }
 port=$(free_port 18600 18649) || fail "no free port in 18600-18649"
 setsid "$server_bin" --host 127.0.0.1 --port "$port" --models-dir "$gguf" --models-max 2 \
-  -c 4096 --parallel 1 -t "${REALMODELS_THREADS:-1}" </dev/null >"$out/server.log" 2>&1 &
+  -c 8192 --parallel 1 -t "${REALMODELS_THREADS:-1}" </dev/null >"$out/server.log" 2>&1 &
 server=$! # setsid: its own process group, the router's children in it
 health() { # no curl needed: /health through /dev/tcp, as ../shared/llm/start.sh does
   timeout 2 bash -c '

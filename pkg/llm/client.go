@@ -323,7 +323,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	if c.cache != nil {
 		key = cacheKey(c.cacheEndpoint(), c.cfg.Model, req.Messages, sch, samp)
 		if e, ok := c.cache.get(key); ok {
-			if resp, f := acceptChoice(e.Content, e.FinishReason, e.TopLogprobs, samp, sch, req.RunCheck); f == nil {
+			if resp, f := acceptChoice(e.Content, e.FinishReason, e.TopLogprobs, samp, sch, req.RunCheck, tokensUsed{e.TokensIn, e.TokensOut}); f == nil {
 				st.Calls, st.CacheHits = 1, 1
 				gen.CacheHit, gen.TokensIn, gen.TokensOut, gen.Seconds = true, e.TokensIn, e.TokensOut, e.Seconds
 				gen.ModelAnswered = e.Model
@@ -448,7 +448,7 @@ func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *reco
 		st.TokensCached = int64(comp.Usage.PromptTokensDetails.CachedTokens)
 		gen.ModelAnswered = comp.Model
 	}
-	resp, f := acceptChoice(content, finish, top, c.cfg.Sampling.over(req.Sampling), sch, req.RunCheck)
+	resp, f := acceptChoice(content, finish, top, c.cfg.Sampling.over(req.Sampling), sch, req.RunCheck, tokensUsed{gen.TokensIn, gen.TokensOut})
 	if f != nil {
 		return nil, fmt.Errorf("recorded reply for %s: %s", req.CustomID(), f.reason)
 	}

@@ -47,11 +47,11 @@ func (l *choiceLogprobs) first() []TokenLogprob {
 //
 // A text completion (s.text) is judged the same way: it is a continuation
 // that ends where max_tokens cuts it, not a reply that says when it is done.
-func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *schema, check func(*Response) error) (*Response, *failure) {
+func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *schema, check func(*Response) error, used tokensUsed) (*Response, *failure) {
 	if (s.TopLogprobs <= 0 && !s.text) || sch != nil {
 		resp, f := accept(content, finish, sch, check)
 		if f != nil && f.kind == "length" {
-			f.reason += cutHint(s.MaxTokens)
+			f.reason += cutHint(s.MaxTokens, used)
 		}
 		if resp != nil {
 			resp.TopLogprobs = top
@@ -70,9 +70,19 @@ func acceptChoice(content, finish string, top []TokenLogprob, s Sampling, sch *s
 	return resp, nil
 }
 
+// tokensUsed is a reply's usage: prompt and reply tokens (0 when unknown).
+type tokensUsed struct{ prompt, reply int }
+
 // cutHint says what to do about a reply cut at the token limit: the same
-// request is likely cut again.
-func cutHint(maxTokens int) string {
+// request is likely cut again. A reply shorter than --max-tokens was cut
+// by the server's context, not by --max-tokens (seen with llama-server,
+// whose -c is shared by its --parallel slots: a Korean prompt of 3,590
+// tokens left a 4,096-token slot room for 506), and raising --max-tokens
+// would not help.
+func cutHint(maxTokens int, used tokensUsed) string {
+	if maxTokens > 0 && used.reply > 0 && used.reply < maxTokens {
+		return fmt.Sprintf(" after %d prompt and %d reply tokens, under --max-tokens %d: the server's context is full; give it more context per request (llama-server: -c, shared by --parallel slots) or ask for less", used.prompt, used.reply, maxTokens)
+	}
 	if maxTokens > 0 {
 		return fmt.Sprintf(" of --max-tokens %d: raise --max-tokens, or ask for less", maxTokens)
 	}

@@ -107,7 +107,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				f = unanswered(choice.Message.Content, choice.Message.ReasoningContent, choice.Message.Refusal, choice.FinishReason)
 			}
 			if f == nil {
-				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck)
+				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck, tokensUsed{in, out})
 			}
 			if f == nil {
 				gen.Retries = retries + reasks
