@@ -257,7 +257,7 @@ cp testdata/cli/ngpact/input/items.jsonl "$out/items.jsonl"
 step pact-qwen $qwen ngpact mixed "$out/items.jsonl" 240 ngpact --model $qwen --method logprobs --max-tokens 5
 accounted pact-qwen "$out/items.jsonl"
 ngcat --from normgenesis testdata/normgenesis/korean_adherence.json \
-  | jq -c -n '[inputs | select(.category == "compliment")][0] | del(.turns, .dialogue, .checks)' > "$out/qwen-seed.jsonl"
+  | jq -c -n '[inputs | select(.category == "apology")][1] | del(.turns, .dialogue, .checks)' > "$out/qwen-seed.jsonl"
 step korean-ngv2r-qwen $qwen ngv2r korean "$out/qwen-seed.jsonl" 600 ngv2r --model $qwen --max-tokens 900 --max-reasks 1 --response-format json_schema
 accounted korean-ngv2r-qwen "$out/qwen-seed.jsonl"
 ngstats --json "$out/korean-ngv2r-qwen.jsonl" > "$out/korean-ngv2r-qwen.stats.json"
