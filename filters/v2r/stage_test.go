@@ -306,3 +306,28 @@ func TestJSONInPromptFallback(t *testing.T) {
 		t.Errorf("fallback request: %+v", last)
 	}
 }
+
+// A seed whose scenario is leaked reasoning (every Korean compliment of the
+// release sample: "analysisWe need to check consistency. Scenario: ...";
+// a real model's dialogue written from one kept it, and ngstats flagged
+// the record) fails alone, before any call.
+func TestSeedWithLeakedReasoningFails(t *testing.T) {
+	ps := releasePairs(t, "korean", "adherence")
+	bad := *ps[0].seed
+	bad.ID = "leaky"
+	bad.Scenario = "analysisWe need to check consistency. Scenario: \"체육대회에서 전력을 다해 달린 영호가 부모님에게 격려를 받는다.\" So the scenario says..."
+	model := newFakeModel()
+	model.script(ps[1].seed, jsonOf(ps[1].d, "adherence"))
+	srv := llmtest.New(llmtest.Options{Reply: model.reply})
+	defer srv.Close()
+	res := runStage(t, testConfig(srv), Options{}, []*record.Record{&bad, ps[1].seed})
+	if len(res.out) != 1 || res.out[0].ParentID != ps[1].seed.ID {
+		t.Fatalf("out: %+v", res.out)
+	}
+	if len(res.errs) != 1 || res.errs[0].ID != "leaky" || !strings.Contains(res.errs[0].Error, "the seed's scenario is a model's leaked reasoning") {
+		t.Fatalf("errors: %+v", res.errs)
+	}
+	if n := srv.Count(); n != 1 {
+		t.Errorf("%d requests, want 1: the leaky seed must cost no call", n)
+	}
+}
