@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ngkit/ngkit/pkg/dialogue"
+	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
@@ -228,10 +228,8 @@ func (s *Stage) seedInfo(seed *record.Record) (c *normbank.Culture, typ, expecte
 	// scenarios that begin "analysisWe need to check consistency") would
 	// pass it on to the dialogue record, which ngstats then flags: refuse
 	// it before paying for a call.
-	for _, f := range []struct{ name, text string }{{"scenario", seed.Scenario}, {"situation", seed.Situation}} {
-		if dialogue.HasReasoning(f.text) {
-			return nil, "", "", fmt.Errorf("the seed's %s is a model's leaked reasoning (%q): fix the seed or leave it out (ngcat --drop-defects leaked_reasoning, after ngstats flags it)", f.name, short(f.text))
-		}
+	if name, text := audit.LeakedField(seed); name != "" {
+		return nil, "", "", fmt.Errorf("the seed's %s is a model's leaked reasoning (%q): fix the seed or leave it out (ngcat --drop-defects leaked_reasoning, after ngstats flags it)", name, short(text))
 	}
 	typ = seed.DialogueType
 	if !slices.Contains(record.DialogueTypes, typ) {

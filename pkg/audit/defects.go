@@ -118,7 +118,19 @@ func TextDefects(text string, add func(string)) {
 // situation (the release has scenarios that begin "analysisWe need to
 // produce JSON").
 func FieldDefects(rec *record.Record) {
-	if dialogue.HasReasoning(rec.Scenario) || dialogue.HasReasoning(rec.Situation) {
+	if name, _ := LeakedField(rec); name != "" {
 		rec.AddDefect(record.DefectReasoning)
 	}
+}
+
+// LeakedField names the first of a record's scenario and situation that
+// holds a model's leaked reasoning, with its text; "" when neither does.
+func LeakedField(rec *record.Record) (name, text string) {
+	switch {
+	case dialogue.HasReasoning(rec.Scenario):
+		return "scenario", rec.Scenario
+	case dialogue.HasReasoning(rec.Situation):
+		return "situation", rec.Situation
+	}
+	return "", ""
 }
