@@ -202,43 +202,30 @@ func isLatinWord(w string) bool {
 	return true
 }
 
-// scripts are the writing systems of the languages whose names are
-// written in them alone; a speaker's name in a dialogue in one of them
-// must use it (a Korean dialogue between "Mike" and "Sarah" is an English
-// model's, not a Korean one).
-var scripts = map[string]struct {
-	name  string
-	table []*unicode.RangeTable
-}{
-	"ko": {"Hangul", []*unicode.RangeTable{unicode.Hangul, unicode.Han}},
-	"zh": {"Chinese characters", []*unicode.RangeTable{unicode.Han}},
-	"ja": {"Japanese script", []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana}},
-}
-
 // namesInScript reports speakers whose names have letters but none of the
 // expected language's script.
 func namesInScript(speakers []string, expected string) error {
-	sc, ok := scripts[lang.Normalize(expected)]
+	script, in, ok := lang.NativeScript(expected)
 	if !ok {
 		return nil
 	}
 	var wrong []string
 	for _, name := range speakers {
-		letters, in := false, false
+		letters, native := false, false
 		for _, r := range name {
 			if unicode.IsLetter(r) {
 				letters = true
-				in = in || unicode.IsOneOf(sc.table, r)
+				native = native || in(r)
 			}
 		}
-		if letters && !in {
+		if letters && !native {
 			wrong = append(wrong, short(name))
 		}
 	}
 	if len(wrong) == 0 {
 		return nil
 	}
-	return fmt.Errorf("speakers named outside %s (%s): give the people names of the culture, written in %s", sc.name, strings.Join(wrong, ", "), sc.name)
+	return fmt.Errorf("speakers named outside %s (%s): give the people names of the culture, written in %s", script, strings.Join(wrong, ", "), script)
 }
 
 func turnCount(n int) string {

@@ -1,6 +1,9 @@
 package lang
 
-import "unicode"
+import (
+	"slices"
+	"unicode"
+)
 
 // Tuning constants of the script fast path. See the package doc.
 const (
@@ -46,6 +49,29 @@ const (
 	clsTamil
 	clsOther
 )
+
+// nativeScripts are the letter classes of the languages written in a
+// script of their own, their people's names included (a Korean name in
+// Hangul, or in Han for older ones).
+var nativeScripts = map[string]struct {
+	name    string
+	classes []int
+}{
+	"ko": {"Hangul", []int{clsHangul, clsHan}},
+	"zh": {"Chinese characters", []int{clsHan}},
+	"ja": {"Japanese script", []int{clsHan, clsKana}},
+}
+
+// NativeScript names the script a language alone is written in and tells
+// whether a letter belongs to it; ok is false for a language written in a
+// script others share (Latin).
+func NativeScript(code string) (name string, in func(r rune) bool, ok bool) {
+	s, ok := nativeScripts[Normalize(code)]
+	if !ok {
+		return "", nil, false
+	}
+	return s.name, func(r rune) bool { return slices.Contains(s.classes, classify(r)) }, true
+}
 
 func classify(r rune) int {
 	if r < 0x80 {
