@@ -14,7 +14,7 @@ func TestNativeScript(t *testing.T) {
 		"zh-CN": {unicode.Han},
 		"ja":    {unicode.Han, unicode.Hiragana, unicode.Katakana},
 	}
-	letters := []rune("민수김金李王たナAzÉжא\u1100\u3131\u3400")
+	letters := "민수김金李王たナAzÉжא\u1100\u3131\u3400"
 	for code, tab := range tables {
 		name, in, ok := NativeScript(code)
 		if !ok || name == "" {
