@@ -42,6 +42,9 @@ import time
 
 import requests
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from review_agreement import agreement  # noqa: E402
+
 failures = []
 
 
@@ -296,20 +299,11 @@ def check_records(a, name, recs, expect, path):
         fail(f"{name}: ngstats exit {p.returncode}: {p.stderr.strip()}")
         return
     report = json.loads(p.stdout).get("review", {})
-    for task, ps in pairs.items():
-        n = len(ps)
-        po = sum(1 for m, h in ps if m == h) / n
-        rows, cols = {}, {}
-        for m, h in ps:
-            rows[m] = rows.get(m, 0) + 1
-            cols[h] = cols.get(h, 0) + 1
-        pe = sum(c / n * cols.get(l, 0) / n for l, c in rows.items())
-        kappa = (po - pe) / (1 - pe)
-        got = next((x for x in report.get("agreement", []) if x["task"] == task and x["group"] == "all"), None)
-        if not got or got["turns"] != n or abs(got["accuracy"] - po) > 1e-9 or abs(got["kappa"] - kappa) > 1e-9:
-            fail(f"{name}: {task}: ngstats {got}, computed {n} turns, accuracy {po}, kappa {kappa}")
+    for ok, line in agreement(name, report, pairs):
+        if ok:
+            print(line)
         else:
-            print(f"{name}: {task}: {n} turns, accuracy {po:.3f}, kappa {kappa:.3f} (ngstats and this check agree)")
+            fail(line)
     v = next((x for x in report.get("verdicts", []) if x["group"] == "all"), None)
     n = sum(1 for e in expect if e["verdict"])
     rej = sum(1 for e in expect if e["verdict"] == "reject")
