@@ -18,7 +18,14 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
 fuzztime=${FUZZTIME:-10s}
 
-step() { printf '\n== %s\n' "$*"; }
+# step NAME: a step's header, after the time the step before it took (the
+# per-step costs of README's table are read from these lines).
+step_start=
+step() {
+  [ -z "$step_start" ] || printf -- '-- took %ss\n' $((SECONDS - step_start))
+  step_start=$SECONDS
+  printf '\n== %s\n' "$*"
+}
 
 if [ "${1:-}" = "--quick" ]; then
   # The unit tests only, for a quick check while working: no race detector,
@@ -134,3 +141,4 @@ bash scripts/pact-authors.sh
 
 step "slurm: the recipes of docs/scale.md on a one-node Slurm (skipped where Slurm cannot start)"
 bash scripts/slurm.sh
+step done
