@@ -3,11 +3,11 @@
 // the package's own directory down, and the fixtures live in testdata/.
 package ngkit
 
-import "embed"
+import _ "embed"
 
-// DemoData is testdata/seed/release.jsonl (the scenarios and situations
-// the demo's ngseed answers with) and testdata/normgenesis/*.json (the
-// release dialogues its ngv2r answers with).
+// DemoPool is testdata/demo/release.parquet: release records whose
+// scenarios and situations the demo's ngseed answers with and whose
+// dialogues its ngv2r answers with (internal/demopool made it).
 //
-//go:embed testdata/seed/release.jsonl testdata/normgenesis/*.json
-var DemoData embed.FS
+//go:embed testdata/demo/release.parquet
+var DemoPool []byte

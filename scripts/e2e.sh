@@ -325,11 +325,12 @@ jq -e -s 'length == 6 and all(.[]; (.labels_meta.failed_labellers | map(.labelle
   || fail "roles: a dead labeller: $(jq -c .labels_meta "$d/dead.jsonl" | head -2)"
 set +e
 NG_MODELS="$d/models.yaml" nglabel "$d/dialogues.jsonl" --labellers la,dead,lb --tasks norm "${llm[@]}" --max-retries 1 \
-  --require-all-labellers --errors "$d/e.all.jsonl" >/dev/null
+  --require-all-labellers --errors "$d/e.all.jsonl" >/dev/null 2>"$d/all.err"
 st=$?
 set -e
 [ "$st" = 1 ] && [ "$(jq -r .error "$d/e.all.jsonl" | grep -c '^labeller dead gave no labels')" = 6 ] \
   || fail "roles: --require-all-labellers: exit $st, errors $(head -c 300 "$d/e.all.jsonl")"
+echo "  --require-all-labellers: exit 1 (expected: the dead labeller fails every record): $(tail -n 1 "$d/all.err")"
 # Bad roles: exit 2, one line, before any call.
 for bad in "nglabel --labellers la,zz" "nglabel --role writer=la" "ngrefine --judge keyed"; do
   set +e
@@ -337,7 +338,7 @@ for bad in "nglabel --labellers la,zz" "nglabel --role writer=la" "ngrefine --ju
   st=$?
   set -e
   [ "$st" = 2 ] && [ "$(lines "$d/bad.err")" = 1 ] || fail "roles: $bad: exit $st: $(cat "$d/bad.err")"
-  echo "  $bad: exit 2: $(cat "$d/bad.err")"
+  echo "  $bad: exit 2 (expected: a bad role stops before any call): $(cat "$d/bad.err")"
 done
 echo "roles: a dead labeller is named and the others kept; --require-all-labellers fails the 6 records; bad roles stop before any call"
 
@@ -346,23 +347,23 @@ fake pact --fault-rate 0.1
 d="$tmp/pact"
 mkdir -p "$d"
 set +e
-ngseed --types pact --categories thanks --per-norm 1 --vary age=18-29,50+ "${llm[@]}" --errors "$d/e.seed.jsonl" \
+ngseed --types pact --categories thanks --per-norm 1 --vary age=18-29,50+ "${llm[@]}" --errors "$d/e.seed.jsonl" 2>"$d/seed.err" \
   | tee "$d/items.jsonl" \
-  | ngpact --questions choice,norm "${llm[@]}" --errors "$d/e.pact.jsonl" \
+  | ngpact --questions choice,norm "${llm[@]}" --errors "$d/e.pact.jsonl" 2>"$d/pact.err" \
   | tee "$d/results.jsonl" \
   | ngstats --json -q >"$d/report.json"
 echo "${PIPESTATUS[*]}" >"$d/status"
 set -e
 touch "$d/e.seed.jsonl" "$d/e.pact.jsonl"
 read -r -a st <"$d/status"
-for i in 0 2; do [ "${st[$i]}" = 0 ] || [ "${st[$i]}" = 1 ] || fail "pact: exit statuses ${st[*]}"; done
+for i in 0 2; do [ "${st[$i]}" = 0 ] || [ "${st[$i]}" = 1 ] || fail "pact: exit statuses ${st[*]}: $(tail -n 2 "$d/seed.err" "$d/pact.err")"; done
 [ "${st[1]}${st[3]}${st[4]}" = 000 ] || fail "pact: exit statuses ${st[*]} (ngseed tee ngpact tee ngstats)"
 # 3 cultures x 10 thanks norms x 1 item x 2 ages; each norm's items or its error.
 [ "$(($(lines "$d/items.jsonl") + 2 * $(lines "$d/e.seed.jsonl")))" = 60 ] || fail "pact: $(lines "$d/items.jsonl") items + $(lines "$d/e.seed.jsonl") failed norms"
 [ "$(($(lines "$d/results.jsonl") + $(lines "$d/e.pact.jsonl")))" = "$(lines "$d/items.jsonl")" ] || fail "pact: items lost"
 jq -e -s 'length > 0 and all(.[]; .variant_of != null and (.pact | length == 2 and all(.[]; .p_follow == 0.6 and .valid == 1 and .method == "logprobs")))' \
   "$d/results.jsonl" >/dev/null || fail "pact: results $(head -c 400 "$d/results.jsonl")"
-echo "pact: $(lines "$d/results.jsonl") items evaluated (p_follow 0.6, the fake's), $(lines "$d/e.seed.jsonl") norms and $(lines "$d/e.pact.jsonl") items failed under faults"
+echo "pact: $(lines "$d/results.jsonl") items evaluated (p_follow 0.6, the fake's); failed under faults: norms $(lines "$d/e.seed.jsonl"), items $(lines "$d/e.pact.jsonl") (expected: 10% of the requests are faulty; each is in its errors file)"
 
 step "--batch: ngseed --batch | ngrefine --batch | ngv2r --batch | nglabel --batch on the fake Batch API"
 fake batch

@@ -10,6 +10,8 @@
 # hash>/, so a machine builds it once (about 10 minutes of CPU, 5-6 of
 # wall on two idle cores) and a machine with another CPU builds its own.
 # Needs pip, cmake, a C++ compiler. Exit 1 with a line when it cannot.
+# --cached: print the path only if it is built already (exit 1 if not):
+# for the scripts that use it when it is there but cannot wait for a build.
 set -euo pipefail
 version=11434.0.0
 cache=${NGKIT_CACHE:-$HOME/.cache/ngkit}/llama-native
@@ -20,6 +22,7 @@ if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
   echo "$bin"
   exit 0
 fi
+[ "${1:-}" != --cached ] || exit 1
 for t in cmake c++ pip3; do
   command -v "$t" >/dev/null || { echo "llama-native.sh: needs $t" >&2; exit 1; }
 done

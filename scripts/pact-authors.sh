@@ -5,7 +5,9 @@
 # at 6836f6f, CC0) on testdata/pact/awkward.jsonl, a run with every case that
 # tells the definitions apart (distributions, invalid answers, a family
 # lacking a role, uneven persona variants, blank human answers, a country of
-# no region), and compares every figure with `ngstats --json` to 1e-9.
+# no region, and a persona-prompted run with personas missing a field, a
+# persona no respondent shares and uneven rows per persona), and compares
+# every figure with `ngstats --json` to 1e-9.
 # Needs python3 with venv and PyPI (scripts/python/pact.txt); skips with one
 # line when the venv cannot be made.
 set -euo pipefail

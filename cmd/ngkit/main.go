@@ -16,6 +16,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
+	"github.com/ngkit/ngkit/cmd/internal/demo"
 )
 
 func main() {
@@ -43,6 +44,7 @@ func main() {
 
 func run(argv []string) int {
 	env := app.OSEnv()
+	env.Demo = demo.Endpoint // --model demo: the framework has no model of its own
 	return app.Exit(env, dispatch(env, argv))
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
+	"github.com/ngkit/ngkit/cmd/internal/demo"
 )
 
-func main() { os.Exit(app.Main(cli.Ngpact)) }
+func main() { os.Exit(app.Main(cli.Ngpact, demo.Endpoint)) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/cmd/internal/cli"
+	"github.com/ngkit/ngkit/cmd/internal/demo"
 )
 
-func main() { os.Exit(app.Main(cli.Ngseed)) }
+func main() { os.Exit(app.Main(cli.Ngseed, demo.Endpoint)) }

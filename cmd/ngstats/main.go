@@ -8,4 +8,4 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/cli"
 )
 
-func main() { os.Exit(app.Main(cli.Ngstats)) }
+func main() { os.Exit(app.Main(cli.Ngstats, nil)) }

@@ -1,6 +1,7 @@
 // Package cat holds what ngcat does to a record stream besides converting
-// it: --head, --sample, --split and --explode, as pipeline sinks that wrap
-// the sink that writes the output.
+// it: --head, --sample and --split as pipeline sinks that wrap the sink
+// that writes the output, --dedup as one, and --where and --drop-defects
+// as a stage (Drop).
 package cat
 
 import (

@@ -3,7 +3,7 @@ package cat
 import (
 	"context"
 	"fmt"
-	"github.com/ngkit/ngkit/pkg/suggest"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,6 +14,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/ngkit/ngkit/pkg/suggest"
 )
 
 // Where keeps the records for which an expr-lang expression over the
@@ -258,17 +259,26 @@ func (c Chain) Process(ctx context.Context, rec *record.Record) ([]*record.Recor
 	return recs, nil
 }
 
-// ParseDefects parses --drop-defects: a list of class names or "any";
-// known lists the classes accepted (ngstats' names), so a misspelt class
-// is an error rather than a filter that drops nothing.
-func ParseDefects(spec string, known []string) ([]string, error) {
+// ParseDefects parses --drop-defects: a list of class names, kinds of
+// class ("content", "format": each stands for its classes) or "any";
+// known lists the classes accepted (ngstats' names) and kinds their kinds,
+// so a misspelt class is an error rather than a filter that drops nothing.
+func ParseDefects(spec string, known []string, kinds map[string][]string) ([]string, error) {
 	var out []string
 	for _, d := range strings.Split(spec, ",") {
 		d = strings.TrimSpace(d)
-		if d != AnyDefect && !slices.Contains(known, d) {
-			return nil, fmt.Errorf("--drop-defects: unknown defect class %q (want any or one of %s)", d, strings.Join(known, ", "))
+		switch {
+		case d == AnyDefect || slices.Contains(known, d):
+			out = append(out, d)
+		case kinds[d] != nil:
+			out = append(out, kinds[d]...)
+		default:
+			names := slices.Sorted(maps.Keys(kinds))
+			if near, ok := suggest.Nearest(d, append(slices.Clone(names), known...)); ok {
+				return nil, fmt.Errorf("--drop-defects: unknown defect class %q: did you mean %s?", d, near)
+			}
+			return nil, fmt.Errorf("--drop-defects: unknown defect class %q (want any, a kind: %s, or a class: %s)", d, strings.Join(names, ", "), strings.Join(known, ", "))
 		}
-		out = append(out, d)
 	}
 	return out, nil
 }

@@ -123,8 +123,13 @@ func TestDropStage(t *testing.T) {
 	if strings.Join(reasons, "|") != strings.Join(want, "|") {
 		t.Errorf("reasons %q", reasons)
 	}
-	if _, err := ParseDefects("end_marker,nope", []string{"end_marker"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	kinds := map[string][]string{"format": {"end_marker", "separator"}}
+	if _, err := ParseDefects("end_marker,nope", []string{"end_marker", "separator"}, kinds); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown class: %v", err)
+	}
+	// A kind stands for its classes.
+	if got, err := ParseDefects("format", []string{"end_marker", "separator"}, kinds); err != nil || strings.Join(got, ",") != "end_marker,separator" {
+		t.Errorf("format = %v, %v", got, err)
 	}
 }
 
@@ -137,7 +142,7 @@ func BenchmarkWhere(b *testing.B) {
 }
 
 // --where sees plain JSON values: no Go method, no Go field name, however
-// the name is computed (issue 24).
+// the name is computed.
 func TestWhereSandbox(t *testing.T) {
 	rec := func() *record.Record {
 		return &record.Record{ID: "a", Turns: []record.Turn{{Speaker: "A", Text: "x", Labels: &record.Labels{Norm: "adhered"}}},

@@ -64,7 +64,11 @@ func ParseSystemTemplate(name, text string) (*template.Template, error) {
 // Messages returns the converter of --to messages: a dialogue becomes
 // OpenAI chat fine-tuning examples, the assistant's turns as "assistant"
 // messages and every other speaker's as "user" ones (a stage direction
-// before the text, in parentheses; narration left out). A dialogue in which
+// before the text, in parentheses). A narration line is a user message of
+// its own, in parentheses, where it stands among the turns
+// (record.NarrationPos): it is what the user side of the scene sees, and a
+// model trained on the file learns to answer it, not to write it. A
+// dialogue in which
 // the assistant never speaks makes no example, nor does a record without
 // turns. An ngsim episode (sim set) ends with the assistant's last reply:
 // the user's closing message after it is left out. A system template that
@@ -96,7 +100,14 @@ func messages(rec *record.Record, opt MessagesOptions) ([]MessagesRow, error) {
 	msgs := append([]Message(nil), base...)
 	var rows []MessagesRow
 	any := false
+	narr := 0 // the next narration line
+	narrate := func(upTo int) {
+		for ; narr < len(rec.Narration) && rec.NarrationPos(narr) <= upTo; narr++ {
+			msgs = append(msgs, Message{Role: "user", Content: "(" + rec.Narration[narr] + ")"})
+		}
+	}
 	for i := range rec.Turns {
+		narrate(i)
 		t := &rec.Turns[i]
 		role := "user"
 		if t.Speaker == asst {
@@ -113,6 +124,7 @@ func messages(rec *record.Record, opt MessagesOptions) ([]MessagesRow, error) {
 	if !any {
 		return nil, nil
 	}
+	narrate(len(rec.Turns))
 	if !opt.PerTurn {
 		if rec.Sim != nil {
 			// An ngsim episode may end with the user's closing message

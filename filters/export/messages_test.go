@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -68,6 +67,35 @@ func TestMessages(t *testing.T) {
 	}
 }
 
+// TestMessagesNarration: narration lines are user messages where they
+// stand among the turns: before the first, between two, after the last;
+// a record without positions (written before they were kept) has them
+// after the last turn.
+func TestMessagesNarration(t *testing.T) {
+	rec := dialogueRecord()
+	rec.Narration = []string{"A dinner party.", "Tom sits.", "They eat."}
+	rec.NarrationAt = []int{0, 2, 4}
+	got := contents(Messages(MessagesOptions{}, nil)(rec))
+	want := [][]string{{"user:(A dinner party.)", "user:(rushing in) Sorry I'm late.", "assistant:It's fine.", "user:(Tom sits.)",
+		"user:Traffic was bad.", "assistant:Sit down.", "user:(They eat.)"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("per dialogue:\n got %q\nwant %q", got, want)
+	}
+	got = contents(Messages(MessagesOptions{PerTurn: true}, nil)(rec))
+	want = [][]string{{"user:(A dinner party.)", "user:(rushing in) Sorry I'm late.", "assistant:It's fine."},
+		{"user:(A dinner party.)", "user:(rushing in) Sorry I'm late.", "assistant:It's fine.", "user:(Tom sits.)", "user:Traffic was bad.", "assistant:Sit down."}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("per turn:\n got %q\nwant %q", got, want)
+	}
+	rec.NarrationAt = nil
+	got = contents(Messages(MessagesOptions{}, nil)(rec))
+	want = [][]string{{"user:(rushing in) Sorry I'm late.", "assistant:It's fine.", "user:Traffic was bad.", "assistant:Sit down.",
+		"user:(A dinner party.)", "user:(Tom sits.)", "user:(They eat.)"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("without positions:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestMessagesRoundTrip: an OpenAI fine-tuning file, imported and
 // exported, is the same file; our dialogues, exported and imported, keep
 // their turns (speakers become the roles).
@@ -79,7 +107,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := imports.NewMessages([]string{path}, imports.MessagesOptions{})
+	src, err := imports.NewMessages([]string{path}, imports.MessagesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	conv := Messages(MessagesOptions{}, nil)
 	var out bytes.Buffer
 	for {
@@ -107,7 +138,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 	path2 := filepath.Join(t.TempDir(), "ours.jsonl")
 	os.WriteFile(path2, append(b, '\n'), 0o644)
 	var back []*record.Record
-	var s pipeline.Source = imports.NewMessages([]string{path2}, imports.MessagesOptions{})
+	s, err := imports.NewMessages([]string{path2}, imports.MessagesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for {
 		it, err := s.Next()
 		if err != nil {

@@ -16,7 +16,10 @@ const prosocialSample = "../../testdata/prosocial/sample.jsonl"
 
 func importProsocial(t *testing.T, path string) []*record.Record {
 	t.Helper()
-	src := imports.NewProsocial([]string{path}, imports.ProsocialOptions{})
+	src, err := imports.NewProsocial([]string{path}, imports.ProsocialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer src.Close()
 	out, err := imports.ReadAll(src)
 	if err != nil {

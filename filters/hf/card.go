@@ -252,7 +252,7 @@ func DefaultBody(info CardInfo) string {
 	fmt.Fprintf(&b, "# %s\n\n", name)
 	if info.Demo > 0 {
 		fmt.Fprintf(&b, "**Demo data, not a dataset:** %d of the records were made by ngkit's built-in demo model (`--model demo`), "+
-			"which answers every call with canned text of the NormGenesis release sample.\n\n", info.Demo)
+			"which answers every call with canned text of the NormGenesis release.\n\n", info.Demo)
 	}
 	labels := ", turn-level labels"
 	if info.Unlabelled {
@@ -284,7 +284,8 @@ func DefaultBody(info CardInfo) string {
 		"print(ds[%q][0][\"turns\"][0])\n```\n\n", slug(name), first)
 	b.WriteString("## Layout\n\n" +
 		"One row per record. `turns` is a list of structs (`index`, `speaker`, `action`, `text`, `lang`, " +
-		"`stage`, `labels`); `narration` holds the lines that belong to no speaker. Label distributions " +
+		"`stage`, `labels`); `narration` holds the lines that belong to no speaker and `narration_at` " +
+		"where each stands (the number of turns before it; without it, after the last turn). Label distributions " +
 		"(`labels.norm_dist`, `labels.intent_dist`, ...) and `quality.explanations` are lists of " +
 		"`{key, value}` sorted by key, because the datasets library cannot load Parquet maps. " +
 		"Fields that no ngkit stage owns are kept in `extra`, a JSON object string.\n")

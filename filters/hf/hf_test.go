@@ -454,7 +454,10 @@ func TestFeaturesFollowRecord(t *testing.T) {
 		t.Errorf("features %v\nrecord columns %v", names, want)
 	}
 	b, _ := yaml.Marshal(fs)
-	for _, s := range []string{"name: norm_dist\n", "name: key\n", "list: string\n", "name: extra\n  dtype: string\n"} {
+	// the PACT item's persona-prompted run and the respondents'
+	// demographics (the persona-subgroup alignment's fields) too
+	for _, s := range []string{"name: norm_dist\n", "name: key\n", "list: string\n", "name: extra\n  dtype: string\n",
+		"name: persona_country\n", "name: persona_demo\n", "name: demo\n", "name: gender\n"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("features YAML has no %q", s)
 		}
@@ -839,7 +842,7 @@ func TestForceFollowsCardLink(t *testing.T) {
 
 // Record values in the card's tables (models, stages, prompt packs,
 // languages, cultures) are escaped: no heading, remote image, raw HTML,
-// link or control character reaches the card a user publishes (issue 24).
+// link or control character reaches the card a user publishes.
 func TestCardEscapesHostileValues(t *testing.T) {
 	hostile := []string{"m\n# Heading", "![px](https://t.example/p.gif)", `<img src=x onerror=alert(1)>`,
 		"[c](javascript:alert(1))", "`x`|y", "\x1b]0;t\x07", "k\u009b2J"}

@@ -120,7 +120,11 @@ func (p *Provenance) Markdown() string {
 	b.WriteString("## Limitations\n\n")
 	b.WriteString("- The dialogues are synthetic: written by language models from norms and scenarios, not recorded conversations; they reflect the models' view of each culture.\n")
 	if p.labelled {
-		b.WriteString("- Turn labels (norm adherence, intent, emotion, stage, safety) were assigned by language models (nglabel), not by human annotators.\n")
+		titles := make([]string, len(record.LabelTasks))
+		for i, t := range record.LabelTasks {
+			titles[i] = t.Title
+		}
+		b.WriteString("- Turn labels (" + strings.Join(titles, ", ") + ") were assigned by language models (nglabel), not by human annotators.\n")
 	}
 	if p.checked > 0 {
 		fmt.Fprintf(&b, "- Language check: %d of %d checked records (%.1f%%) are in their expected language.\n", p.langOK, p.checked, 100*float64(p.langOK)/float64(p.checked))

@@ -74,6 +74,9 @@ type CSV struct {
 
 // NewCSV imports the named files ("-" or none: stdin).
 func NewCSV(names []string, opt CSVOptions) (*CSV, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if err := opt.CheckColumns(); err != nil {
 		return nil, err
 	}

@@ -10,8 +10,7 @@ import (
 )
 
 // A cell (a row) over the record size limit is an error naming the file
-// and the row, read with bounded memory: a 256 MiB cell took 1.8 GiB
-// (issue 24).
+// and the row, read with bounded memory: a 256 MiB cell once took 1.8 GiB.
 func TestCSVRowOverTheLimit(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "data.csv")
 	big := strings.Repeat("a", recio.MaxRecordBytes+10)

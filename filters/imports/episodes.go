@@ -55,11 +55,14 @@ type Episodes struct {
 }
 
 // NewEpisodes imports the named files ("-" or none: stdin).
-func NewEpisodes(names []string, opt EpisodesOptions) *Episodes {
+func NewEpisodes(names []string, opt EpisodesOptions) (*Episodes, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &Episodes{names: names, opt: opt}
+	return &Episodes{names: names, opt: opt}, nil
 }
 
 // Next implements pipeline.Source.
@@ -262,6 +265,52 @@ func DecodeEpisode(obj map[string]json.RawMessage, csvRow bool) (*record.Record,
 		}
 		ep.Constraints = append(ep.Constraints[:0:0], cons...)
 	}
+	cons, cerrs := numberedConstraints(obj)
+	ep.Constraints = append(ep.Constraints, cons...)
+	errs = append(errs, cerrs...)
+	if v, ok := obj["persona"]; ok && !isNull(v) {
+		raw := []byte(v)
+		if csvRow {
+			var s string
+			json.Unmarshal(v, &s)
+			raw = []byte(s)
+		}
+		var p map[string]string
+		if err := json.Unmarshal(raw, &p); err != nil {
+			errs = append(errs, "persona: want an object of attribute: value strings")
+		} else if len(p) > 0 {
+			rec.Persona = p
+		}
+	}
+	for k, v := range obj {
+		switch k {
+		case "id", "culture", "lang", "subgroup", "domain", "goal", "opening", "constraints", "persona", "episode":
+			if k != "episode" || !csvRow {
+				continue
+			}
+		}
+		if reNumbered.MatchString(k) {
+			continue
+		}
+		if rec.Extra == nil {
+			rec.Extra = map[string]stdjson.RawMessage{}
+		}
+		if json.Valid(v) {
+			rec.Extra[extraKey(k)] = stdjson.RawMessage(v)
+		}
+	}
+	rec.Episode = ep
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return rec, errors.New(strings.Join(errs, "; "))
+	}
+	return rec, nil
+}
+
+// numberedConstraints are the constraints of a flat object (a CSV row):
+// constraint_1, reveal_1, norm_id_1, ... in the order of their numbers;
+// errs say what is wrong with them.
+func numberedConstraints(obj map[string]json.RawMessage) (out []record.Constraint, errs []string) {
 	numbered := map[int]*record.Constraint{}
 	for k, v := range obj {
 		m := reNumbered.FindStringSubmatch(k)
@@ -300,45 +349,9 @@ func DecodeEpisode(obj map[string]json.RawMessage, csvRow bool) (*record.Record,
 			}
 			continue
 		}
-		ep.Constraints = append(ep.Constraints, *c)
+		out = append(out, *c)
 	}
-	if v, ok := obj["persona"]; ok && !isNull(v) {
-		raw := []byte(v)
-		if csvRow {
-			var s string
-			json.Unmarshal(v, &s)
-			raw = []byte(s)
-		}
-		var p map[string]string
-		if err := json.Unmarshal(raw, &p); err != nil {
-			errs = append(errs, "persona: want an object of attribute: value strings")
-		} else if len(p) > 0 {
-			rec.Persona = p
-		}
-	}
-	for k, v := range obj {
-		switch k {
-		case "id", "culture", "lang", "subgroup", "domain", "goal", "opening", "constraints", "persona", "episode":
-			if k != "episode" || !csvRow {
-				continue
-			}
-		}
-		if reNumbered.MatchString(k) {
-			continue
-		}
-		if rec.Extra == nil {
-			rec.Extra = map[string]stdjson.RawMessage{}
-		}
-		if json.Valid(v) {
-			rec.Extra[extraKey(k)] = stdjson.RawMessage(v)
-		}
-	}
-	rec.Episode = ep
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return rec, errors.New(strings.Join(errs, "; "))
-	}
-	return rec, nil
+	return out, errs
 }
 
 // decodeConstraints reads a constraints value: a JSON array of strings or

@@ -27,7 +27,10 @@ func FuzzEpisodes(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src := NewEpisodes(nil, EpisodesOptions{Stdin: bytes.NewReader(data)})
+		src, err := NewEpisodes(nil, EpisodesOptions{Stdin: bytes.NewReader(data)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer src.Close()
 		for n := 0; ; n++ {
 			if n > len(data)+2 {

@@ -66,18 +66,23 @@ func setDialogue(rec *record.Record, text string) {
 	for _, d := range res.Defects {
 		rec.AddDefect(d)
 	}
+	if len(res.Dialogues) > 0 {
+		rec.Narration, rec.NarrationAt = nil, nil
+	}
 	switch len(res.Dialogues) {
 	case 0:
 	case 1:
 		rec.Turns = res.Dialogues[0].Turns
-		rec.Narration = res.Dialogues[0].Narration
+		addNarration(rec, res.Dialogues[0], 0)
 	default:
 		for _, d := range res.Dialogues {
+			// each dialogue's narration keeps its place after the
+			// turns of the dialogues before it
+			addNarration(rec, d, len(rec.Turns))
 			for _, t := range d.Turns {
 				t.Index = len(rec.Turns)
 				rec.Turns = append(rec.Turns, t)
 			}
-			rec.Narration = append(rec.Narration, d.Narration...)
 		}
 		rec.AddDefect(record.DefectMultiDialogue)
 	}
@@ -96,6 +101,20 @@ func setDialogue(rec *record.Record, text string) {
 			rec.Checks = &record.Checks{}
 		}
 		rec.Checks.Removed = res.Removed
+	}
+}
+
+// addNarration appends d's narration to rec's, each line with its place:
+// the number of d's turns before it, plus offset (the turns rec already
+// holds from the dialogues before d).
+func addNarration(rec *record.Record, d dialogue.Dialogue, offset int) {
+	for i, l := range d.Narration {
+		at := len(d.Turns)
+		if i < len(d.NarrationAt) {
+			at = d.NarrationAt[i]
+		}
+		rec.Narration = append(rec.Narration, l)
+		rec.NarrationAt = append(rec.NarrationAt, offset+at)
 	}
 }
 
@@ -126,7 +145,8 @@ func splitDialogues(rec *record.Record) []*record.Record {
 	for k, d := range res.Dialogues {
 		r := *rec
 		r.ID = record.NewID(rec.ID, "block", strconv.Itoa(k))
-		r.Turns, r.Narration = d.Turns, d.Narration
+		r.Turns, r.Narration, r.NarrationAt = d.Turns, nil, nil
+		addNarration(&r, d, 0)
 		r.Extra = make(map[string]json.RawMessage, len(rec.Extra)+1)
 		for key, v := range rec.Extra {
 			r.Extra[key] = v

@@ -42,11 +42,14 @@ type Messages struct {
 }
 
 // NewMessages imports the named files ("-" or none: stdin).
-func NewMessages(names []string, opt MessagesOptions) *Messages {
+func NewMessages(names []string, opt MessagesOptions) (*Messages, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &Messages{names: names, opt: opt}
+	return &Messages{names: names, opt: opt}, nil
 }
 
 // Next implements pipeline.Source.

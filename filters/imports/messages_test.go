@@ -49,7 +49,10 @@ func TestMessagesSource(t *testing.T) {
 		{`{"messages":"x"}`, `messages: want a list of objects, got a string`},
 	} {
 		p := writeFile(t, dir, "bad.jsonl", "\n"+c.body+"\n")
-		src := NewMessages([]string{p}, MessagesOptions{})
+		src, err := NewMessages([]string{p}, MessagesOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		it, err := src.Next()
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,9 @@
-// Package imports turns foreign datasets into ngkit records: the
-// NormGenesis release JSON, ProsocialDialog rows from the Hugging Face Hub,
-// and plain "Name: text" transcripts. Each importer is a pipeline.Source
-// whose items are decoded on the pipeline's workers.
+// Package imports turns foreign datasets into ngkit records (ngcat
+// --from): the NormGenesis release JSON, ProsocialDialog rows from the
+// Hugging Face Hub, "Name: text" transcripts, CSV/TSV with a transcript
+// column, chat messages (OpenAI or ShareGPT), PACT items and ngsim episode
+// specs. Each importer is a pipeline.Source; most decode their items on
+// the pipeline's workers.
 package imports
 
 import (
@@ -52,6 +54,9 @@ type NormGenesis struct {
 // NewNormGenesis imports the named files ("-" or none: stdin). Its errors
 // are the user's to fix: a name that says neither culture nor type.
 func NewNormGenesis(names []string, opt NormGenesisOptions) (*NormGenesis, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}

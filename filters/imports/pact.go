@@ -37,7 +37,9 @@ type PactOptions struct {
 //	actor, receiver, expectation, preference, follow_option, allow_option,
 //	human: {follow_culture, n} or human_follow_culture and human_n,
 //	persona: {attr: value} or persona_ATTR columns; age and gender go to
-//	the persona too
+//	the persona too; but persona_country and persona_demo, the PACT
+//	authors' columns of the respondent the model is asked to answer as,
+//	are the item's fields of those names
 //
 // Others go to extra. A share may be written 0.62 or 62%. A country of a
 // built-in culture becomes that culture (Korea -> korean); any other is
@@ -63,11 +65,14 @@ type Pact struct {
 }
 
 // NewPact imports the named files ("-" or none: stdin).
-func NewPact(names []string, opt PactOptions) *Pact {
+func NewPact(names []string, opt PactOptions) (*Pact, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &Pact{names: names, opt: opt}
+	return &Pact{names: names, opt: opt}, nil
 }
 
 func (p *Pact) open() error {
@@ -250,141 +255,176 @@ func key(k string) string {
 // has an id, and its human share, when present, lies in [0, 1].
 func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	var obj map[string]any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&obj); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", describe(err))
 	}
 	if obj == nil {
 		return nil, errors.New("not a JSON object: null")
 	}
-	rec := &record.Record{PactItem: &record.PactItem{}}
-	it := rec.PactItem
-	var human record.HumanShare
-	hasHuman := false
-	persona := map[string]string{}
-	var country, scenarioCountry string
-	var bad error // the first bad field
-	problem := func(err error) {
-		if bad == nil {
-			bad = err
-		}
-	}
+	d := &pactDecoder{rec: &record.Record{PactItem: &record.PactItem{}}, persona: map[string]string{}}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		v := obj[k]
-		nk := key(k)
-		if nk == "human_answers" {
-			if err := setAnswers(&human, v); err != nil {
-				problem(fmt.Errorf("%s: %v", k, err))
-			}
-			hasHuman = true
-			continue
-		}
-		if m, ok := v.(map[string]any); ok && (nk == "human" || nk == "persona") {
-			for sk, sv := range m {
-				s, err := scalar(sv)
-				if err != nil {
-					problem(fmt.Errorf("%s.%s: %v", k, sk, err))
-					continue
-				}
-				if nk == "persona" {
-					if s != "" {
-						persona[sk] = s
-					}
-					continue
-				}
-				if err := setHuman(&human, key(sk), s); err != nil {
-					problem(fmt.Errorf("%s.%s: %v", k, sk, err))
-				}
-				hasHuman = true
-			}
-			continue
-		}
-		if v == nil {
-			continue
-		}
-		s, err := scalar(v)
-		if err != nil {
-			rec.SetExtra(k, v) // decoded JSON: it always marshals
-			continue
-		}
-		switch nk {
-		case "id":
-			rec.ID = s
-		case "scenario", "situation", "context":
-			if rec.Scenario == "" {
-				rec.Scenario = s
-			}
-		case "culture":
-			rec.Culture = strings.ToLower(s)
-		case "country":
-			country = s
-		case "scenario_country":
-			scenarioCountry = s
-		case "lang", "language":
-			rec.Lang = lang.Normalize(s)
-		case "category":
-			rec.Category = s
-		case "norm":
-			rec.Norm = s
-		case "norm_id":
-			rec.NormID = s
-		case "actor":
-			it.Actor = s
-		case "receiver":
-			it.Receiver = s
-		case "variant_of":
-			rec.VariantOf = s
-		case "scenario_id":
-			it.ScenarioID = s
-		case "scenario_item_id": // the human study's name of it
-			if it.ScenarioID == "" {
-				it.ScenarioID = s
-			}
-		case "actor_country":
-			it.ActorCountry = s
-		case "receiver_country":
-			it.ReceiverCountry = s
-		case "actor_age":
-			it.ActorAge = s
-		case "actor_gender":
-			it.ActorGender = s
-		case "receiver_age":
-			it.ReceiverAge = s
-		case "receiver_gender":
-			it.ReceiverGender = s
-		case "metadata_source":
-			it.MetadataSource = s
-		case "expectation", "cultural_expectation":
-			it.Expectation = s
-		case "preference", "personal_preference":
-			it.Preference = s
-		case "follow_option", "option_follow", "follow_culture_option", "choice_a":
-			it.FollowOption = s // the card's choice A is the culture-following option
-		case "allow_option", "option_allow", "allow_preference_option", "choice_b":
-			it.AllowOption = s
-		case "human_follow_culture", "human_follow", "human_n":
-			if s == "" {
-				continue
-			}
-			if err := setHuman(&human, strings.TrimPrefix(nk, "human_"), s); err != nil {
-				problem(fmt.Errorf("%s: %v", k, err))
-			}
-			hasHuman = true
-		case "age", "gender":
-			if s != "" {
-				persona[nk] = s
-			}
-		default:
-			if a, ok := strings.CutPrefix(nk, "persona_"); ok && a != "" {
-				if s != "" {
-					persona[a] = s
-				}
-				continue
-			}
-			rec.SetExtra(k, s)
-		}
+		d.field(k, obj[k])
 	}
+	d.finish(file, idx)
+	return d.rec, nil
+}
+
+// pactDecoder is one item being decoded, field by field.
+type pactDecoder struct {
+	rec                      *record.Record
+	human                    record.HumanShare
+	hasHuman                 bool
+	persona                  map[string]string
+	country, scenarioCountry string
+	bad                      error // the first bad field
+}
+
+func (d *pactDecoder) problem(err error) {
+	if d.bad == nil {
+		d.bad = err
+	}
+}
+
+// field decodes the item's field k.
+func (d *pactDecoder) field(k string, v any) {
+	nk := key(k)
+	if nk == "human_answers" {
+		if err := setAnswers(&d.human, v); err != nil {
+			d.problem(fmt.Errorf("%s: %v", k, err))
+		}
+		d.hasHuman = true
+		return
+	}
+	if m, ok := v.(map[string]any); ok && (nk == "human" || nk == "persona") {
+		d.group(k, nk, m)
+		return
+	}
+	if v == nil {
+		return
+	}
+	s, err := scalar(v)
+	if err != nil {
+		d.rec.SetExtra(k, v) // decoded JSON: it always marshals
+		return
+	}
+	d.scalar(k, nk, s)
+}
+
+// group decodes an object of human shares or persona attributes.
+func (d *pactDecoder) group(k, nk string, m map[string]any) {
+	for sk, sv := range m {
+		s, err := scalar(sv)
+		if err != nil {
+			d.problem(fmt.Errorf("%s.%s: %v", k, sk, err))
+			continue
+		}
+		if nk == "persona" {
+			if s != "" {
+				d.persona[sk] = s
+			}
+			continue
+		}
+		if err := setHuman(&d.human, key(sk), s); err != nil {
+			d.problem(fmt.Errorf("%s.%s: %v", k, sk, err))
+		}
+		d.hasHuman = true
+	}
+}
+
+// scalar decodes field k (nk: its key) of value s.
+func (d *pactDecoder) scalar(k, nk, s string) {
+	rec, it := d.rec, d.rec.PactItem
+	switch nk {
+	case "id":
+		rec.ID = s
+	case "scenario", "situation", "context":
+		if rec.Scenario == "" {
+			rec.Scenario = s
+		}
+	case "culture":
+		rec.Culture = strings.ToLower(s)
+	case "country":
+		d.country = s
+	case "scenario_country":
+		d.scenarioCountry = s
+	case "lang", "language":
+		rec.Lang = lang.Normalize(s)
+	case "category":
+		rec.Category = s
+	case "norm":
+		rec.Norm = s
+	case "norm_id":
+		rec.NormID = s
+	case "actor":
+		it.Actor = s
+	case "receiver":
+		it.Receiver = s
+	case "variant_of":
+		rec.VariantOf = s
+	case "scenario_id":
+		it.ScenarioID = s
+	case "scenario_item_id": // the human study's name of it
+		if it.ScenarioID == "" {
+			it.ScenarioID = s
+		}
+	case "actor_country":
+		it.ActorCountry = s
+	case "receiver_country":
+		it.ReceiverCountry = s
+	case "actor_age":
+		it.ActorAge = s
+	case "actor_gender":
+		it.ActorGender = s
+	case "receiver_age":
+		it.ReceiverAge = s
+	case "receiver_gender":
+		it.ReceiverGender = s
+	case "metadata_source":
+		it.MetadataSource = s
+	case "persona_country": // the PACT authors' persona-prompted run: whom the model answers as
+		it.PersonaCountry = s
+	case "persona_demo":
+		it.PersonaDemo = s
+	case "persona_setting": // their run's name (persona, no_persona), not an actor's attribute
+		rec.SetExtra(k, s)
+	case "expectation", "cultural_expectation":
+		it.Expectation = s
+	case "preference", "personal_preference":
+		it.Preference = s
+	case "follow_option", "option_follow", "follow_culture_option", "choice_a":
+		it.FollowOption = s // the card's choice A is the culture-following option
+	case "allow_option", "option_allow", "allow_preference_option", "choice_b":
+		it.AllowOption = s
+	case "human_follow_culture", "human_follow", "human_n":
+		if s == "" {
+			return
+		}
+		if err := setHuman(&d.human, strings.TrimPrefix(nk, "human_"), s); err != nil {
+			d.problem(fmt.Errorf("%s: %v", k, err))
+		}
+		d.hasHuman = true
+	case "age", "gender":
+		if s != "" {
+			d.persona[nk] = s
+		}
+	default:
+		if a, ok := strings.CutPrefix(nk, "persona_"); ok && a != "" {
+			if s != "" {
+				d.persona[a] = s
+			}
+			return
+		}
+		rec.SetExtra(k, s)
+	}
+}
+
+// finish draws what the fields imply (the culture, the actor), notes the
+// first bad field, and gives the item its id, source file and language.
+func (d *pactDecoder) finish(file string, idx int64) {
+	rec, it := d.rec, d.rec.PactItem
+	country, scenarioCountry, bad := d.country, d.scenarioCountry, d.bad
 	if it.ReceiverCountry == "" && scenarioCountry != "" {
 		// the human study's scenario_country: the local context, which the
 		// card calls the receiver's country
@@ -409,8 +449,8 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	if rec.Culture == "" && scenarioCountry != "" {
 		rec.Culture = cultureOfCountry(scenarioCountry)
 	}
-	if hasHuman {
-		it.Human = &human
+	if d.hasHuman {
+		it.Human = &d.human
 	}
 	if err := record.CheckCulture(rec.Culture); err != nil {
 		// Not a name a profile can have ("0", "x/../y"): the item fails
@@ -423,8 +463,8 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 	if bad != nil {
 		rec.SetExtra(importErrorKey, bad.Error())
 	}
-	if len(persona) > 0 {
-		rec.Persona = persona
+	if len(d.persona) > 0 {
+		rec.Persona = d.persona
 	}
 	if rec.ID == "" {
 		rec.ID = record.NewID("pact", file, strconv.FormatInt(idx, 10))
@@ -436,7 +476,6 @@ func DecodePact(raw []byte, file string, idx int64) (*record.Record, error) {
 			rec.Lang = r.Lang
 		}
 	}
-	return rec, nil
 }
 
 // importErrorKey holds, in extra, why a field of an item could not be

@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -148,6 +149,88 @@ ca-17,"During a visit to a colleague's home in India, the host offers the actor 
 	}
 	if _, err := CheckPactItems.Process(context.Background(), r); err != nil {
 		t.Error(err)
+	}
+}
+
+// The authors' persona-prompted rows (their prediction files'
+// persona_setting, persona_country, persona_demo beside the item's
+// columns): the persona is whom the model answers as, the item's
+// persona_country and persona_demo, not the actor's persona; a row of
+// the persona-free run has neither; persona_setting stays in extra.
+func TestPactPersonaColumns(t *testing.T) {
+	const rows = `scenario_item_id,scenario_country,scenario,cultural_expectation,personal_preference,choice_a,choice_b,persona_setting,persona_country,persona_demo,persona_age
+i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,persona,India,younger female,
+i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,no_persona,,,older
+`
+	f := writeFile(t, t.TempDir(), "pred.csv", rows)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	p, np := recs[0], recs[1]
+	if p.PactItem.PersonaCountry != "India" || p.PactItem.PersonaDemo != "younger female" || len(p.Persona) != 0 {
+		t.Errorf("persona row: item %+v, actor persona %v", *p.PactItem, p.Persona)
+	}
+	if np.PactItem.PersonaCountry != "" || np.PactItem.PersonaDemo != "" || np.Persona["age"] != "older" || len(np.Persona) != 1 {
+		t.Errorf("persona-free row: item %+v, actor persona %v", *np.PactItem, np.Persona)
+	}
+	var setting string
+	if err := json.Unmarshal(p.Extra["persona_setting"], &setting); err != nil || setting != "persona" {
+		t.Errorf("persona_setting in extra: %q %v", setting, err)
+	}
+	for _, r := range recs {
+		if _, err := CheckPactItems.Process(context.Background(), r); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// --respondent-personas: an item with answers, then one persona-prompted
+// item per respondent subgroup (country and demo both given) that
+// answered it, once each, sharing the item's scenario item; answers
+// without a demo make none; an item without answers is left alone.
+func TestRespondentPersonas(t *testing.T) {
+	const tidy = `respondent_id,respondent_country,scenario_item_id,scenario_country,scenario,cultural_expectation,personal_preference,choice_a,choice_b,human_personal,human_norm,respondent_demo
+r1,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,A,A,young woman
+r2,Brazil,i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,A,older man
+r3,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,B,young woman
+r4,India,i1,Brazil,"At a friend's home in Brazil, the host offers coffee.",Accept coffee.,Allow the actor to decline coffee.,Accept the coffee.,Decline the coffee.,B,B,
+`
+	f := writeFile(t, t.TempDir(), "tidy.csv", tidy)
+	recs, err := drain(NewPact([]string{f}, PactOptions{}))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	item := recs[0]
+	out, err := RespondentPersonas.Process(context.Background(), item)
+	if err != nil || len(out) != 3 || out[0] != item {
+		t.Fatalf("%v, %d records", err, len(out))
+	}
+	ids := map[string]bool{item.ID: true}
+	for i, want := range [][2]string{{"India", "young woman"}, {"Brazil", "older man"}} {
+		v := out[i+1]
+		it := v.PactItem
+		if it.PersonaCountry != want[0] || it.PersonaDemo != want[1] || it.Human != nil || it.ScenarioID != "i1" || v.VariantOf != "" ||
+			it.Expectation != item.PactItem.Expectation || v.Scenario != item.Scenario || v.Culture != item.Culture || ids[v.ID] {
+			t.Errorf("persona %v: %+v %+v", want, v, *it)
+		}
+		ids[v.ID] = true
+		if err := record.CheckPact(v); err != nil {
+			t.Error(err)
+		}
+	}
+	if item.PactItem.Human == nil || item.PactItem.PersonaCountry != "" {
+		t.Errorf("the item changed: %+v", *item.PactItem)
+	}
+	// an item without scenario_id: its personas are variants of it
+	item.PactItem.ScenarioID = ""
+	if out, _ := RespondentPersonas.Process(context.Background(), item); out[1].VariantOf != item.ID {
+		t.Errorf("variant_of %q, want %q", out[1].VariantOf, item.ID)
+	}
+	for _, r := range []*record.Record{out[1], {ID: "x", PactItem: &record.PactItem{}}} {
+		if got, _ := RespondentPersonas.Process(context.Background(), r); len(got) != 1 {
+			t.Errorf("%s: %d records, want itself", r.ID, len(got))
+		}
 	}
 }
 

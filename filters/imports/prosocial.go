@@ -92,11 +92,14 @@ type prosocialGroup struct {
 }
 
 // NewProsocial imports the named files ("-" or none: stdin).
-func NewProsocial(names []string, opt ProsocialOptions) *Prosocial {
+func NewProsocial(names []string, opt ProsocialOptions) (*Prosocial, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &Prosocial{names: names, opt: opt, seen: map[prosocialKey]rowPos{}}
+	return &Prosocial{names: names, opt: opt, seen: map[prosocialKey]rowPos{}}, nil
 }
 
 // Next implements pipeline.Source.

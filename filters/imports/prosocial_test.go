@@ -83,7 +83,12 @@ func writeColumnar(t testing.TB, path string, rows []hubRow) {
 
 // drain reads a source to the end as the runner does, decoding each item;
 // it stops at the first error, from reading or from decoding.
-func drain(src pipeline.Source) ([]*record.Record, error) {
+// drain reads every record of src. It takes a constructor's error too
+// (drain(NewPact(...))): a constructor that failed drains nothing.
+func drain(src pipeline.Source, err ...error) ([]*record.Record, error) {
+	if len(err) > 0 && err[0] != nil {
+		return nil, err[0]
+	}
 	defer src.Close()
 	var recs []*record.Record
 	for {
@@ -339,7 +344,7 @@ func TestProsocialBadRows(t *testing.T) {
 			t.Errorf("%s: got %v, want one line with %q", c.name, err, c.want)
 		}
 	}
-	// An empty file is an empty dataset (issue 25), as every input is.
+	// An empty file is an empty dataset, as every input is.
 	if recs, err := drain(NewProsocial([]string{writeFile(t, dir, "empty.jsonl", "")}, ProsocialOptions{})); err != nil || len(recs) != 0 {
 		t.Errorf("empty.jsonl: %d records, %v; want none and no error", len(recs), err)
 	}

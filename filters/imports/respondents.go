@@ -1,16 +1,19 @@
 package imports
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
+	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -196,3 +199,43 @@ func setAnswers(h *record.HumanShare, v any) error {
 	}
 	return nil
 }
+
+// RespondentPersonas is the stage of ngcat --from pact
+// --respondent-personas: each item with human answers, then the same item
+// once per respondent subgroup that answered it (respondent_country and
+// respondent_demo, both given, in the order they first answer), as the
+// persona-prompted run's items: pact_item.persona_country and
+// persona_demo set, the human answers left on the item alone, and the
+// scenario item shared (the same scenario_id and variant_of, or
+// variant_of the item's id when it has neither), so that ngstats finds
+// the subgroup's answers. Its id is a hash of the item's and the persona.
+// An item that is already of a persona run, or has no answers, is written
+// as it is.
+var RespondentPersonas pipeline.Stage = pipeline.StageFunc{StageName: "respondent-personas",
+	Fn: func(_ context.Context, rec *record.Record) ([]*record.Record, error) {
+		out := []*record.Record{rec}
+		it := rec.PactItem
+		if it == nil || it.Human == nil || it.PersonaCountry != "" || it.PersonaDemo != "" {
+			return out, nil
+		}
+		var seen [][2]string
+		for _, a := range it.Human.Answers {
+			p := [2]string{a.Country, a.Demo}
+			if a.Country == "" || a.Demo == "" || slices.Contains(seen, p) {
+				continue
+			}
+			seen = append(seen, p)
+			v := *rec
+			v.ID = record.NewID(rec.ID, "persona", a.Country, a.Demo)
+			if v.VariantOf == "" && it.ScenarioID == "" {
+				v.VariantOf = rec.ID
+			}
+			pi := *it
+			pi.Human, pi.PersonaCountry, pi.PersonaDemo = nil, a.Country, a.Demo
+			v.PactItem = &pi
+			// its own maps; results of the item's are not the persona's
+			v.Persona, v.Extra, v.Gen, v.Pact = maps.Clone(rec.Persona), maps.Clone(rec.Extra), slices.Clone(rec.Gen), nil
+			out = append(out, &v)
+		}
+		return out, nil
+	}}

@@ -52,6 +52,9 @@ type Text struct {
 
 // NewText imports the named files ("-" or none: stdin).
 func NewText(names []string, opt TextOptions) (*Text, error) {
+	if err := opt.Fields.Check(); err != nil {
+		return nil, err
+	}
 	if strings.ContainsAny(opt.Separator, "\r\n") {
 		return nil, errors.New("--separator is one line: it cannot hold a line break")
 	}

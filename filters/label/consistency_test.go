@@ -96,11 +96,11 @@ func TestApplyTurns(t *testing.T) {
 		{Index: 1, Speaker: "B", Text: "b"},
 	}}
 	samples := [][]turnLabels{
-		{{Index: idx(0), Norm: "adhered", Emotion: "joy", Explanation: "s1 t0"}, {Index: idx(1), Norm: "violated", Emotion: "anger", Explanation: "s1 t1"}},
-		{{Index: idx(0), Norm: "adhered", Emotion: "neutral", Explanation: "s2 t0"}, {Index: idx(1), Norm: "adhered", Emotion: "anger", Explanation: "s2 t1"}},
-		{{Index: idx(0), Norm: "not_relevant", Emotion: "neutral", Explanation: "s3 t0"}, {Index: idx(1), Norm: "violated", Emotion: "anger", Explanation: "s3 t1"}},
+		{{Index: idx(0), Labels: record.Labels{Norm: "adhered", Emotion: "joy", Explanation: "s1 t0"}}, {Index: idx(1), Labels: record.Labels{Norm: "violated", Emotion: "anger", Explanation: "s1 t1"}}},
+		{{Index: idx(0), Labels: record.Labels{Norm: "adhered", Emotion: "neutral", Explanation: "s2 t0"}}, {Index: idx(1), Labels: record.Labels{Norm: "adhered", Emotion: "anger", Explanation: "s2 t1"}}},
+		{{Index: idx(0), Labels: record.Labels{Norm: "not_relevant", Emotion: "neutral", Explanation: "s3 t0"}}, {Index: idx(1), Labels: record.Labels{Norm: "violated", Emotion: "anger", Explanation: "s3 t1"}}},
 	}
-	applyTurns(rec, []string{TaskNorm, TaskEmotion}, samples)
+	applyTurns(rec, []string{"norm", "emotion"}, samples)
 	l0, l1 := rec.Turns[0].Labels, rec.Turns[1].Labels
 	if l0.Norm != "adhered" || l0.Emotion != "neutral" || !near(l0.NormDist["adhered"], 2.0/3) || !near(l0.EmotionDist["joy"], 1.0/3) {
 		t.Errorf("turn 0: %+v", l0)
@@ -115,13 +115,13 @@ func TestApplyTurns(t *testing.T) {
 	if l1.Norm != "violated" || l1.Emotion != "anger" || l1.Explanation != "s1 t1" || !near(l1.Agreement, (2.0/3+1)/2) {
 		t.Errorf("turn 1: %+v", l1)
 	}
-	agree, kappa := recordAgreement(rec, []string{TaskNorm, TaskEmotion}, 3)
+	agree, kappa := recordAgreement(rec, []string{"norm", "emotion"}, 3)
 	if !near(agree, (l0.Agreement+l1.Agreement)/2) || kappa == 0 {
 		t.Errorf("record agreement %v kappa %v", agree, kappa)
 	}
 
 	// One sample: labels as given, no shares, no agreement.
-	applyTurns(rec, []string{TaskNorm}, samples[2:])
+	applyTurns(rec, []string{"norm"}, samples[2:])
 	if l := rec.Turns[0].Labels; l.Norm != "not_relevant" || l.NormDist != nil || l.Agreement != 0 || l.Explanation != "s3 t0" {
 		t.Errorf("one sample: %+v", l)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/pkg/agree"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // FuzzParseTurns: any reply either fails with a reason or gives exactly
@@ -16,7 +17,7 @@ func FuzzParseTurns(f *testing.F) {
 	f.Add([]byte(`{"turns":null}`), uint8(0))
 	f.Add([]byte(`[]`), uint8(3))
 	f.Fuzz(func(t *testing.T, raw []byte, n uint8) {
-		spec := turnsSpec{turns: int(n % 32), tasks: []string{TaskNorm, TaskIntent, TaskSafety}, explainLang: "en", rotsLang: "ko"}
+		spec := turnsSpec{turns: int(n % 32), tasks: []string{"norm", "intent", "safety"}, explainLang: "en", rotsLang: "ko"}
 		got, err := parseTurns(raw, spec)
 		if err != nil {
 			if err.Error() == "" {
@@ -32,7 +33,7 @@ func FuzzParseTurns(f *testing.F) {
 				t.Fatalf("entry %d has index %v", i, e.Index)
 			}
 			for _, task := range spec.tasks {
-				if !slices.Contains(setOf(task), e.get(task)) {
+				if !slices.Contains(record.LabelSet(task), e.get(task)) {
 					t.Fatalf("entry %d: %s %q", i, task, e.get(task))
 				}
 			}

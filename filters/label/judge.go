@@ -9,7 +9,7 @@ import (
 )
 
 // Quality criteria, in the order of record.Quality: the six of
-// NormGenesis and the seed fit (issue 18).
+// NormGenesis and the seed fit.
 var qualityCriteria = []string{"consistency", "naturalness", "relevance", "coherence", "emotion", "norm", "fit"}
 
 type scored struct {

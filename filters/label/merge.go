@@ -7,7 +7,7 @@ import (
 
 // applyTurns writes the labels of the samples into the turns: with one
 // sample its labels as they are; with several, per task the majority
-// label (safety: ProsocialDialog's rule), the distribution of the votes
+// label (a row's merge: safety by ProsocialDialog's rule), the distribution of the votes
 // and, per turn, the agreement: the majority's share, averaged over the
 // tasks. The explanation and rules-of-thumb come from the sample that
 // agrees most with the final labels (the earliest on a tie), but for the
@@ -29,7 +29,8 @@ func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 				votes[s] = samples[s][i].get(task)
 			}
 			label, dist, share := agree.Majority(votes)
-			if task == TaskSafety {
+			row := rowOf(task)
+			if row.Merge == record.MergeSafety {
 				label = agree.Safety(votes)
 			}
 			final[task] = label
@@ -37,7 +38,7 @@ func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 			if k == 1 {
 				dist = nil
 			}
-			setLabel(l, task, label, dist)
+			*row.Field(l), *row.Dist(l) = label, dist
 		}
 		if k > 1 && len(tasks) > 0 {
 			l.Agreement = sumAgree / float64(len(tasks))
@@ -45,12 +46,20 @@ func applyTurns(rec *record.Record, tasks []string, samples [][]turnLabels) {
 			l.Agreement = 0 // a single labelling has no agreement
 		}
 		rep := representative(samples, i, tasks, final)
-		// The reasons of earlier safety votes (ProsocialDialog's
-		// annotators) stay with their votes unless safety is relabelled.
-		if l.SafetyDist == nil || l.Explanation == "" || final[TaskSafety] != "" {
+		// The reasons of earlier votes of a label with rules-of-thumb
+		// (safety: ProsocialDialog's annotators) stay with their votes
+		// unless it is relabelled.
+		keep, relabelled := false, false
+		for _, row := range record.LabelTasks {
+			if row.Rots {
+				keep = keep || *row.Dist(l) != nil
+				relabelled = relabelled || final[row.Name] != ""
+			}
+		}
+		if !keep || l.Explanation == "" || relabelled {
 			l.Explanation = rep.Explanation
 		}
-		if final[TaskSafety] != "" {
+		if relabelled {
 			l.Rots = rep.Rots
 		}
 	}
@@ -65,7 +74,7 @@ func representative(samples [][]turnLabels, i int, tasks []string, final map[str
 		n := 0
 		for _, task := range tasks {
 			v := samples[s][i].get(task)
-			if v == final[task] || task == TaskSafety && safetyKind(v) == safetyKind(final[task]) {
+			if v == final[task] || rowOf(task).Merge == record.MergeSafety && safetyKind(v) == safetyKind(final[task]) {
 				n++
 			}
 		}
@@ -82,37 +91,6 @@ func safetyKind(v string) string {
 		return "caution"
 	}
 	return v
-}
-
-func setLabel(l *record.Labels, task, label string, dist map[string]float64) {
-	switch task {
-	case TaskNorm:
-		l.Norm, l.NormDist = label, dist
-	case TaskIntent:
-		l.Intent, l.IntentDist = label, dist
-	case TaskEmotion:
-		l.Emotion, l.EmotionDist = label, dist
-	case TaskStage:
-		l.Stage, l.StageDist = label, dist
-	case TaskSafety:
-		l.Safety, l.SafetyDist = label, dist
-	}
-}
-
-func distOf(l *record.Labels, task string) map[string]float64 {
-	switch task {
-	case TaskNorm:
-		return l.NormDist
-	case TaskIntent:
-		return l.IntentDist
-	case TaskEmotion:
-		return l.EmotionDist
-	case TaskStage:
-		return l.StageDist
-	case TaskSafety:
-		return l.SafetyDist
-	}
-	return nil
 }
 
 // recordAgreement summarises a record's sampled labels: the mean of the
@@ -135,7 +113,7 @@ func recordAgreement(rec *record.Record, tasks []string, samples int) (agreement
 		var k agree.Kappa
 		for _, t := range rec.Turns {
 			if t.Labels != nil {
-				k.AddShares(distOf(t.Labels, task), samples)
+				k.AddShares(t.Labels.GetDist(task), samples)
 			}
 		}
 		if v, ok := k.Value(); ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ngkit/ngkit/pkg/agree"
@@ -131,7 +132,7 @@ func (p *panelResult) own(a int, turn int, task string) string {
 	for s := range p.samples[a] {
 		votes[s] = p.samples[a][s][turn].get(task)
 	}
-	if task == TaskSafety {
+	if rowOf(task).Merge == record.MergeSafety {
 		return agree.Safety(votes)
 	}
 	l, _, _ := agree.Majority(votes)
@@ -146,25 +147,13 @@ func (p *panelResult) apply(rec *record.Record, tasks []string) {
 	}
 	for i := range rec.Turns {
 		l := rec.Turns[i].Labels
-		l.ByModel = l.ByModel[:0]
+		l.ByModel = slices.Grow(l.ByModel[:0], len(p.answered)) // room for all: entries are written in place and do not move
 		for a, name := range p.answered {
-			m := record.ModelLabels{Labeller: name}
+			l.ByModel = append(l.ByModel, record.ModelLabels{Labeller: name})
+			m := &l.ByModel[len(l.ByModel)-1]
 			for _, task := range tasks {
-				v := p.own(a, i, task)
-				switch task {
-				case TaskNorm:
-					m.Norm = v
-				case TaskIntent:
-					m.Intent = v
-				case TaskEmotion:
-					m.Emotion = v
-				case TaskStage:
-					m.Stage = v
-				case TaskSafety:
-					m.Safety = v
-				}
+				*rowOf(task).ByModel(m) = p.own(a, i, task)
 			}
-			l.ByModel = append(l.ByModel, m)
 		}
 	}
 }
@@ -248,8 +237,8 @@ func (m *mean) value() *float64 {
 // LabelsTurns reports whether the tasks include a turn task (any but
 // quality): whether the run needs its labellers.
 func (t Tasks) LabelsTurns() bool {
-	for _, tt := range turnTasks {
-		if t[tt.name] {
+	for _, tt := range record.LabelTasks {
+		if t[tt.Name] {
 			return true
 		}
 	}

@@ -35,8 +35,11 @@ type promptData struct {
 	Dialogue  string
 	Turns     int
 	LastIndex int
-	// Ask says which labels are asked for.
-	Ask             asked
+	// Labels are the labels asked for, in order (the templates list them);
+	// Ask says which are, by the title-cased name ({{if .Ask.Norm}}), for
+	// every label of the table.
+	Labels          []askedLabel
+	Ask             map[string]bool
 	ExplainLang     string // English name of the explanations' language
 	RotsLang        string // English name of the rules-of-thumb's language
 	ExplainLangCode string
@@ -48,7 +51,14 @@ type promptData struct {
 	Other string
 }
 
-type asked struct{ Norm, Intent, Emotion, Stage, Safety bool }
+// askedLabel is a label asked for, as the templates see it: its name, its
+// description for the labeller (record.LabelTask.Prompt), its values and
+// whether rules-of-thumb ground it.
+type askedLabel struct {
+	Name, Prompt string
+	Values       []string
+	Rots         bool
+}
 
 // dialogueLang is the language a record's dialogue is in: its lang, else
 // its culture's.
@@ -134,23 +144,17 @@ func (s *Stage) newPromptData(rec *record.Record, tasks []string, explain, rots 
 	d.RotsLangCode = resolveLang(rots, DefaultRotsLang, dl)
 	d.ExplainLang, d.RotsLang = LangName(d.ExplainLangCode), LangName(d.RotsLangCode)
 	ex := []string{`"index": 0`}
+	d.Ask = make(map[string]bool, len(record.LabelTasks))
+	for _, row := range record.LabelTasks {
+		d.Ask[strings.ToUpper(row.Name[:1])+row.Name[1:]] = false
+	}
 	for _, t := range tasks {
-		switch t {
-		case TaskNorm:
-			d.Ask.Norm = true
-			ex = append(ex, `"norm": "..."`)
-		case TaskIntent:
-			d.Ask.Intent = true
-			ex = append(ex, `"intent": "..."`)
-		case TaskEmotion:
-			d.Ask.Emotion = true
-			ex = append(ex, `"emotion": "..."`)
-		case TaskStage:
-			d.Ask.Stage = true
-			ex = append(ex, `"stage": "..."`)
-		case TaskSafety:
-			d.Ask.Safety = true
-			ex = append(ex, `"safety": "..."`, `"rots": ["..."]`)
+		row := rowOf(t)
+		d.Ask[strings.ToUpper(t[:1])+t[1:]] = true
+		d.Labels = append(d.Labels, askedLabel{Name: t, Prompt: row.Prompt, Values: row.Values, Rots: row.Rots})
+		ex = append(ex, `"`+t+`": "..."`)
+		if row.Rots {
+			ex = append(ex, `"rots": ["..."]`)
 		}
 	}
 	ex = append(ex, `"explanation": "..."`)

@@ -19,7 +19,7 @@ func TestPromptsGolden(t *testing.T) {
 	recs := sample(t)
 	pack := prompt.Builtin()
 	st := newStage(t, nil, Options{})
-	all := []string{TaskNorm, TaskIntent, TaskEmotion, TaskStage, TaskSafety}
+	all := record.LabelTaskNames()
 	for _, ct := range [][2]string{{"korean", "violation"}, {"chinese", "v2r"}, {"american", "v2r"}} {
 		rec := pick(t, recs, ct[0], ct[1])
 		rec.Turns = rec.Turns[:min(len(rec.Turns), 6)] // shorter goldens
@@ -40,11 +40,11 @@ func TestPromptsGolden(t *testing.T) {
 	}
 	// Explanations in the dialogue's language, rules-of-thumb in English.
 	rec := pick(t, recs, "korean", "adherence")
-	p, err := pack.Render(PackStage, "turns", "korean", st.newPromptData(rec, []string{TaskSafety}, "dialogue", "en"))
+	p, err := pack.Render(PackStage, "turns", "korean", st.newPromptData(rec, []string{"safety"}, "dialogue", "en"))
 	if err != nil || !strings.Contains(p.System, "경험칙(rule-of-thumb) 하나 이상을 영어로") || !strings.Contains(p.System, "한국어로 쓴 짧은 한 문장") {
 		t.Errorf("korean languages: %v\n%s", err, p.System)
 	}
-	p, err = pack.Render(PackStage, "turns", "chinese", st.newPromptData(pick(t, recs, "chinese", "violation"), []string{TaskNorm}, "dialogue", ""))
+	p, err = pack.Render(PackStage, "turns", "chinese", st.newPromptData(pick(t, recs, "chinese", "violation"), []string{"norm"}, "dialogue", ""))
 	if err != nil || !strings.Contains(p.System, "one short sentence in Chinese") || strings.Contains(p.System, "stage:") || strings.Contains(p.System, "rots") {
 		t.Errorf("chinese, norm only: %v\n%s", err, p.System)
 	}
@@ -66,11 +66,11 @@ func TestPromptsUseTheProfileLookup(t *testing.T) {
 		return &normbank.Culture{Name: "klingon", DisplayName: "Klingon Empire", Lang: "ko"}, nil
 	}})
 	for range 3 {
-		d := st.newPromptData(&record.Record{ID: "x", Culture: "klingon"}, []string{TaskNorm}, "", "")
+		d := st.newPromptData(&record.Record{ID: "x", Culture: "klingon"}, []string{"norm"}, "", "")
 		if d.Culture != "Klingon Empire" || d.LangCode != "ko" {
 			t.Fatalf("prompt data from the profile: culture %q, lang %q", d.Culture, d.LangCode)
 		}
-		if d := st.newPromptData(&record.Record{ID: "y", Culture: "vulcan"}, []string{TaskNorm}, "", ""); d.Culture != "Vulcan" || d.LangCode != "" {
+		if d := st.newPromptData(&record.Record{ID: "y", Culture: "vulcan"}, []string{"norm"}, "", ""); d.Culture != "Vulcan" || d.LangCode != "" {
 			t.Fatalf("a culture without a profile: culture %q, lang %q", d.Culture, d.LangCode)
 		}
 	}

@@ -7,38 +7,19 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ngkit/ngkit/pkg/agree"
-
 	"github.com/ngkit/ngkit/pkg/lang"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// turnLabels is one turn's entry in a label_turns reply.
+// turnLabels is one turn's entry in a label_turns reply: its index and,
+// in record.Labels' fields (the reply's names), the labels, rules-of-thumb
+// and explanation.
 type turnLabels struct {
-	Index       *int     `json:"index"`
-	Norm        string   `json:"norm"`
-	Intent      string   `json:"intent"`
-	Emotion     string   `json:"emotion"`
-	Stage       string   `json:"stage"`
-	Safety      string   `json:"safety"`
-	Rots        []string `json:"rots"`
-	Explanation string   `json:"explanation"`
+	Index *int `json:"index"`
+	record.Labels
 }
 
-func (t *turnLabels) get(task string) string {
-	switch task {
-	case TaskNorm:
-		return t.Norm
-	case TaskIntent:
-		return t.Intent
-	case TaskEmotion:
-		return t.Emotion
-	case TaskStage:
-		return t.Stage
-	case TaskSafety:
-		return t.Safety
-	}
-	return ""
-}
+func (t *turnLabels) get(task string) string { return t.Labels.Get(task) }
 
 // turnsSpec is what a label_turns reply must hold for one dialogue.
 type turnsSpec struct {
@@ -60,18 +41,19 @@ const maxProblems = 6
 // rules-of-thumb with every safety label above casual, and the languages.
 // It returns the entries in turn order; the error lists what is wrong, for
 // the model to correct.
-func parseTurns(raw []byte, spec turnsSpec) ([]turnLabels, error) {
+func parseTurns(raw0 []byte, spec turnsSpec) ([]turnLabels, error) {
 	var reply struct {
 		Turns []turnLabels `json:"turns"`
 	}
-	if err := json.Unmarshal(raw, &reply); err != nil {
+	if err := json.Unmarshal(raw0, &reply); err != nil {
 		return nil, fmt.Errorf("not the expected JSON object: %v", err)
 	}
 	var problems []string
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	var raw []map[string]json.RawMessage // the entries' fields, read when a label is not in Labels' JSON
 	out := make([]turnLabels, spec.turns)
 	seen := make([]bool, spec.turns)
-	for _, t := range reply.Turns {
+	for k, t := range reply.Turns {
 		switch {
 		case t.Index == nil:
 			add("an entry has no index")
@@ -85,23 +67,45 @@ func parseTurns(raw []byte, spec turnsSpec) ([]turnLabels, error) {
 		}
 		i := *t.Index
 		seen[i] = true
+		out[i] = t
+		t := &out[i] // labels set by their row's accessor stay where they are put
 		for _, task := range spec.tasks {
-			v := t.get(task)
+			if t.get(task) == "" {
+				// A label whose field in Labels is not the reply's (a row
+				// added to the table in a test) is read by its name.
+				if raw == nil {
+					var r struct {
+						Turns []map[string]json.RawMessage `json:"turns"`
+					}
+					_ = json.Unmarshal(raw0, &r)
+					raw = r.Turns
+				}
+				var v string
+				if k < len(raw) && json.Unmarshal(raw[k][task], &v) == nil {
+					*rowOf(task).Field(&t.Labels) = v
+				}
+			}
+			v, set := t.get(task), rowOf(task).Values
 			switch {
 			case v == "":
 				add("turn %d has no %s label", i, task)
-			case !slices.Contains(setOf(task), v):
-				add("turn %d: %s %q is not one of %s", i, task, v, strings.Join(setOf(task), ", "))
+			case !slices.Contains(set, v):
+				add("turn %d: %s %q is not one of %s", i, task, v, strings.Join(set, ", "))
 			}
 		}
-		if slices.Contains(spec.tasks, TaskSafety) && t.Safety != "" && t.Safety != agree.SafetyCasual && len(nonEmpty(t.Rots)) == 0 {
-			add("turn %d is %s but has no rules-of-thumb (rots)", i, t.Safety)
+		for _, task := range spec.tasks {
+			// Every value of a label with rules-of-thumb but its first
+			// (safety: casual) needs one.
+			if row := rowOf(task); row.Rots {
+				if v := t.get(task); v != "" && v != row.Values[0] && len(nonEmpty(t.Rots)) == 0 {
+					add("turn %d is %s but has no rules-of-thumb (rots)", i, v)
+				}
+			}
 		}
 		if strings.TrimSpace(t.Explanation) == "" {
 			add("turn %d has no explanation", i)
 		}
 		t.Rots = nonEmpty(t.Rots)
-		out[i] = t
 	}
 	var missing []string
 	for i, ok := range seen {

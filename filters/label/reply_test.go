@@ -7,7 +7,7 @@ import (
 )
 
 func TestParseTurns(t *testing.T) {
-	spec := turnsSpec{turns: 3, tasks: []string{TaskNorm, TaskIntent, TaskSafety}, explainLang: "en", rotsLang: "ko"}
+	spec := turnsSpec{turns: 3, tasks: []string{"norm", "intent", "safety"}, explainLang: "en", rotsLang: "ko"}
 	ok := `{"turns":[
 		{"index":0,"norm":"adhered","intent":"QUE","safety":"casual","explanation":"Asks politely."},
 		{"index":1,"norm":"violated","intent":"CRT","safety":"needs_caution","rots":["남을 공개적으로 비난하는 것은 무례하다."],"explanation":"Criticises in public."},
@@ -79,7 +79,7 @@ func TestParseTurns(t *testing.T) {
 		b.WriteString(`{"index":` + strconv.Itoa(i) + `,"explanation":"x"}`)
 	}
 	b.WriteString(`]}`)
-	_, err = parseTurns([]byte(b.String()), turnsSpec{turns: 20, tasks: []string{TaskNorm}})
+	_, err = parseTurns([]byte(b.String()), turnsSpec{turns: 20, tasks: []string{"norm"}})
 	if err == nil || !strings.Contains(err.Error(), "and 14 more problems") {
 		t.Errorf("long error: %v", err)
 	}
@@ -87,7 +87,7 @@ func TestParseTurns(t *testing.T) {
 
 // Labels a task was not asked for are ignored, not errors.
 func TestParseTurnsIgnoresOtherLabels(t *testing.T) {
-	spec := turnsSpec{turns: 1, tasks: []string{TaskEmotion}}
+	spec := turnsSpec{turns: 1, tasks: []string{"emotion"}}
 	got, err := parseTurns([]byte(`{"turns":[{"index":0,"emotion":"joy","norm":"adhered","explanation":"x"}]}`), spec)
 	if err != nil || got[0].Emotion != "joy" {
 		t.Fatalf("%+v %v", got, err)

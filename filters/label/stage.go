@@ -74,13 +74,17 @@ type Stage struct {
 // explanation (it serves every task set), so a grammar engine let real
 // models (SmolLM2, Qwen2.5-Coder) write the label into explanation and
 // leave the label out, every time; validation stays the file's (nglabel
-// checks the labels itself and names what is missing).
+// checks the labels itself and names what is missing). A label of the
+// table that the file lacks (a test holds the file to the table; a row
+// added in a test is not in it) is added with its values, to what is
+// validated too.
 func (s *Stage) turnsSchema(tasks []string) (*llm.Schema, error) {
 	key := strings.Join(tasks, ",")
 	if v, ok := s.schemas.Load(key); ok {
 		return v.(*llm.Schema), nil
 	}
-	sch, err := llm.DeriveSent("label_turns", func(doc map[string]any) {
+	var missing []string
+	edit := func(doc map[string]any) {
 		props, _ := doc["properties"].(map[string]any)
 		turns, _ := props["turns"].(map[string]any)
 		items, _ := turns["items"].(map[string]any)
@@ -88,11 +92,24 @@ func (s *Stage) turnsSchema(tasks []string) (*llm.Schema, error) {
 			return
 		}
 		req, _ := items["required"].([]any)
+		labels, _ := items["properties"].(map[string]any)
 		for _, t := range tasks {
 			req = append(req, t)
+			if _, ok := labels[t]; !ok && labels != nil {
+				missing = append(missing, t)
+				enum := []any{}
+				for _, v := range rowOf(t).Values {
+					enum = append(enum, v)
+				}
+				labels[t] = map[string]any{"type": "string", "enum": enum}
+			}
 		}
 		items["required"] = req
-	})
+	}
+	sch, err := llm.DeriveSent("label_turns", edit)
+	if err == nil && len(missing) > 0 {
+		sch, err = llm.DeriveSchema("label_turns", edit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +289,14 @@ func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, qualit
 			m.Tasks = append(m.Tasks, t)
 		}
 	}
-	slices.SortFunc(m.Tasks, func(a, b string) int { return taskOrder(a) - taskOrder(b) })
+	all := AllTasks()
+	order := func(t string) int {
+		if i := slices.Index(all, t); i >= 0 {
+			return i
+		}
+		return len(all)
+	}
+	slices.SortFunc(m.Tasks, func(a, b string) int { return order(a) - order(b) })
 	if labellings == 0 {
 		return
 	}
@@ -283,11 +307,4 @@ func (s *Stage) setMeta(rec *record.Record, tasks []string, model string, qualit
 	if labellings > 1 {
 		m.Agreement, m.Kappa = recordAgreement(rec, tasks, labellings)
 	}
-}
-
-func taskOrder(t string) int {
-	if i := slices.Index(AllTasks, t); i >= 0 {
-		return i
-	}
-	return len(AllTasks)
 }

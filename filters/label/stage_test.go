@@ -325,7 +325,7 @@ func TestQualityAndPairwise(t *testing.T) {
 	if q == nil || q.Norm != 3 || q.Consistency != 3 || q.Naturalness != 4 || q.Fit != 5 || len(q.Explanations) != 7 {
 		t.Errorf("quality %+v", q)
 	}
-	// The seed fit (issue 18): the dialogue of another seed, under this
+	// The seed fit: the dialogue of another seed, under this
 	// seed, does not fit it, and the judge says why.
 	unrelated := *pick(t, recs, "american", "adherence")
 	unrelated.ID = "unrelated"
@@ -419,7 +419,10 @@ func TestEmitRequestsWritesEverySample(t *testing.T) {
 // task is skipped, the prompt names neither, and the annotators' safety
 // labels stay unless safety is relabelled.
 func TestLabelsProsocialRecord(t *testing.T) {
-	src := imports.NewProsocial([]string{"../../testdata/prosocial/sample.jsonl"}, imports.ProsocialOptions{})
+	src, err := imports.NewProsocial([]string{"../../testdata/prosocial/sample.jsonl"}, imports.ProsocialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer src.Close()
 	it, err := src.Next()
 	if err != nil {

@@ -365,8 +365,11 @@ type promptData struct {
 	Persona                   []string // the actor's attributes
 	ReceiverPersona           []string // the receiver's
 	Expectation, Preference   string
-	Question                  string
-	OptionA, OptionB          string
+	// PersonaCountry and PersonaDemo: the respondent the model answers
+	// as (the persona-prompted run), when the item has them.
+	PersonaCountry, PersonaDemo string
+	Question                    string
+	OptionA, OptionB            string
 }
 
 // messages renders the question with the options in the drawn order: in
@@ -378,6 +381,7 @@ func (s *Stage) messages(rec *record.Record, q string, swapped, base bool) ([]ll
 	d := promptData{Culture: s.opt.Culture(rec.Culture), Lang: rec.Lang, Language: lang.Name(rec.Lang),
 		Scenario: rec.Scenario, Actor: it.Actor, Receiver: it.Receiver, Persona: persona.Lines(actorAttrs(rec)),
 		Expectation: it.Expectation, Preference: it.Preference, Question: q,
+		PersonaCountry: it.PersonaCountry, PersonaDemo: it.PersonaDemo,
 		OptionA: it.FollowOption, OptionB: it.AllowOption}
 	d.ReceiverPersona = persona.Lines(receiverAttrs(it))
 	if d.Lang == "" {

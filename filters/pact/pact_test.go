@@ -3,6 +3,7 @@ package pact_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -370,6 +371,64 @@ func TestFramings(t *testing.T) {
 	}
 	if qs, err := pact.ParseQuestions([]string{"choice", "personal"}); err != nil || strings.Join(qs, ",") != "choice,personal" {
 		t.Errorf("ParseQuestions = %v, %v", qs, err)
+	}
+}
+
+// TestPersonaPrompt: an item of the persona-prompted run asks the model to
+// answer as its respondent (country and demographic group), in the item's
+// language; an item without them does not, and keeps its fields through
+// the stage.
+func TestPersonaPrompt(t *testing.T) {
+	bias := injected
+	bias.Persona = map[string]float64{"age=50+": 0.05, "respondent_country=India": -0.2, "respondent_country=Brazil": 0.1}
+	s, srv := subject(t, "a", bias)
+	st, err := pact.New(pact.Options{Subjects: []pact.Subject{s}, Questions: []string{record.PactPersonal}, Method: pact.MethodLogprobs, PromptLang: pact.PromptItem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := itemsInLang(1)
+	var en, ko *record.Record
+	for _, r := range recs {
+		switch {
+		case r.Lang == "en" && en == nil:
+			en = r
+		case r.Lang == "ko" && ko == nil:
+			ko = r
+		}
+	}
+	en.PactItem.PersonaCountry, en.PactItem.PersonaDemo = "India", "younger female"
+	ko.PactItem.PersonaCountry = "Brazil"
+	res := testkit.Run(t, st, recs, 2)
+	for _, r := range res.Out {
+		if r.ID == en.ID && (r.PactItem.PersonaCountry != "India" || r.PactItem.PersonaDemo != "younger female") {
+			t.Errorf("the persona is lost: %+v", *r.PactItem)
+		}
+		// the model read whom it answers as (the fake's bias by it)
+		attrs := maps.Clone(r.Persona)
+		if c := r.PactItem.PersonaCountry; c != "" {
+			attrs["respondent_country"] = c
+		}
+		want := bias.PFollow(r.Culture, attrs, false)
+		if p := r.Pact[0].PFollow; p == nil || math.Abs(*p-want) > 1e-9 {
+			t.Errorf("%s (%s, persona %q): p_follow %v, want %g", r.ID, r.Lang, r.PactItem.PersonaCountry, p, want)
+		}
+	}
+	var withEN, withKO, without int
+	for _, rq := range srv.Requests() {
+		u := rq.Request.LastUser()
+		switch {
+		case strings.Contains(u, "Answer as this respondent:\n- country: India\n- demographic group: younger female\n\nWhat would you personally do"):
+			withEN++
+		case strings.Contains(u, "다음 응답자로서 답하세요:\n- 나라: Brazil\n\n"):
+			withKO++
+		case strings.Contains(u, "respondent") || strings.Contains(u, "응답자") || strings.Contains(u, "受访者"):
+			t.Errorf("a persona in the prompt of an item without one:\n%s", u)
+		default:
+			without++
+		}
+	}
+	if withEN != 1 || withKO != 1 || without != len(recs)-2 {
+		t.Errorf("prompts with the persona: en %d ko %d, without %d of %d items", withEN, withKO, without, len(recs))
 	}
 }
 

@@ -10,12 +10,13 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 )
 
 // BenchmarkTwoEndpoints: ngrefine with the rewriter on a fast endpoint
 // (100 ms a reply) and the judge on a slow one (1 s), --concurrency 32
-// each, from a models file through llm.OpenModels as the program makes
+// each, from a models file through roles.Open as the program makes
 // them, with the runner's workers (twice both windows). Every seed is
 // judged below the bar, rewritten once and judged again: two judge calls
 // and one rewrite. The judge alone bounds the rate: 32 calls in flight of
@@ -33,13 +34,13 @@ func BenchmarkTwoEndpoints(b *testing.B) {
 	dir := b.TempDir()
 	file := filepath.Join(dir, "models.yaml")
 	os.WriteFile(file, fmt.Appendf(nil, "endpoints:\n  fast:\n    base_url: %s/v1\n    model: rewriter\n    concurrency: 32\n  slow:\n    base_url: %s/v1\n    model: judge\n    concurrency: 32\n", fast.URL, slow.URL), 0o644)
-	roles := []llm.Role{{Name: llm.RoleRewriter}, {Name: llm.RoleJudge}}
-	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []llm.Assignment{{Role: "rewriter", Aliases: []string{"fast"}}, {Role: "judge", Aliases: []string{"slow"}}}}, "ngrefine", roles, []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant},
+	rs := []roles.Role{{Name: roles.Rewriter}, {Name: roles.Judge}}
+	m, err := roles.Open(roles.Settings{Models: file, Assign: []roles.Assignment{{Role: "rewriter", Aliases: []string{"fast"}}, {Role: "judge", Aliases: []string{"slow"}}}}, "ngrefine", rs,
 		llm.Config{Concurrency: 16, MaxRetries: 6, MaxReasks: 2, Timeout: time.Minute}, nil, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}
-	stage := testStage(b, m.Caller(llm.RoleRewriter), func(o *Options) { o.Judge = m.Caller(llm.RoleJudge) })
+	stage := testStage(b, m.Caller(roles.Rewriter), func(o *Options) { o.Judge = m.Caller(roles.Judge) })
 	b.ResetTimer()
 	t0 := time.Now()
 	st, err := pipeline.Run(context.Background(), pipeline.Config{Stage: stage, Source: &cycleSource{seeds: seeds, n: b.N}, Sink: discard{}, Workers: m.Workers()})

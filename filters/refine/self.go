@@ -14,7 +14,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// Self exemplars (--exemplars self, issue 18): a new culture has no
+// Self exemplars (--exemplars self): a new culture has no
 // exemplars, so the run's own seeds become them. A first pass (FirstPass)
 // judges every seed as it came in, the same judge.0 call the refinement
 // starts with (made once: Process reuses it), and keeps, per culture,

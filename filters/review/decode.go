@@ -140,6 +140,33 @@ func decodeLabelStudio(raw []byte, tally *Tally) (*record.Record, error) {
 	if json.Unmarshal(t.ID, &id) == nil && id != nil {
 		tally.task = record.PrintableLine(fmt.Sprint(id))
 	}
+	rec, err := lsTaskRecord(t)
+	if err != nil {
+		return nil, err
+	}
+	rv := lsReview{labels: map[int]map[string]*votes{}, verdict: &votes{}}
+	latest, again := latestPerAnnotator(t.Annotations)
+	tally.again = again
+	for _, a := range latest {
+		if a.WasCancelled {
+			continue
+		}
+		if err := rv.add(a, rec); err != nil {
+			return rec, err
+		}
+	}
+	if rv.reviewers > 0 {
+		tally.Reviewed++
+	}
+	if err := apply(rec, ToolLabelStudio, rv.labels, rv.verdict, rv.comments, rv.reviewers); err != nil {
+		return rec, fmt.Errorf("record %s: %w", rec.ID, err)
+	}
+	return rec, rv.applyRatings(rec)
+}
+
+// lsTaskRecord is the record a Label Studio task was made of: its
+// data.ngkit_record, else one rebuilt from data.dialogue and the context.
+func lsTaskRecord(t lsExportTask) (*record.Record, error) {
 	if len(t.Data) == 0 {
 		return nil, errors.New(`a Label Studio task has "data"`)
 	}
@@ -150,130 +177,147 @@ func decodeLabelStudio(raw []byte, tally *Tally) (*record.Record, error) {
 	if err := json.Unmarshal(t.Data, &d); err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	rec := d.Record
-	if rec == nil {
-		if len(d.Dialogue) == 0 {
-			return nil, errors.New("data has neither ngkit_record nor dialogue: not a task of ngcat --to labelstudio")
-		}
-		rec = &record.Record{ID: d.NgkitID, Culture: d.Culture, DialogueType: d.DialogueType, Category: d.Category,
-			Norm: d.Norm, Scenario: d.Scenario, Situation: d.Situation}
-		for i, p := range d.Dialogue {
-			action, text := splitAction(p.Text)
-			rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: p.Author, Action: action, Text: text})
-		}
+	if d.Record != nil {
+		return d.Record, nil
 	}
-	labels := map[int]map[string]*votes{}
-	verdict := &votes{}
-	var comments []string
-	reviewers := 0
-	var ratingSum, ratingN [3]float64 // RubricScores
-	latest, again := latestPerAnnotator(t.Annotations)
-	tally.again = again
-	for _, a := range latest {
-		if a.WasCancelled {
-			continue
-		}
-		reviewers++
-		type pick struct {
-			label    string
-			reviewer bool
-		}
-		mine := map[turnTask]pick{} // this reviewer's label per turn and task
-		var order []turnTask        // in the order first labelled
-		var said string
-		for ri := range a.Result {
-			r := &a.Result[ri]
-			switch r.Type {
-			case "paragraphlabels":
-				if record.LabelSet(r.FromName) == nil || len(r.Value.ParagraphLabels) == 0 {
-					continue // another control of the user's config
-				}
-				start, err := paragraphIndex(r.Value.Start)
-				if err != nil {
-					return rec, fmt.Errorf("region %q: %w", r.ID, err)
-				}
-				end, err := paragraphIndex(r.Value.End)
-				if err != nil {
-					return rec, fmt.Errorf("region %q: %w", r.ID, err)
-				}
-				if end < start || end >= len(rec.Turns) {
-					return rec, fmt.Errorf("a region over turns %d-%d, but the dialogue has %d turns (was the task's data edited after it was annotated?)", start, end, len(rec.Turns))
-				}
-				p := pick{r.Value.ParagraphLabels[0], byReviewer(r)}
-				for i := start; i <= end; i++ {
-					k := turnTask{i, r.FromName}
-					old, ok := mine[k]
-					if !ok {
-						order = append(order, k)
-					}
-					if !ok || p.reviewer || !old.reviewer {
-						mine[k] = p
-					}
-				}
-			case "rating":
-				i := slices.Index(RubricScores, r.FromName)
-				if i < 0 || r.Value.Rating == nil {
-					continue // another control of the user's config
-				}
-				if v := *r.Value.Rating; v < 1 || v > 5 {
-					return rec, fmt.Errorf("rating %s %d: want 1 to 5", r.FromName, v)
-				}
-				ratingSum[i] += float64(*r.Value.Rating)
-				ratingN[i]++
-			case "choices":
-				if r.FromName == "verdict" && len(r.Value.Choices) > 0 {
-					c := r.Value.Choices[0]
-					if c != record.VerdictAccept && c != record.VerdictReject {
-						return rec, fmt.Errorf("verdict %q: want accept or reject", c)
-					}
-					said = c
-				}
-			case "textarea":
-				var texts []string
-				if json.Unmarshal(r.Value.Text, &texts) == nil {
-					for _, s := range texts {
-						if s = strings.TrimSpace(s); s != "" {
-							comments = append(comments, s)
-						}
-					}
-				}
-			}
-		}
-		for _, k := range order {
-			if labels[k.turn] == nil {
-				labels[k.turn] = map[string]*votes{}
-			}
-			v := labels[k.turn][k.task]
-			if v == nil {
-				v = &votes{}
-				labels[k.turn][k.task] = v
-			}
-			v.add(mine[k].label)
-		}
-		if said != "" {
-			verdict.add(said)
-		}
+	if len(d.Dialogue) == 0 {
+		return nil, errors.New("data has neither ngkit_record nor dialogue: not a task of ngcat --to labelstudio")
 	}
-	if reviewers > 0 {
-		tally.Reviewed++
-	}
-	if err := apply(rec, ToolLabelStudio, labels, verdict, comments, reviewers); err != nil {
-		return rec, fmt.Errorf("record %s: %w", rec.ID, err)
-	}
-	if ratingN != [3]float64{} {
-		if rec.Sim == nil {
-			return rec, fmt.Errorf("record %s: rubric ratings for a record that is not a simulated episode", rec.ID)
-		}
-		h := &record.SimHuman{Reviewers: reviewers}
-		for i, f := range []**float64{&h.Assistance, &h.Cultural, &h.Language} {
-			if ratingN[i] > 0 {
-				m := ratingSum[i] / ratingN[i]
-				*f = &m
-			}
-		}
-		rec.Sim.Human = h
+	rec := &record.Record{ID: d.NgkitID, Culture: d.Culture, DialogueType: d.DialogueType, Category: d.Category,
+		Norm: d.Norm, Scenario: d.Scenario, Situation: d.Situation}
+	for i, p := range d.Dialogue {
+		action, text := splitAction(p.Text)
+		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: p.Author, Action: action, Text: text})
 	}
 	return rec, nil
+}
+
+// lsReview gathers the reviewers' annotations of one task: the votes per
+// turn and task, the verdicts, the comments and the rubric ratings.
+type lsReview struct {
+	labels             map[int]map[string]*votes
+	verdict            *votes
+	comments           []string
+	reviewers          int
+	ratingSum, ratingN [3]float64 // RubricScores
+}
+
+// lsPick is a reviewer's label of a turn, and whether the reviewer drew it
+// (not a prediction left as it was).
+type lsPick struct {
+	label    string
+	reviewer bool
+}
+
+// add folds one reviewer's annotation in: one label per turn and task (the
+// reviewer's own region over a prediction, the later of two alike).
+func (rv *lsReview) add(a *lsAnnotation, rec *record.Record) error {
+	rv.reviewers++
+	mine := map[turnTask]lsPick{} // this reviewer's label per turn and task
+	var order []turnTask          // in the order first labelled
+	var said string
+	for ri := range a.Result {
+		r := &a.Result[ri]
+		switch r.Type {
+		case "paragraphlabels":
+			if record.LabelSet(r.FromName) == nil || len(r.Value.ParagraphLabels) == 0 {
+				continue // another control of the user's config
+			}
+			var err error
+			if order, err = rv.region(r, rec, mine, order); err != nil {
+				return err
+			}
+		case "rating":
+			i := slices.Index(RubricScores, r.FromName)
+			if i < 0 || r.Value.Rating == nil {
+				continue // another control of the user's config
+			}
+			if v := *r.Value.Rating; v < 1 || v > 5 {
+				return fmt.Errorf("rating %s %d: want 1 to 5", r.FromName, v)
+			}
+			rv.ratingSum[i] += float64(*r.Value.Rating)
+			rv.ratingN[i]++
+		case "choices":
+			if r.FromName == "verdict" && len(r.Value.Choices) > 0 {
+				c := r.Value.Choices[0]
+				if c != record.VerdictAccept && c != record.VerdictReject {
+					return fmt.Errorf("verdict %q: want accept or reject", c)
+				}
+				said = c
+			}
+		case "textarea":
+			var texts []string
+			if json.Unmarshal(r.Value.Text, &texts) == nil {
+				for _, s := range texts {
+					if s = strings.TrimSpace(s); s != "" {
+						rv.comments = append(rv.comments, s)
+					}
+				}
+			}
+		}
+	}
+	for _, k := range order {
+		if rv.labels[k.turn] == nil {
+			rv.labels[k.turn] = map[string]*votes{}
+		}
+		v := rv.labels[k.turn][k.task]
+		if v == nil {
+			v = &votes{}
+			rv.labels[k.turn][k.task] = v
+		}
+		v.add(mine[k].label)
+	}
+	if said != "" {
+		rv.verdict.add(said)
+	}
+	return nil
+}
+
+// region puts a ParagraphLabels region's label on each turn it covers.
+func (rv *lsReview) region(r *LabelStudioResult, rec *record.Record, mine map[turnTask]lsPick, order []turnTask) ([]turnTask, error) {
+	start, err := paragraphIndex(r.Value.Start)
+	if err != nil {
+		return order, fmt.Errorf("region %q: %w", r.ID, err)
+	}
+	end, err := paragraphIndex(r.Value.End)
+	if err != nil {
+		return order, fmt.Errorf("region %q: %w", r.ID, err)
+	}
+	if end < start || end >= len(rec.Turns) {
+		return order, fmt.Errorf("a region over turns %d-%d, but the dialogue has %d turns (was the task's data edited after it was annotated?)", start, end, len(rec.Turns))
+	}
+	p := lsPick{r.Value.ParagraphLabels[0], byReviewer(r)}
+	for i := start; i <= end; i++ {
+		k := turnTask{i, r.FromName}
+		old, ok := mine[k]
+		if !ok {
+			order = append(order, k)
+		}
+		if !ok || p.reviewer || !old.reviewer {
+			mine[k] = p
+		}
+	}
+	return order, nil
+}
+
+// applyRatings sets a simulated episode's human rubric scores: the mean
+// of the reviewers' ratings of each.
+func (rv *lsReview) applyRatings(rec *record.Record) error {
+	if rv.ratingN == [3]float64{} {
+		return nil
+	}
+	if rec.Sim == nil {
+		return fmt.Errorf("record %s: rubric ratings for a record that is not a simulated episode", rec.ID)
+	}
+	h := &record.SimHuman{Reviewers: rv.reviewers}
+	for i, f := range []**float64{&h.Assistance, &h.Cultural, &h.Language} {
+		if rv.ratingN[i] > 0 {
+			m := rv.ratingSum[i] / rv.ratingN[i]
+			*f = &m
+		}
+	}
+	rec.Sim.Human = h
+	return nil
 }
 
 // DecodeArgilla turns one record of an Argilla 2 export made from ngcat
@@ -305,6 +349,26 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 	if a.ID == "" || len(a.Fields.Dialogue) == 0 {
 		return nil, errors.New("an Argilla record of ngcat --to argilla has an id and a dialogue field")
 	}
+	rec, err := argillaDialogue(&a)
+	if err != nil {
+		return rec, err
+	}
+	if err := argillaSuggestions(&a, rec, tally); err != nil {
+		return rec, err
+	}
+	rv, err := argillaResponses(&a, tally)
+	if err != nil {
+		return rec, err
+	}
+	if err := apply(rec, ToolArgilla, rv.labels, rv.verdict, rv.comments, rv.reviewers); err != nil {
+		return rec, fmt.Errorf("record %s: %w", a.ID, err)
+	}
+	return rec, nil
+}
+
+// argillaDialogue is the record's id, context and turns, from the fields
+// and metadata of ngcat --to argilla.
+func argillaDialogue(a *ArgillaRecord) (*record.Record, error) {
 	meta := func(k string) string { s, _ := a.Metadata[k].(string); return s }
 	rec := &record.Record{ID: a.ID, Culture: meta("culture"), DialogueType: meta("dialogue_type"), Category: meta("category"),
 		NormID: meta("norm_id"), Norm: a.Fields.Norm, Scenario: a.Fields.Scenario, Situation: a.Fields.Situation}
@@ -324,6 +388,12 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 		action, text := splitAction(content)
 		rec.Turns = append(rec.Turns, record.Turn{Index: i, Speaker: speaker, Action: action, Text: text})
 	}
+	return rec, nil
+}
+
+// argillaSuggestions puts the model's labels, the record's suggestions,
+// back on its turns.
+func argillaSuggestions(a *ArgillaRecord, rec *record.Record, tally *Tally) error {
 	sq := make([]string, 0, len(a.Suggestions))
 	for q := range a.Suggestions {
 		sq = append(sq, q)
@@ -344,7 +414,7 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 		}
 		if i >= len(rec.Turns) {
 			// ngcat --to argilla suggests labels for the dialogue's turns only.
-			return rec, fmt.Errorf("record %s: a suggestion for turn %d, but the dialogue has %d turns (were the record's fields edited?)", record.PrintableLine(a.ID), i, len(rec.Turns))
+			return fmt.Errorf("record %s: a suggestion for turn %d, but the dialogue has %d turns (were the record's fields edited?)", record.PrintableLine(a.ID), i, len(rec.Turns))
 		}
 		t := &rec.Turns[i]
 		if t.Labels == nil {
@@ -352,9 +422,23 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 		}
 		t.Labels.Set(task, v)
 	}
-	labels := map[int]map[string]*votes{}
-	verdict := &votes{}
-	var comments []string
+	return nil
+}
+
+// argillaReview is what the reviewers answered: votes per turn and task,
+// verdicts, comments, and how many reviewers submitted.
+type argillaReview struct {
+	labels    map[int]map[string]*votes
+	verdict   *votes
+	comments  []string
+	reviewers int
+}
+
+// argillaResponses reads the reviewers' submitted answers; drafts,
+// discarded answers and the flat form's answers without a status are
+// counted in the tally and left out.
+func argillaResponses(a *ArgillaRecord, tally *Tally) (argillaReview, error) {
+	rv := argillaReview{labels: map[int]map[string]*votes{}, verdict: &votes{}}
 	users := map[string]bool{}
 	left := map[[2]string]bool{} // users' responses left out, by user and status
 	qs := make([]string, 0, len(a.Responses))
@@ -377,29 +461,8 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 				continue
 			}
 			users[r.UserID] = true
-			v, _ := r.Value.(string)
-			switch {
-			case q == "verdict":
-				if v != record.VerdictAccept && v != record.VerdictReject {
-					return rec, fmt.Errorf("record %s: verdict %q: want accept or reject", a.ID, v)
-				}
-				verdict.add(v)
-			case q == "comment":
-				if v = strings.TrimSpace(v); v != "" {
-					comments = append(comments, v)
-				}
-			default:
-				task, i, ok := ParseArgillaQuestion(q)
-				if !ok || v == "" {
-					continue
-				}
-				if labels[i] == nil {
-					labels[i] = map[string]*votes{}
-				}
-				if labels[i][task] == nil {
-					labels[i][task] = &votes{}
-				}
-				labels[i][task].add(v)
+			if err := rv.add(q, r.Value, a.ID); err != nil {
+				return rv, err
 			}
 		}
 	}
@@ -414,10 +477,37 @@ func decodeArgilla(raw []byte, tally *Tally) (*record.Record, error) {
 		}
 	}
 	tally.nested = !a.flat && !statuses && len(qs) > 0
-	if err := apply(rec, ToolArgilla, labels, verdict, comments, len(users)); err != nil {
-		return rec, fmt.Errorf("record %s: %w", a.ID, err)
+	rv.reviewers = len(users)
+	return rv, nil
+}
+
+// add counts one submitted answer to question q.
+func (rv *argillaReview) add(q string, value any, id string) error {
+	v, _ := value.(string)
+	switch {
+	case q == "verdict":
+		if v != record.VerdictAccept && v != record.VerdictReject {
+			return fmt.Errorf("record %s: verdict %q: want accept or reject", id, v)
+		}
+		rv.verdict.add(v)
+	case q == "comment":
+		if v = strings.TrimSpace(v); v != "" {
+			rv.comments = append(rv.comments, v)
+		}
+	default:
+		task, i, ok := ParseArgillaQuestion(q)
+		if !ok || v == "" {
+			return nil
+		}
+		if rv.labels[i] == nil {
+			rv.labels[i] = map[string]*votes{}
+		}
+		if rv.labels[i][task] == nil {
+			rv.labels[i][task] = &votes{}
+		}
+		rv.labels[i][task].add(v)
 	}
-	return rec, nil
+	return nil
 }
 
 // metaStrings reads a metadata value that is a list of strings.

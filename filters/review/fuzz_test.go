@@ -28,7 +28,7 @@ func FuzzDecodeReview(f *testing.F) {
 				continue
 			}
 			for i, turn := range r.Turns {
-				for _, task := range record.LabelTasks {
+				for _, task := range record.LabelTaskNames() {
 					if v := turn.LabelsHuman.Get(task); v != "" && !slices.Contains(record.LabelSet(task), v) {
 						t.Fatalf("turn %d: %s label %q outside its set", i, task, v)
 					}

@@ -11,7 +11,7 @@ import (
 
 // An element of an export over the record size limit is an error naming
 // the file and the element, read with bounded memory: a 1 GiB field took
-// 5.1 GiB (issue 24). As an array and as one value per line.
+// 5.1 GiB. As an array and as one value per line.
 func TestExportElementOverTheLimit(t *testing.T) {
 	small := `{"id":1,"data":{"dialogue":[{"author":"A","text":"hi"}]}}`
 	big := `{"id":2,"data":{"dialogue":[{"author":"A","text":"` + strings.Repeat("a", recio.MaxRecordBytes) + `"}]}}`

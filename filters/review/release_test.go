@@ -44,7 +44,7 @@ func checkExports(t *testing.T, name string, files []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toArgilla, toLS := Argilla(DefaultReviewTasks), LabelStudio(DefaultReviewTasks)
+	toArgilla, toLS := Argilla(DefaultReviewTasks()), LabelStudio(DefaultReviewTasks())
 	turns, bad := 0, 0
 	for _, r := range recs {
 		for _, a := range toArgilla(r) {

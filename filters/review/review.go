@@ -24,8 +24,8 @@ const (
 )
 
 // DefaultReviewTasks are the turn labels sent for review: nglabel's
-// default tasks.
-var DefaultReviewTasks = []string{"norm", "intent", "emotion", "stage"}
+// default tasks (record.LabelTasks' Default).
+func DefaultReviewTasks() []string { return record.DefaultLabelTasks() }
 
 // ParseReviewTasks checks a --review-tasks list.
 // RubricTask is the review task of simulated episodes (ngsim): the
@@ -43,7 +43,7 @@ func ParseReviewTasks(spec string) ([]string, error) {
 	for _, t := range strings.Split(spec, ",") {
 		t = strings.TrimSpace(t)
 		if record.LabelSet(t) == nil && t != RubricTask {
-			return nil, fmt.Errorf("--review-tasks: unknown task %q (want some of %s, or %s)", t, strings.Join(record.LabelTasks, ", "), RubricTask)
+			return nil, fmt.Errorf("--review-tasks: unknown task %q (want some of %s, or %s)", t, strings.Join(record.LabelTaskNames(), ", "), RubricTask)
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)

@@ -51,7 +51,7 @@ func reviewOf(r *record.Record) string {
 	var b strings.Builder
 	b.WriteString(verdictOf(r))
 	for i, t := range r.Turns {
-		for _, task := range record.LabelTasks {
+		for _, task := range record.LabelTaskNames() {
 			if l := t.LabelsHuman.Get(task); l != "" {
 				fmt.Fprintf(&b, " %d:%s=%s", i, task, l)
 			}
@@ -261,7 +261,7 @@ func TestFromLabelStudioServer(t *testing.T) {
 	}
 }
 
-// Bad input from the server (issue 39, section 5): in the export of
+// Bad input from the server: in the export of
 // project ngkit-bad, task 5's data was edited after its annotation (its
 // last two turns cut: the annotation's regions on turns 3 and 4 now point
 // past the dialogue) and a third task was deleted. Task 5 fails alone with

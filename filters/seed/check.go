@@ -93,3 +93,19 @@ func checkScenario(det *lang.Detector, c *normbank.Culture, s string) error {
 func checkSituation(det *lang.Detector, c *normbank.Culture, s string) error {
 	return checkText(det, "situation", s, MinSituationSentences, MaxSituationSentences, c.ScenarioLang)
 }
+
+// SeedCheck returns ngseed's check of a scenario and its situation in
+// culture c (sentences, markers, language): what canned seeds, such as
+// the built-in demo's (internal/demopool), must pass to be answers.
+func SeedCheck(c *normbank.Culture) (func(scenario, situation string) error, error) {
+	det, err := detectorFor(c)
+	if err != nil {
+		return nil, err
+	}
+	return func(scenario, situation string) error {
+		if err := checkScenario(det, c, scenario); err != nil {
+			return err
+		}
+		return checkSituation(det, c, situation)
+	}, nil
+}

@@ -17,7 +17,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// ngseed --make-norms (issue 18): norms for a culture that has a profile
+// ngseed --make-norms: norms for a culture that has a profile
 // but none of its own. One call per category asks the writer for the
 // norms; each is checked (in the culture's norm language, 1-MaxNormSentences
 // sentences, no format markers, not a near-duplicate of another norm of

@@ -15,12 +15,13 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// TypePact is --types pact: PACT trade-off items (issue 15) instead of, or
+// TypePact is --types pact: PACT trade-off items instead of, or
 // besides, dialogue seeds.
 const TypePact = "pact"
 
-// pactDraft is one item as the writer replied.
-type pactDraft struct {
+// PactDraft is one PACT item as the writer replies it (the fake model of
+// the tests writes the same).
+type PactDraft struct {
 	Scenario     string `json:"scenario"`
 	Actor        string `json:"actor"`
 	Receiver     string `json:"receiver"`
@@ -30,7 +31,7 @@ type pactDraft struct {
 	AllowOption  string `json:"allow_option"`
 }
 
-func (d *pactDraft) trim() {
+func (d *PactDraft) trim() {
 	for _, f := range []*string{&d.Scenario, &d.Actor, &d.Receiver, &d.Expectation, &d.Preference, &d.FollowOption, &d.AllowOption} {
 		*f = strings.TrimSpace(*f)
 	}
@@ -39,7 +40,7 @@ func (d *pactDraft) trim() {
 // checkPactDraft judges an item: every field there, no format markers,
 // the two options present and distinct, the preference not the
 // expectation, and the item's text in the culture's scenario language.
-func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error {
+func checkPactDraft(det *lang.Detector, c *normbank.Culture, d PactDraft) error {
 	fields := []struct{ name, v string }{{"scenario", d.Scenario}, {"actor", d.Actor}, {"expectation", d.Expectation},
 		{"preference", d.Preference}, {"follow_option", d.FollowOption}, {"allow_option", d.AllowOption}}
 	for _, f := range fields {
@@ -78,32 +79,10 @@ func checkPactDraft(det *lang.Detector, c *normbank.Culture, d pactDraft) error 
 // variant, alike but for the varied attributes.
 func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.Norm, cu *cultureEntry) ([]*record.Record, error) {
 	want := s.opt.PerNorm
-	type slot struct {
-		id       string
-		variants []persona.Variant
-		shown    []string // the persona in the writer prompt
-		item     *pactDraft
-		gen      []record.Gen
-	}
-	slots := make([]*slot, want)
-	varied := map[string]bool{}
-	if s.opt.Personas != nil {
-		for _, v := range s.opt.Personas.Vary {
-			varied[v.Attr] = true
-		}
-	}
-	for i := range slots {
-		id := record.NewID(norm.ID, strconv.Itoa(i), TypePact)
-		vs := s.opt.Personas.Expand(id, in.Persona)
-		shown := maps.Clone(vs[0].Persona)
-		for a := range varied {
-			delete(shown, a)
-		}
-		slots[i] = &slot{id: id, variants: vs, shown: persona.Lines(shown)}
-	}
+	slots := s.pactSlots(in, norm)
 	var rejected, have []string
 	for call := 1; ; call++ {
-		var open []*slot
+		var open []*pactSlot
 		for _, sl := range slots {
 			if sl.item == nil {
 				open = append(open, sl)
@@ -119,41 +98,19 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 			}
 			return nil, fmt.Errorf("only %d of %d PACT items passed the judge after %d calls (last refused: %s)", want-len(open), want, call-1, why)
 		}
+		suffix := ""
+		if call > 1 {
+			suffix = "." + strconv.Itoa(call)
+		}
 		data := newPromptData(norm, cu.c)
 		for _, sl := range open {
 			data.Slots = append(data.Slots, sl.shown)
 		}
 		data.Have, data.Rejected = have, rejected
-		suffix := ""
-		if call > 1 {
-			suffix = "." + strconv.Itoa(call)
-		}
-		reply, err := countSchema("pact_items", "items", len(open))
+		drafts, wgen, err := s.writePact(ctx, in, cu, data, suffix, len(open))
 		if err != nil {
 			return nil, err
 		}
-		resp, err := s.call(ctx, in.ID, "pact"+suffix, "pact", "pact_items", cu.c.Name, data, reply, func(r *llm.Response) (any, error) {
-			var v struct {
-				Items []pactDraft `json:"items"`
-			}
-			if err := r.Decode(&v); err != nil {
-				return nil, err
-			}
-			if len(v.Items) != len(open) {
-				return nil, fmt.Errorf("the reply holds %d items, it must hold exactly %d", len(v.Items), len(open))
-			}
-			for i := range v.Items {
-				v.Items[i].trim()
-				if err := checkPactDraft(cu.det, cu.c, v.Items[i]); err != nil {
-					return nil, fmt.Errorf("item %d: %w", i+1, err)
-				}
-			}
-			return v.Items, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		drafts := resp.Checked.([]pactDraft)
 		verdicts, jgen, err := s.judgePact(ctx, in.ID, "pact_judge"+suffix, norm, cu, drafts)
 		if err != nil {
 			return nil, err
@@ -164,10 +121,75 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 				continue
 			}
 			open[i].item = &drafts[i]
-			open[i].gen = []record.Gen{resp.Gen, jgen}
+			open[i].gen = []record.Gen{wgen, jgen}
 			have = append(have, d.Scenario)
 		}
 	}
+	return s.pactRecords(in, norm, cu, slots), nil
+}
+
+// pactSlot is one of a norm's --per-norm items.
+type pactSlot struct {
+	id       string
+	variants []persona.Variant
+	shown    []string // the persona in the writer prompt
+	item     *PactDraft
+	gen      []record.Gen
+}
+
+// pactSlots are a norm's --per-norm slots, each with its --vary variants.
+func (s *Stage) pactSlots(in *record.Record, norm normbank.Norm) []*pactSlot {
+	slots := make([]*pactSlot, s.opt.PerNorm)
+	varied := map[string]bool{}
+	if s.opt.Personas != nil {
+		for _, v := range s.opt.Personas.Vary {
+			varied[v.Attr] = true
+		}
+	}
+	for i := range slots {
+		id := record.NewID(norm.ID, strconv.Itoa(i), TypePact)
+		vs := s.opt.Personas.Expand(id, in.Persona)
+		shown := maps.Clone(vs[0].Persona)
+		for a := range varied {
+			delete(shown, a)
+		}
+		slots[i] = &pactSlot{id: id, variants: vs, shown: persona.Lines(shown)}
+	}
+	return slots
+}
+
+// writePact asks the writer for n items, one per slot in data.
+func (s *Stage) writePact(ctx context.Context, in *record.Record, cu *cultureEntry, data promptData, suffix string, n int) ([]PactDraft, record.Gen, error) {
+	reply, err := countSchema("pact_items", "items", n)
+	if err != nil {
+		return nil, record.Gen{}, err
+	}
+	resp, err := s.call(ctx, in.ID, "pact"+suffix, "pact", "pact_items", cu.c.Name, data, reply, func(r *llm.Response) (any, error) {
+		var v struct {
+			Items []PactDraft `json:"items"`
+		}
+		if err := r.Decode(&v); err != nil {
+			return nil, err
+		}
+		if len(v.Items) != n {
+			return nil, fmt.Errorf("the reply holds %d items, it must hold exactly %d", len(v.Items), n)
+		}
+		for i := range v.Items {
+			v.Items[i].trim()
+			if err := checkPactDraft(cu.det, cu.c, v.Items[i]); err != nil {
+				return nil, fmt.Errorf("item %d: %w", i+1, err)
+			}
+		}
+		return v.Items, nil
+	})
+	if err != nil {
+		return nil, record.Gen{}, err
+	}
+	return resp.Checked.([]PactDraft), resp.Gen, nil
+}
+
+// pactRecords are the records of the slots' items, one per --vary variant.
+func (s *Stage) pactRecords(in *record.Record, norm normbank.Norm, cu *cultureEntry, slots []*pactSlot) []*record.Record {
 	var out []*record.Record
 	for _, sl := range slots {
 		for _, v := range sl.variants {
@@ -193,21 +215,23 @@ func (s *Stage) pactItems(ctx context.Context, in *record.Record, norm normbank.
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // takeItemAttrs moves the persona attributes that are the PACT item's own
 // fields into it: --vary country=A,B (the actor's and the receiver's
 // country alike: the scenario's country), actor_country, receiver_country,
-// receiver_age, receiver_gender. The actor's age and gender stay in the
-// persona.
+// receiver_age, receiver_gender; and persona_country, persona_demo, the
+// respondent the model under test answers as (the persona-prompted run).
+// The actor's age and gender stay in the persona.
 func takeItemAttrs(p map[string]string, it *record.PactItem) {
 	if c, ok := p["country"]; ok {
 		it.ActorCountry, it.ReceiverCountry = c, c
 		delete(p, "country")
 	}
 	for k, f := range map[string]*string{"actor_country": &it.ActorCountry, "receiver_country": &it.ReceiverCountry,
-		"receiver_age": &it.ReceiverAge, "receiver_gender": &it.ReceiverGender} {
+		"receiver_age": &it.ReceiverAge, "receiver_gender": &it.ReceiverGender,
+		"persona_country": &it.PersonaCountry, "persona_demo": &it.PersonaDemo} {
 		if v, ok := p[k]; ok {
 			*f = v
 			delete(p, k)
@@ -215,8 +239,8 @@ func takeItemAttrs(p map[string]string, it *record.PactItem) {
 	}
 }
 
-// verdict is the judge's answer for one item.
-type verdict struct {
+// Verdict is the judge's answer for one item.
+type Verdict struct {
 	Index    int    `json:"index"`
 	Conflict bool   `json:"conflict"`
 	Reason   string `json:"reason"`
@@ -225,7 +249,7 @@ type verdict struct {
 // judgePact asks the judge role whether each item's preference conflicts
 // with its expectation: one call for the items of one writer reply, with
 // one verdict per item (re-asked otherwise).
-func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.Norm, cu *cultureEntry, drafts []pactDraft) ([]verdict, record.Gen, error) {
+func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.Norm, cu *cultureEntry, drafts []PactDraft) ([]Verdict, record.Gen, error) {
 	if s.opt.Judge == nil {
 		return nil, record.Gen{}, errors.New("--types pact needs the judge role")
 	}
@@ -246,12 +270,12 @@ func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.No
 		Messages: []llm.Message{llm.System(p.System), llm.User(p.User)},
 		Check: func(r *llm.Response) (any, error) {
 			var v struct {
-				Items []verdict `json:"items"`
+				Items []Verdict `json:"items"`
 			}
 			if err := r.Decode(&v); err != nil {
 				return nil, err
 			}
-			out := make([]verdict, len(drafts))
+			out := make([]Verdict, len(drafts))
 			got := make([]bool, len(drafts))
 			for _, x := range v.Items {
 				if x.Index < 1 || x.Index > len(drafts) {
@@ -270,5 +294,5 @@ func (s *Stage) judgePact(ctx context.Context, id, name string, norm normbank.No
 	if err != nil {
 		return nil, record.Gen{}, fmt.Errorf("judge: %w", err)
 	}
-	return resp.Checked.([]verdict), resp.Gen, nil
+	return resp.Checked.([]Verdict), resp.Gen, nil
 }

@@ -124,6 +124,45 @@ func TestPactItems(t *testing.T) {
 	}
 }
 
+// --vary persona_country=... and persona_demo=... make the persona-prompted
+// run's items: each item once per respondent persona, in the item's
+// persona_country and persona_demo (not the actor's persona), sharing
+// variant_of; the writer is not told them.
+func TestPactPersonaVary(t *testing.T) {
+	srv, c := fakeServer(t, llmtest.Options{})
+	var vary []persona.Vary
+	for _, s := range []string{"persona_country=India,Brazil", "persona_demo=young woman"} {
+		v, err := persona.ParseVary(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vary = append(vary, v)
+	}
+	sampler, err := persona.NewSampler(nil, vary, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := seed.New(c, seed.Options{Types: []string{seed.TypePact}, PerNorm: 1, Judge: c, Personas: sampler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := testkit.Run(t, st, firstNorms()[:1], 1)
+	if len(res.Errors) > 0 || len(res.Out) != 2 {
+		t.Fatalf("%d items, errors %v", len(res.Out), res.Errors)
+	}
+	for i, r := range res.Out {
+		it := r.PactItem
+		if it.PersonaCountry != []string{"India", "Brazil"}[i] || it.PersonaDemo != "young woman" || len(r.Persona) != 0 || r.VariantOf != res.Out[0].VariantOf {
+			t.Errorf("%s: item %+v, actor persona %v, variant_of %q", r.ID, *it, r.Persona, r.VariantOf)
+		}
+	}
+	for _, rq := range srv.Requests() {
+		if u := rq.Request.LastUser(); strings.Contains(u, "India") || strings.Contains(u, "young woman") {
+			t.Errorf("the writer was told the persona: %s", u)
+		}
+	}
+}
+
 // A judge that finds no conflict: the items are written again with its
 // reason, --max-topups times, then the norm fails with the reason.
 func TestPactJudgeRefuses(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/persona"
+	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/prompt"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -160,6 +161,19 @@ func ParseTypes(list []string) ([]string, error) {
 // Name implements pipeline.Stage.
 func (s *Stage) Name() string { return "ngseed" }
 
+// Slots is how many work items a norm holds, which --shard deals one by
+// one (pipeline.Config.Slots): its PerNorm scenarios, each a scenario's
+// seeds. A task given some of a norm's scenarios (pipeline.SlotsOf) asks
+// for all of them, as a run without shards does, and makes the seeds of
+// its own only. PACT items are written together, by calls shared by all
+// of a norm's items, so with --types pact the norm is the item.
+func (s *Stage) Slots() int {
+	if s.types[TypePact] {
+		return 1
+	}
+	return s.opt.PerNorm
+}
+
 // culture returns a culture's profile and detector, looked up once.
 func (s *Stage) culture(name string) (*cultureEntry, error) {
 	return s.cultures.get(name, s.opt.Profile, detectorFor)
@@ -209,12 +223,16 @@ func (s *Stage) dialogueSeeds(ctx context.Context, rec *record.Record, norm norm
 	}
 
 	// The scenarios' calls run at once; the client bounds what is in flight.
+	mine, some := pipeline.SlotsOf(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	groups := make([][]*record.Record, len(scens))
 	errs := make([]error, len(scens))
 	var wg sync.WaitGroup
 	for i, sc := range scens {
+		if some && !slices.Contains(mine, i) {
+			continue // another shard's
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -15,6 +15,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -104,20 +105,20 @@ func BenchmarkEpisodes(b *testing.B) {
 		y += fmt.Sprintf("  %s:\n    base_url: %s\n    model: %s\n    concurrency: 64\n", a[0], url, a[1])
 	}
 	os.WriteFile(file, []byte("endpoints:\n"+y), 0o644)
-	m, err := llm.OpenModels(llm.RoleSettings{Models: file, Assign: []llm.Assignment{{Role: "user", Aliases: []string{"sim"}}, {Role: "assistant", Aliases: []string{"asst"}}, {Role: "judge", Aliases: []string{"judge"}}}}, "ngsim",
-		[]llm.Role{{Name: llm.RoleUser}, {Name: llm.RoleAssistant, Panel: true}, {Name: llm.RoleJudge}}, []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant},
+	m, err := roles.Open(roles.Settings{Models: file, Assign: []roles.Assignment{{Role: "user", Aliases: []string{"sim"}}, {Role: "assistant", Aliases: []string{"asst"}}, {Role: "judge", Aliases: []string{"judge"}}}}, "ngsim",
+		[]roles.Role{{Name: roles.User}, {Name: roles.Assistant, Panel: true}, {Name: roles.Judge}},
 		llm.Config{Concurrency: 16, MaxRetries: 6, MaxReasks: 2, Timeout: time.Minute}, nil, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}
 	var asst []Assistant
-	for _, mem := range m.Panel(llm.RoleAssistant) {
+	for _, mem := range m.Panel(roles.Assistant) {
 		asst = append(asst, Assistant{Alias: mem.Alias, Caller: mem.Caller})
 	}
 	if _, err := lang.For("th"); err != nil { // its models load once, before the clock
 		b.Fatal(err)
 	}
-	st, err := New(Options{User: m.Caller(llm.RoleUser), Judge: m.Caller(llm.RoleJudge), Assistants: asst, MaxTurns: 8})
+	st, err := New(Options{User: m.Caller(roles.User), Judge: m.Caller(roles.Judge), Assistants: asst, MaxTurns: 8})
 	if err != nil {
 		b.Fatal(err)
 	}

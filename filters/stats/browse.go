@@ -78,8 +78,10 @@ type dlgView struct {
 	Seed, Quality                                          []scoreView
 	Defects                                                []string
 	Turns                                                  []turnView
-	Narration                                              []string
-	Lang                                                   string
+	// Closing is the narration after the last turn (and all of a
+	// record's narration when it says no place: record.NarrationPos).
+	Closing []string
+	Lang    string
 }
 
 type scoreView struct {
@@ -88,12 +90,18 @@ type scoreView struct {
 }
 
 type turnView struct {
-	Index                        int
+	Index int
+	// Before is the narration that stands before the turn.
+	Before                       []string
 	Speaker, Action, Text, Stage string
 	StageClass                   string
-	Labels, Human                []chipView
+	// Disagree: the writer gave the turn one V2R stage (Stage) and the
+	// labeller another (the labels' stage).
+	Disagree      bool
+	Labels, Human []chipView
 }
 
+// chipView is one label of a turn; Task is what the chip calls it.
 type chipView struct{ Task, Value, Class string }
 
 // chipClass colours the labels whose meaning a colour helps with; the
@@ -112,11 +120,17 @@ func chipClass(task, v string) string {
 	return "k-plain"
 }
 
-func chips(l *record.Labels) []chipView {
+// chips are a turn's labels; stageName names whose the stage label is,
+// since the writer's stage is shown beside it.
+func chips(l *record.Labels, stageName string) []chipView {
 	var out []chipView
-	for _, task := range record.LabelTasks {
+	for _, task := range record.LabelTaskNames() {
 		if v := l.Get(task); v != "" {
-			out = append(out, chipView{Task: task, Value: v, Class: chipClass(task, v)})
+			name := task
+			if task == "stage" {
+				name = stageName
+			}
+			out = append(out, chipView{Task: name, Value: v, Class: chipClass(task, v)})
 		}
 	}
 	return out
@@ -125,7 +139,7 @@ func chips(l *record.Labels) []chipView {
 func newDlgView(d BrowsedDialogue) dlgView {
 	r := d.Record
 	v := dlgView{ID: r.ID, Group: d.Group, Category: r.Category, Norm: r.Norm, Scenario: r.Scenario,
-		Situation: r.Situation, Defects: d.Defects, Narration: r.Narration, Lang: r.Lang}
+		Situation: r.Situation, Defects: d.Defects, Lang: r.Lang}
 	if f := r.Refinement; f != nil && f.After != nil {
 		for _, s := range []struct {
 			n string
@@ -156,11 +170,21 @@ func newDlgView(d BrowsedDialogue) dlgView {
 	}
 	for _, t := range r.Turns {
 		tv := turnView{Index: t.Index, Speaker: t.Speaker, Action: t.Action, Text: t.Text, Stage: t.Stage,
-			Labels: chips(t.Labels), Human: chips(t.LabelsHuman)}
+			Labels: chips(t.Labels, "labeller's stage"), Human: chips(t.LabelsHuman, "stage")}
 		if t.Stage != "" {
 			tv.StageClass = chipClass("stage", t.Stage)
+			if l := t.Labels; l != nil && l.Stage != "" && l.Stage != t.Stage {
+				tv.Disagree = true
+			}
 		}
 		v.Turns = append(v.Turns, tv)
+	}
+	for i, l := range r.Narration {
+		if at := r.NarrationPos(i); at < len(v.Turns) {
+			v.Turns[at].Before = append(v.Turns[at].Before, l)
+		} else {
+			v.Closing = append(v.Closing, l)
+		}
 	}
 	return v
 }
@@ -172,8 +196,10 @@ type browseView struct {
 	ShownMore  int64
 }
 
+// newBrowseView is nil, and the report has no Dialogues section, when
+// there is nothing to show: a file of PACT items or seeds.
 func newBrowseView(b *Browser) *browseView {
-	if b == nil {
+	if b == nil || len(b.Examples) == 0 && b.ShowDefect == "" {
 		return nil
 	}
 	v := &browseView{ShowDefect: b.ShowDefect, ShownMore: b.ShownMore}

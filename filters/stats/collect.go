@@ -360,16 +360,15 @@ func (c *Collector) duplicates(rec *record.Record) {
 }
 
 func (c *Collector) scenario(rec *record.Record) {
-	if rec.Scenario == "" {
+	// PACT items put one scenario to actors of several ages, genders
+	// and countries on purpose: their scenarios are not duplicates.
+	if rec.Scenario == "" || rec.PactItem != nil {
 		return
 	}
 	key := dedup.ScenarioKey(rec)
 	// A counterfactual variant (ngseed --vary) repeats its group's
 	// scenario on purpose: not a duplicate. Its text is not compared again.
-	group := rec.VariantOf
-	if group == "" {
-		group = rec.ID
-	}
+	group := pactGroup(rec)
 	if c.variantScen == nil {
 		c.variantScen = map[uint64]uint64{}
 	}
@@ -389,16 +388,17 @@ func (c *Collector) scenario(rec *record.Record) {
 	}
 }
 
-// Label tasks in report order.
-var labelTasks = []string{"norm", "intent", "emotion", "stage", "safety"}
+// labelTasks are the label tasks in report order (record.LabelTasks).
+func labelTasks() []string { return record.LabelTaskNames() }
 
 func (c *Collector) label(l *record.Labels, group string) {
-	for i, v := range []string{l.Norm, l.Intent, l.Emotion, l.Stage, l.Safety} {
+	for _, task := range record.LabelTasks {
+		v := *task.Field(l)
 		if v == "" {
 			continue
 		}
 		for _, g := range []string{"all", group} {
-			k := [2]string{labelTasks[i], g}
+			k := [2]string{task.Name, g}
 			d := c.labels[k]
 			if d == nil {
 				d = &LabelDist{Task: k[0], Group: g, Counts: map[string]int64{}}
@@ -503,8 +503,9 @@ func (c *Collector) Report() *Report {
 		for _, d := range c.labels {
 			r.Labels.Dist = append(r.Labels.Dist, *d)
 		}
+		tasks := labelTasks()
 		slices.SortFunc(r.Labels.Dist, func(a, b LabelDist) int {
-			return cmp.Or(cmp.Compare(slices.Index(labelTasks, a.Task), slices.Index(labelTasks, b.Task)),
+			return cmp.Or(cmp.Compare(slices.Index(tasks, a.Task), slices.Index(tasks, b.Task)),
 				cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
 		})
 		for _, a := range c.quality {

@@ -108,9 +108,19 @@ func diffT(a, b []float64) Interval {
 // item per group this is the t interval. Fewer than two groups: the
 // estimate itself.
 func clusterInterval(est float64, infl []float64, groups []string) Interval {
-	sums := map[string]float64{}
+	// The groups' sums in the order they first appear: a float sum in
+	// map order differed in its last digits from run to run, and so did
+	// the report.
+	at := map[string]int{}
+	var sums []float64
 	for i, g := range groups {
-		sums[g] += infl[i]
+		k, ok := at[g]
+		if !ok {
+			k = len(sums)
+			at[g] = k
+			sums = append(sums, 0)
+		}
+		sums[k] += infl[i]
 	}
 	iv := Interval{N: int64(len(infl)), Mean: est, Low: est, High: est}
 	if len(sums) < 2 {

@@ -97,8 +97,16 @@ func pactTables(p *Pact) []table {
 		}
 		ts = append(ts, paperTables(pre, q.Paper)...)
 	}
-	ts = append(ts, framingAverageTable(p.FramingAverages)...)
-	return append(ts, humanStudyTable(p.HumanStudy)...)
+	return append(ts, pactRunTables(p)...)
+}
+
+// pactRunTables are the PACT tables of more than one framing: the
+// averages over the framings, the persona-prompted run, the human study.
+func pactRunTables(p *Pact) []table {
+	ts := framingAverageTable(p.FramingAverages)
+	ts = append(ts, personaTable(p.Persona)...)
+	ts = append(ts, humanStudyTable(p.HumanStudy)...)
+	return append(ts, regressionTables(p.HumanRegression)...)
 }
 
 func outcomeCells(r SimRow) []string {

@@ -26,7 +26,7 @@ func hostileReport(t *testing.T) *Report {
 	return c.Report()
 }
 
-// No control byte a terminal obeys reaches ngstats' text report (issue 24).
+// No control byte a terminal obeys reaches ngstats' text report.
 func TestTextReportEscapesControls(t *testing.T) {
 	var b strings.Builder
 	if err := WriteText(&b, hostileReport(t), 5); err != nil {

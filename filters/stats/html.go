@@ -29,8 +29,12 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlView is what the template shows: the report plus what is derived
 // from it for display.
 type htmlView struct {
-	R          *Report
-	CSP        string
+	R   *Report
+	CSP string
+	// Dialogues: the report has the dialogue sections (distributions,
+	// language); a file of PACT items or seeds, which holds no dialogue,
+	// gets none rather than tables of zeros.
+	Dialogues  bool
 	Failed     int
 	Categories *hbarChart
 	Counts     []countTable
@@ -81,7 +85,8 @@ type labelRow struct {
 }
 
 func newHTMLView(r *Report) *htmlView {
-	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser), Eval: newEvalView(r)}
+	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser), Eval: newEvalView(r),
+		Dialogues: r.Dialogues > 0 || r.Records == 0}
 	for _, t := range r.FailOn {
 		if t.Exceeded {
 			v.Failed++
@@ -91,18 +96,25 @@ func newHTMLView(r *Report) *htmlView {
 	for _, c := range r.Counts.ByCategory {
 		cats = append(cats, barItem{label: c.Key, value: c.Records})
 	}
-	v.Categories = newHBar("Records by category", cats)
-	v.Counts = []countTable{
+	if informative(r.Counts.ByCategory) {
+		v.Categories = newHBar("Records by category", cats)
+	}
+	for _, t := range []countTable{
 		{Title: "By culture", Rows: r.Counts.ByCulture},
 		{Title: "By dialogue type", Rows: r.Counts.ByType},
 		{Title: "By category", Rows: r.Counts.ByCategory},
-	}
-	for i := range v.Counts {
-		for _, c := range v.Counts[i].Rows {
-			v.Counts[i].Total += c.Records
+	} {
+		if !informative(t.Rows) { // as in the text report
+			continue
 		}
+		for _, c := range t.Rows {
+			t.Total += c.Records
+		}
+		v.Counts = append(v.Counts, t)
 	}
-	v.CultType = cultureTypeMatrix(r.Counts.ByCultureType)
+	if informative(r.Counts.ByType) {
+		v.CultType = cultureTypeMatrix(r.Counts.ByCultureType)
+	}
 
 	addHist := func(c *histChart) {
 		if c != nil {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // probeJS runs in the report opened by Chromium. It records CSP
@@ -28,8 +31,9 @@ const probeJS = `(function(){
 var violations=[];
 document.addEventListener('securitypolicyviolation',function(e){violations.push(e.violatedDirective+' '+e.blockedURI);});
 addEventListener('load',function(){
-var out={charts:[],resources:performance.getEntriesByType('resource').length,violations:violations,
+var out={charts:[],tables:[],resources:performance.getEntriesByType('resource').length,violations:violations,
 pageW:document.documentElement.scrollWidth,viewW:document.documentElement.clientWidth};
+document.querySelectorAll('section table').forEach(function(t){out.tables.push({section:t.closest('section').id,w:t.scrollWidth,box:t.parentElement.clientWidth});});
 document.querySelectorAll('svg.chart').forEach(function(s){
 var r=s.getBoundingClientRect(),b=s.getBBox(),bars=0;
 s.querySelectorAll('rect').forEach(function(x){var bb=x.getBBox();if(bb.width>0&&bb.height>0)bars++;});
@@ -44,6 +48,12 @@ type probeResult struct {
 		Label              string
 		W, H, BBoxW, BBoxH float64
 		Bars               int
+	}
+	// Tables: each table's width and that of its box (the .scroll div
+	// that scrolls it sideways when wider).
+	Tables []struct {
+		Section string
+		W, Box  float64
 	}
 	Resources    int
 	Violations   []string
@@ -189,6 +199,48 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestHTMLModelsTableFits: at a desktop window's width the models
+// section's tables fit the page, long model names and twelve columns
+// included, rather than hide their last columns behind a scroll bar.
+func TestHTMLModelsTableFits(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		if os.Getenv("NGKIT_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("NGKIT_REQUIRE_CHROMIUM=1 but no chromium binary found (Debian package chromium, or set NGKIT_CHROMIUM)")
+		}
+		t.Skip("no chromium binary found: install Debian package chromium (or set NGKIT_CHROMIUM=/path) to run the browser test")
+	}
+	c := NewCollector()
+	for i, m := range []string{"Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "SmolLM2-135M-Instruct-Q8_0", "gpt-4.1-mini-2025-04-14"} {
+		for _, st := range []string{"ngseed", "ngrefine", "ngv2r", "nglabel"} {
+			c.Add(&record.Record{ID: fmt.Sprintf("%s-%d", st, i), Culture: "korean",
+				Gen: []record.Gen{{Stage: st, Role: "writer", Endpoint: "local-" + m, Model: m, ModelAnswered: m,
+					TokensIn: 1234567, TokensOut: 234567, TokensCached: 123456, Retries: 12, CostUSD: 123.4567, CachedSavedUSD: 12.3456}}})
+		}
+	}
+	dom, raw := chromiumDOM(t, bin, withProbe(t, renderHTML(t, c.Report())), "--window-size=1100,800")
+	var res probeResult
+	if err := json.Unmarshal([]byte(html.UnescapeString(raw)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.ViewW < 1000 {
+		t.Fatalf("window %vpx wide, want a desktop's 1100", res.ViewW)
+	}
+	n := 0
+	for _, tb := range res.Tables {
+		if tb.Section != "models" {
+			continue
+		}
+		n++
+		if tb.W > tb.Box+0.5 {
+			t.Errorf("a models table is %vpx wide in a %vpx box: its last columns scroll out of sight", tb.W, tb.Box)
+		}
+	}
+	if n == 0 || !strings.Contains(dom, "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M") {
+		t.Errorf("no models table laid out (%d)", n)
+	}
 }
 
 // TestHTMLEvalInChromium: the PACT, simulation and by-persona charts and

@@ -176,6 +176,32 @@ func TestHTMLHistogramZeroBins(t *testing.T) {
 	}
 }
 
+// TestHTMLHistogramBarsOneWidth: a histogram of one bin, one of a few and
+// one of the most bins a summary has draw bars of one width, and each x
+// axis ends with its last bar.
+func TestHTMLHistogramBarsOneWidth(t *testing.T) {
+	var width px
+	for _, n := range []int{1, 3, maxBins} {
+		bins := make([]Bin, n)
+		for i := range bins {
+			bins[i] = Bin{Lo: int64(i), Hi: int64(i), Count: int64(i + 1)}
+		}
+		c := newHist("x", "v", "n", bins)
+		for _, b := range c.Bars {
+			if width == 0 {
+				width = b.W
+			}
+			if b.W != width {
+				t.Errorf("%d bins: a bar %v wide, want %v as every other", n, b.W, width)
+			}
+		}
+		last := c.Bars[len(c.Bars)-1]
+		if end := last.X + last.W + 1; math.Abs(float64(end-c.X1)) > 0.5 {
+			t.Errorf("%d bins: the axis ends at %v, the last bar at %v", n, c.X1, end)
+		}
+	}
+}
+
 func TestHTMLShortNumbers(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 9999: "9,999", 10000: "10k", 123456: "123k", 999500: "1M",
 		2_500_000_000: "2.5G", math.MaxInt64: "9.22E", -12345: "-12.3k"} {

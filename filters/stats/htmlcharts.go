@@ -115,7 +115,11 @@ func newHist(aria, xTitle, yTitle string, bins []Bin) *histChart {
 	}
 	x0, x1 := float64(histLeft), float64(histW-histRight)
 	y0, y1 := float64(histTop), float64(histH-histBottom)
-	bw := (x1 - x0) / float64(len(bins))
+	// Every histogram's bars have one width, that of the most bins a
+	// summary has: a chart of two bins is not two slabs beside another
+	// of thirty slivers. The x axis ends with the last bin.
+	bw := (x1 - x0) / float64(max(len(bins), maxBins))
+	x1 = x0 + bw*float64(len(bins))
 	c := &histChart{
 		Name: aria,
 		Label: fmt.Sprintf("%s: histogram of %d bins, %s to %s; most %s at %s (%s)",

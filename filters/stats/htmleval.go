@@ -106,7 +106,10 @@ type personaGroupView struct {
 }
 
 type evalView struct {
-	Pact      []pactView
+	Pact []pactView
+	// PactRun: the PACT tables of both framings (their averages, the
+	// persona-prompted run, the human study).
+	PactRun   []htmlTable
 	SimCharts []*ivChart
 	SimTables []htmlTable
 	// Models are the calls per stage, role and endpoint and the labelling
@@ -148,6 +151,7 @@ func newEvalView(r *Report) evalView {
 			pv.Tables = htmlTables(pactTables(one))
 			v.Pact = append(v.Pact, pv)
 		}
+		v.PactRun = htmlTables(pactRunTables(r.Pact))
 	}
 	if s := r.Sim; s != nil {
 		var scores, inferred []ivItem
@@ -222,7 +226,7 @@ var _ = template.Must(htmlTmpl.New("eval").Parse(evalHTML))
 
 const evalHTML = `
 {{- with .Eval}}
-{{- if .Pact}}
+{{- if or .Pact .PactRun}}
 
 <section id="pact">
 <h2>PACT: cultural norm vs personal preference</h2>
@@ -232,6 +236,10 @@ const evalHTML = `
 {{- range .Charts}}
 {{template "ivchart" .}}{{end}}
 {{- range .Tables}}{{template "htable" .}}{{end}}
+{{- end}}
+{{- if .PactRun}}
+<h3>Both framings, the persona-prompted run, the human study</h3>
+{{- range .PactRun}}{{template "htable" .}}{{end}}
 {{- end}}
 </section>
 {{- end}}

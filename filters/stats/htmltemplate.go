@@ -52,6 +52,10 @@ th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;verti
 th{background:var(--soft);font-weight:600}
 td.help{min-width:14em}
 .n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th.n{white-space:normal}
+#models table{font-size:.82em}
+#models th,#models td{padding:4px 6px}
+#models td:not(.n){overflow-wrap:anywhere;min-width:6.5em}
 .chart{display:block;width:100%;max-width:760px;height:auto;margin:6px 0 16px}
 .chart text{font-size:12px;fill:#3d444d}
 .chart .axis{stroke:#8c959f;stroke-width:1}
@@ -79,12 +83,13 @@ ol.turns li{margin:6px 0;padding:4px 8px;border-left:3px solid var(--line)}
 ol.turns .who{font-weight:600}
 ol.turns .act{font-style:italic;color:var(--muted)}
 ol.turns .txt{overflow-wrap:anywhere}
-p.narr{font-style:italic;color:var(--muted);margin:4px 0}
+ol.turns li.narr{font-style:italic;color:var(--muted);border-left-color:transparent}
 .chip{display:inline-block;font-size:.78em;padding:0 6px;margin:2px 4px 0 0;border-radius:9px;border:1px solid var(--line);background:var(--soft)}
 .chip.k-good{background:#e6f4ea;border-color:#2e7d32;color:#1b5e20}
 .chip.k-bad{background:#fdecea;border-color:#c62828;color:#8e1c1c}
 .chip.k-warn{background:#fff4e5;border-color:#b26a00;color:#7a4a00}
 .chip.k-fix{background:#e8f0fe;border-color:#1a56b8;color:#123d85}
+.chip.flag{background:#fff;border:1px dashed var(--bad);color:var(--bad);font-weight:600}
 li.k-bad{border-left-color:#c62828}li.k-good{border-left-color:#2e7d32}li.k-warn{border-left-color:#b26a00}li.k-fix{border-left-color:#1a56b8}
 .human{font-size:.78em;color:var(--muted)}
 blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);white-space:pre-wrap;overflow-wrap:anywhere}
@@ -95,7 +100,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <header>
 <h1>ngstats report</h1>
 <p class="muted">{{num .R.Records}} records · {{num .R.Dialogues}} dialogues · {{num .R.Turns}} turns · report format {{.R.Version}}</p>
-<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a><a href="#distributions">Distributions</a><a href="#language">Language</a><a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if .Eval.Pact}}<a href="#pact">PACT</a>{{end}}{{if .R.Sim}}<a href="#simulation">Simulation</a>{{end}}{{if .Eval.Models}}<a href="#models">Models</a>{{end}}{{if .Eval.ByPersona}}<a href="#by-persona">By persona</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
+<nav aria-label="Sections"><a href="#totals">Totals</a><a href="#counts">Counts</a>{{if $.Dialogues}}<a href="#distributions">Distributions</a><a href="#language">Language</a>{{end}}<a href="#defects">Defects</a>{{if .R.Labels}}<a href="#labels">Labels</a>{{end}}{{if or .Eval.Pact .Eval.PactRun}}<a href="#pact">PACT</a>{{end}}{{if .R.Sim}}<a href="#simulation">Simulation</a>{{end}}{{if .Eval.Models}}<a href="#models">Models</a>{{end}}{{if .Eval.ByPersona}}<a href="#by-persona">By persona</a>{{end}}{{if .Browse}}<a href="#dialogues">Dialogues</a>{{end}}{{if .R.FailOn}}<a href="#fail-on">Fail-on</a>{{end}}</nav>
 </header>
 {{- if .R.FailOn}}
 
@@ -116,10 +121,12 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div class="cards">
 <div class="card"><b>{{num .R.Records}}</b><span>records</span></div>
 <div class="card"><b>{{num .R.Dialogues}}</b><span>dialogues (with turns)</span></div>
+{{- if .R.Dialogues}}
 <div class="card"><b>{{num .R.Turns}}</b><span>turns</span></div>
 <div class="card"><b>{{dec .R.TurnsPerDialogue.Mean}}</b><span>turns per dialogue (mean)</span></div>
 <div class="card"><b>{{dec .R.SpeakersPerDialogue.Mean}}</b><span>speakers per dialogue (mean)</span></div>
 <div class="card"><b>{{num .R.SameSpeaker.Pairs}}</b><span>same-speaker adjacent turns, in {{num .R.SameSpeaker.Dialogues}} dialogues</span></div>
+{{- end}}
 <div class="card"><b>{{num .R.RecordsWithDefects}}</b><span>records with a defect ({{share .R.RecordsWithDefects .R.Records}}), {{classes (len .R.Defects)}}</span></div>
 </div>
 </section>
@@ -136,9 +143,9 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 <div>
 <h3>{{.Title}}</h3>
 <div class="scroll"><table>
-<thead><tr><th></th><th class="n">records</th><th class="n">share</th><th class="n">dialogues</th><th class="n">turns</th></tr></thead>
+<thead><tr><th></th><th class="n">records</th><th class="n">share</th>{{if $.R.Dialogues}}<th class="n">dialogues</th><th class="n">turns</th>{{end}}</tr></thead>
 <tbody>{{$total := .Total}}{{range .Rows}}
-<tr><td>{{key .Key}}</td><td class="n">{{num .Records}}</td><td class="n">{{share .Records $total}}</td><td class="n">{{num .Dialogues}}</td><td class="n">{{num .Turns}}</td></tr>{{end}}
+<tr><td>{{key .Key}}</td><td class="n">{{num .Records}}</td><td class="n">{{share .Records $total}}</td>{{if $.R.Dialogues}}<td class="n">{{num .Dialogues}}</td><td class="n">{{num .Turns}}</td>{{end}}</tr>{{end}}
 </tbody></table></div>
 </div>
 {{- end}}
@@ -153,7 +160,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- end}}{{end}}
 {{- end}}
 </section>
-
+{{- if .Dialogues}}
 <section id="distributions">
 <h2>Distributions</h2>
 {{- if not .R.Records}}
@@ -202,6 +209,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- end}}{{end}}
 {{- end}}
 </section>
+{{- end}}
 
 <section id="defects">
 <h2>Defects</h2>
@@ -262,7 +270,7 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 
 <section id="dialogues">
 <h2>Dialogues</h2>
-<p class="muted">The first dialogues of each culture and dialogue type ({{len .Examples}} in all){{if .ShowDefect}}, and every record with the defect <code>{{.ShowDefect}}</code>{{end}}. Labels are written out; colours only repeat them (green adhered / resolution, red violated / violation, amber recognition, blue repair).</p>
+<p class="muted">The first dialogues of each culture and dialogue type ({{len .Examples}} in all){{if .ShowDefect}}, and every record with the defect <code>{{.ShowDefect}}</code>{{end}}. Labels are written out; colours only repeat them (green adhered / resolution, red violated / violation, amber recognition, blue repair). A V2R turn's <i>writer's stage</i> is the one ngv2r wrote it for, its <i>labeller's stage</i> the one nglabel gave it; <i>stages disagree</i> marks a turn where they differ. Narration stands where it was in the dialogue.</p>
 {{- if .ShowDefect}}
 <h3>Records with {{.ShowDefect}} ({{len .Shown}}{{if .ShownMore}}, and {{num .ShownMore}} more not kept{{end}})</h3>
 {{- range .Shown}}{{template "dlg" .}}{{else}}<p class="empty">No record has this defect.</p>{{end}}
@@ -287,14 +295,16 @@ blockquote{margin:2px 0 6px;padding:2px 10px;border-left:3px solid var(--line);w
 {{- with .Review}}<dt>review</dt><dd>{{.}}</dd>{{end}}
 {{- with .Defects}}<dt>defects</dt><dd>{{range .}}<code>{{.}}</code> {{end}}</dd>{{end}}
 </dl>
-{{- range .Narration}}
-<p class="narr">({{.}})</p>{{end}}
 <ol class="turns">
 {{- range .Turns}}
+{{- range .Before}}
+<li class="narr">({{.}})</li>{{end}}
 <li{{with .StageClass}} class="{{.}}"{{end}}><span class="who">{{.Speaker}}</span>{{with .Action}} <span class="act">({{.}})</span>{{end}}: <span class="txt">{{.Text}}</span>
-{{- if or .Stage .Labels}}<br>{{if .Stage}}<span class="chip {{.StageClass}}">stage: {{.Stage}}</span>{{end}}{{range .Labels}}<span class="chip {{.Class}}">{{.Task}}: {{.Value}}</span>{{end}}{{end}}
+{{- if or .Stage .Labels}}<br>{{if .Stage}}<span class="chip {{.StageClass}}">writer's stage: {{.Stage}}</span>{{end}}{{range .Labels}}<span class="chip {{.Class}}">{{.Task}}: {{.Value}}</span>{{end}}{{if .Disagree}}<span class="chip flag">stages disagree</span>{{end}}{{end}}
 {{- with .Human}}<br><span class="human">reviewers:</span> {{range .}}<span class="chip {{.Class}}">{{.Task}}: {{.Value}}</span>{{end}}{{end}}</li>
 {{- end}}
+{{- range .Closing}}
+<li class="narr">({{.}})</li>{{end}}
 </ol>
 </details></article>{{end}}
 {{define "ids"}}<ul class="ids">{{range .}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}

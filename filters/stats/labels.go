@@ -18,6 +18,7 @@ type labelExtras struct {
 	stageIntents map[string]*LabelDist
 	agreement    map[string]*agreeAcc
 	pairwise     map[[2]string]*PairwiseRate
+	oneClasses   map[[2]string]*OneClass // model, task
 }
 
 type agreeAcc struct {
@@ -32,7 +33,7 @@ func newLabelExtras() labelExtras {
 }
 
 func (x *labelExtras) empty() bool {
-	return len(x.stageIntents) == 0 && len(x.agreement) == 0 && len(x.pairwise) == 0
+	return len(x.stageIntents) == 0 && len(x.agreement) == 0 && len(x.pairwise) == 0 && len(x.oneClasses) == 0
 }
 
 // turn adds one labelled turn of rec.
@@ -52,11 +53,12 @@ func (x *labelExtras) turn(rec *record.Record, t *record.Turn) {
 	if rec.LabelsMeta != nil {
 		samples = rec.LabelsMeta.Samples
 	}
-	for i, dist := range []map[string]float64{l.NormDist, l.IntentDist, l.EmotionDist, l.StageDist, l.SafetyDist} {
+	for _, row := range record.LabelTasks {
+		dist := *row.Dist(l)
 		if len(dist) == 0 {
 			continue
 		}
-		task := labelTasks[i]
+		task := row.Name
 		a := x.agreement[task]
 		if a == nil {
 			a = &agreeAcc{lastN: 3} // ProsocialDialog's three annotators
@@ -96,6 +98,7 @@ var pairwiseCriteria = []string{"naturalness", "norm"}
 
 // record adds the pairwise judgement of rec, if any.
 func (x *labelExtras) record(rec *record.Record) {
+	x.oneClass(rec)
 	raw, ok := rec.Extra[PairwiseKey]
 	if !ok {
 		return
@@ -133,13 +136,14 @@ func (x *labelExtras) record(rec *record.Record) {
 
 // report fills the label extras of l.
 func (x *labelExtras) report(l *Labels) {
+	l.OneClass = x.oneClassReport()
 	for _, d := range x.stageIntents {
 		l.IntentByStage = append(l.IntentByStage, *d)
 	}
 	slices.SortFunc(l.IntentByStage, func(a, b LabelDist) int {
 		return cmp.Compare(slices.Index(record.Stages, a.Group), slices.Index(record.Stages, b.Group))
 	})
-	for _, task := range labelTasks {
+	for _, task := range labelTasks() {
 		a := x.agreement[task]
 		if a == nil {
 			continue

@@ -11,7 +11,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The model-roles part of the report (issue 14): the LLM calls of the
+// The model-roles part of the report: the LLM calls of the
 // whole corpus from every record's gen, totalled per stage, role and
 // endpoint; and, for records labelled by a panel of models (nglabel
 // --labellers), each labeller's label distribution, the agreement between
@@ -163,11 +163,12 @@ func (c *Collector) addPanel(rec *record.Record) {
 			continue
 		}
 		bm := t.Labels.ByModel
-		for _, task := range labelTasks {
+		for _, task := range labelTasks() {
 			votes := make([]string, len(bm))
 			any := false
-			for i, ml := range bm {
-				votes[i] = modelLabel(ml, task)
+			for i := range bm {
+				ml := &bm[i]
+				votes[i] = ml.Get(task)
 				any = any || votes[i] != ""
 				if votes[i] == "" {
 					continue
@@ -266,22 +267,6 @@ func cutText(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-func modelLabel(m record.ModelLabels, task string) string {
-	switch task {
-	case "norm":
-		return m.Norm
-	case "intent":
-		return m.Intent
-	case "emotion":
-		return m.Emotion
-	case "stage":
-		return m.Stage
-	case "safety":
-		return m.Safety
-	}
-	return ""
-}
-
 func (p *panelAcc) report() *Panel {
 	if p == nil {
 		return nil
@@ -294,10 +279,11 @@ func (p *panelAcc) report() *Panel {
 	for _, d := range p.dist {
 		r.Dist = append(r.Dist, *d)
 	}
+	tasks := labelTasks()
 	slices.SortFunc(r.Dist, func(a, b LabelDist) int {
-		return cmp.Or(cmp.Compare(slices.Index(labelTasks, a.Task), slices.Index(labelTasks, b.Task)), cmp.Compare(order(a.Group), order(b.Group)))
+		return cmp.Or(cmp.Compare(slices.Index(tasks, a.Task), slices.Index(tasks, b.Task)), cmp.Compare(order(a.Group), order(b.Group)))
 	})
-	for _, task := range labelTasks {
+	for _, task := range labelTasks() {
 		if p.turns[task] == 0 {
 			continue
 		}
@@ -378,7 +364,7 @@ func modelTables(r *Report) []table {
 	if p == nil {
 		return ts
 	}
-	for _, task := range labelTasks {
+	for _, task := range labelTasks() {
 		t := table{title: "Labelling panel: " + task + " by labeller", header: []string{"labeller", "turns", "distribution"}}
 		for _, d := range p.Dist {
 			if d.Task == task {

@@ -11,7 +11,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The PACT section (issue 15): for records with pact results (ngpact),
+// The PACT section: for records with pact results (ngpact),
 // per question framing, the culture-following rate of each model under
 // test overall, by culture and by each persona attribute; the paired
 // counterfactual effect of each attribute (variants of one item that
@@ -24,7 +24,8 @@ import (
 
 // Pact is the PACT section of the report.
 type Pact struct {
-	// Items are the records with pact results.
+	// Items are the records with pact results, but for the
+	// persona-prompted ones (Persona.Items).
 	Items     int64          `json:"items"`
 	Questions []PactQuestion `json:"questions"`
 	// HumanStudy: the human study's figures, from items with
@@ -33,6 +34,13 @@ type Pact struct {
 	// FramingAverages: each model's alignment figures averaged over the
 	// paper's two framings (pactpaper.go).
 	FramingAverages []PactFramingAverage `json:"framing_averages"`
+	// Persona: the persona-prompted run (items with persona_country or
+	// persona_demo) and the paper's persona-subgroup alignment
+	// (pactpersona.go); its records are not in Items nor in Questions.
+	Persona *PactPersonaRun `json:"persona"`
+	// HumanRegression: the human study's logistic regressions
+	// (pactregress.go); absent without human answers.
+	HumanRegression *PactRegression `json:"human_regression,omitempty"`
 }
 
 // PactQuestion holds every figure of one question framing ("choice",
@@ -156,6 +164,16 @@ type pactAcc struct {
 	// subgroups: per item and framing, the human culture rate of each
 	// respondent subgroup (country, demo) that answered it
 	subgroups map[[2]string]map[[2]string]float64
+	// itemShares: per item and framing, the human culture rate of all its
+	// answers (the authors' item profile, human_item_profiles)
+	itemShares map[[2]string]float64
+	// persona: the persona-prompted run's results (pactpersona.go), per
+	// question and model; personaItems its records
+	persona      map[[2]string][]personaPoint
+	personaItems int64
+	// regPersonal, regNorm: the human answers as the rows of the
+	// authors' regressions (pactregress.go), per framing
+	regPersonal, regNorm []pactRegRow
 }
 
 // pactCulture is the attribute name under which an item's culture is
@@ -176,6 +194,10 @@ func (c *Collector) addPact(rec *record.Record) {
 		a.addHumanAnswers(rec, group)
 	}
 	if len(rec.Pact) == 0 {
+		return
+	}
+	if it := rec.PactItem; it != nil && (it.PersonaCountry != "" || it.PersonaDemo != "") {
+		a.addPersona(rec, group)
 		return
 	}
 	a.items++
@@ -231,6 +253,25 @@ func (c *Collector) addPact(rec *record.Record) {
 		}
 		k := [2]string{r.Question, r.Model}
 		a.points[k] = append(a.points[k], pt)
+	}
+}
+
+// addPersona keeps a persona-prompted record's results apart, for the
+// persona-subgroup alignment only.
+func (a *pactAcc) addPersona(rec *record.Record, group string) {
+	if a.persona == nil {
+		a.persona = map[[2]string][]personaPoint{}
+	}
+	a.personaItems++
+	it := rec.PactItem
+	for _, r := range rec.Pact {
+		pt := personaPoint{pactPoint: pactPoint{id: rec.ID, group: group, p: math.NaN(), entropy: math.NaN(), human: humanShareFor(it, r.Question)},
+			country: it.PersonaCountry, demo: it.PersonaDemo}
+		if r.PFollow != nil && isShare(*r.PFollow) {
+			pt.p = *r.PFollow
+		}
+		k := [2]string{r.Question, r.Model}
+		a.persona[k] = append(a.persona[k], pt)
 	}
 }
 
@@ -329,6 +370,8 @@ func (a *pactAcc) report() *Pact {
 		out.Questions = append(out.Questions, pq)
 	}
 	out.FramingAverages = framingAverages(out.Questions)
+	out.Persona = a.personaRun()
+	out.HumanRegression = pactRegression(a.regPersonal, a.regNorm)
 	return out
 }
 

@@ -54,7 +54,7 @@ func awkwardRecords() []*record.Record {
 		}
 		return b
 	}
-	var recs []*record.Record
+	var recs, personaRecs []*record.Record
 	for i := range 60 {
 		country := countries[i%len(countries)]
 		noReceiver := i%5 == 4
@@ -65,6 +65,19 @@ func awkwardRecords() []*record.Record {
 		for r := range 3 + rng.IntN(5) {
 			a := record.HumanAnswer{Respondent: fmt.Sprintf("r%d", rng.IntN(25)), Country: respondents[(i+r)%len(respondents)],
 				Demo: []string{"young woman", "young man", "older woman", "older man", ""}[rng.IntN(5)]} // "": no demographic group
+			// For the regressions (no draws of their own, so that the
+			// other figures stay as they were): the gender as the demo
+			// says, blank without one (the design's "NA" level), and one
+			// age band for all, a factor of one level (get_dummies gives
+			// it no column); the blank receiver attributes of every fifth
+			// item make receiver age and gender collinear.
+			a.Age = "18+"
+			switch {
+			case strings.HasSuffix(a.Demo, "woman"):
+				a.Gender = "female"
+			case strings.HasSuffix(a.Demo, "man"):
+				a.Gender = "male"
+			}
 			for _, c := range []*string{&a.Personal, &a.Norm} {
 				switch {
 				case r > 0 && rng.Float64() < 0.2:
@@ -107,7 +120,7 @@ func awkwardRecords() []*record.Record {
 				it.ReceiverAge, it.ReceiverGender = pick("younger", "older"), pick("female", "male")
 			}
 			rec := &record.Record{ID: id, VariantOf: variantOf, Culture: strings.ReplaceAll(strings.ToLower(country), " ", "-"), DialogueType: "pact",
-				Scenario: fmt.Sprintf("Scenario %d: a dinner at a colleague's home.", i), PactItem: it}
+				Scenario: fmt.Sprintf("Scenario %d: %s.", i, awkwardScenes[i%len(awkwardScenes)]), PactItem: it}
 			for _, m := range awkwardModels {
 				if m.onlyNoR && !noReceiver {
 					continue
@@ -138,8 +151,86 @@ func awkwardRecords() []*record.Record {
 			}
 			recs = append(recs, rec)
 		}
+		if i%3 == 0 {
+			personaRecs = append(personaRecs, awkwardPersonaRecords(recs[len(recs)-1-i%4], truth, i)...)
+		}
 	}
-	return recs
+	return append(recs, personaRecs...)
+}
+
+// awkwardScenes give the items every theme of the authors' keywords, and
+// none (S5:50-57).
+var awkwardScenes = []string{"a dinner at a colleague's home", "greeting an elder at a wedding", "a meeting at the office",
+	"waiting in a queue for the bus", "borrowing a phone charger", "choosing a gift for a friend", "a walk by the river"}
+
+// awkwardPersonas are the persona-prompted run's personas: the study's
+// respondent subgroups, a country no respondent is from (Japan: no
+// humans), and personas missing their demo or their country.
+var awkwardPersonas = [][2]string{
+	{"India", "young woman"}, {"India", "older man"}, {"Brazil", "young man"}, {"Brazil", "older woman"},
+	{"United Kingdom", "young woman"}, {"South Africa", "older man"}, {"United States of America", "young man"},
+	{"United States of America", "older woman"}, {"Japan", "young woman"}, {"India", ""}, {"", "older man"},
+}
+
+// awkwardPersonaRecords are item i's persona-prompted records (S5:728-741):
+// the subgroups of its respondents and 1 to 3 drawn personas, each answered by some of the instruct
+// models (uneven rows per persona), half of them carrying the item's
+// human answers; a stream of numbers of their own, so that the
+// persona-free records stay as they were.
+func awkwardPersonaRecords(base *record.Record, truth float64, i int) []*record.Record {
+	rng := rand.New(rand.NewPCG(728, uint64(i)))
+	// the item's own respondent subgroups, then 1 to 3 drawn personas
+	var personas [][2]string
+	for _, a := range base.PactItem.Human.Answers {
+		if p := [2]string{a.Country, a.Demo}; !slices.Contains(personas, p) {
+			personas = append(personas, p)
+		}
+	}
+	for _, k := range rng.Perm(len(awkwardPersonas))[:1+rng.IntN(3)] {
+		if !slices.Contains(personas, awkwardPersonas[k]) {
+			personas = append(personas, awkwardPersonas[k])
+		}
+	}
+	var out []*record.Record
+	for j, pc := range personas {
+		it := *base.PactItem
+		it.PersonaCountry, it.PersonaDemo = pc[0], pc[1]
+		if j%2 == 1 {
+			it.Human = nil // the answers are on the item's other records
+		}
+		rec := &record.Record{ID: fmt.Sprintf("%s-p%d", base.ID, j), VariantOf: cmp.Or(base.VariantOf, base.ID), Culture: base.Culture, DialogueType: "pact",
+			Scenario: base.Scenario, PactItem: &it}
+		for _, m := range awkwardModels[1:] {
+			if rng.IntN(4) == 0 {
+				continue
+			}
+			for _, q := range []string{record.PactPersonal, record.PactNorm} {
+				follow := math.Min(1, math.Max(0, truth-m.shift+0.3*rng.NormFloat64()))
+				res := record.PactResult{Model: m.name, Question: q, Method: m.method, Samples: max(m.k, 1)}
+				switch {
+				case rng.Float64() < 0.1:
+					res.Error = "no option named"
+				case m.k == 0:
+					p := math.Round(follow*1000) / 1000
+					if rng.Float64() < 0.08 {
+						p = 0.5
+					}
+					res.PFollow, res.Valid = fp(p), 1
+				default:
+					n := 0
+					for range m.k {
+						if rng.Float64() < follow {
+							n++
+						}
+					}
+					res.PFollow, res.Valid = fp(float64(n)/float64(m.k)), m.k
+				}
+				rec.Pact = append(rec.Pact, res)
+			}
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
 func readAwkward(t *testing.T) []*record.Record {
@@ -184,6 +275,9 @@ type awkRow struct {
 func awkRows(recs []*record.Record) []awkRow {
 	var rows []awkRow
 	for _, r := range recs {
+		if awkPersona(r) {
+			continue // the persona-prompted run: its own figure
+		}
 		item := r.ID
 		if r.VariantOf != "" {
 			item = r.VariantOf
@@ -207,6 +301,10 @@ func awkRows(recs []*record.Record) []awkRow {
 		}
 	}
 	return rows
+}
+
+func awkPersona(r *record.Record) bool {
+	return r.PactItem.PersonaCountry != "" || r.PactItem.PersonaDemo != ""
 }
 
 func indMaxAgree(r float64) float64 { return math.Max(r, 1-r) }
@@ -333,8 +431,9 @@ func indAwkDemographic(rows []awkRow, models []string, factor string) float64 {
 	return indMean(roleMeans)
 }
 
-// TestPactPaperAwkward: on the run with every awkward case (the five of
-// issue 40), the paper's figures equal an independent implementation of
+// TestPactPaperAwkward: on the run with every awkward case (distributions,
+// invalid answers, a family lacking a role, persona variants, blank human
+// answers), the paper's figures equal an independent implementation of
 // the authors' code to 1e-9; scripts/pact-authors.sh checks the same
 // file against the authors' own Python.
 func TestPactPaperAwkward(t *testing.T) {
@@ -449,6 +548,110 @@ func TestPactPaperAwkward(t *testing.T) {
 	if nsub < 100 {
 		t.Errorf("%d subgroup rows", nsub)
 	}
+	// the persona-subgroup alignment (S5:728-741): each persona-prompted
+	// row joined to the subgroup of its persona_country and persona_demo
+	// on its item and framing (inner: no subgroup, no row; a missing
+	// field matches none), summarised per framing, model and persona
+	prows := map[[4]string][]awkRow{} // framing, model, country, demo
+	var presults, pincomplete, punmatched int
+	for _, rec := range recs {
+		if !awkPersona(rec) {
+			continue
+		}
+		pc, pd := rec.PactItem.PersonaCountry, rec.PactItem.PersonaDemo
+		for _, res := range rec.Pact {
+			presults++
+			c := ""
+			if res.PFollow != nil {
+				c = "B"
+				if *res.PFollow >= 0.5 {
+					c = "A"
+				}
+			}
+			v, ok := subRate[[4]string{rec.VariantOf, res.Question, pc, pd}]
+			switch {
+			case pc == "" || pd == "":
+				pincomplete++
+			case !ok:
+				punmatched++
+			default:
+				k := [4]string{res.Question, res.Model, pc, pd}
+				prows[k] = append(prows[k], awkRow{model: res.Model, framing: res.Question, id: rec.ID, item: rec.VariantOf, choice: c, h: v[0] / v[1]})
+			}
+		}
+	}
+	run := r.Pact.Persona
+	if run == nil || run.NotComputable != "" || len(run.Alignment) != len(prows) || run.Results != int64(presults) ||
+		run.Incomplete != int64(pincomplete) || run.Unmatched != int64(punmatched) {
+		t.Fatalf("persona run %+v, independent: %d rows, %d results, %d incomplete, %d unmatched", run, len(prows), presults, pincomplete, punmatched)
+	}
+	// the cases the fixture is for: missing fields, a persona of no
+	// subgroup (Japan), uneven rows per persona
+	counts := map[int]bool{}
+	for _, pr := range prows {
+		counts[len(pr)] = true
+	}
+	if pincomplete == 0 || punmatched == 0 || len(counts) < 4 {
+		t.Errorf("the persona run lacks its cases: %d incomplete, %d unmatched, row counts %v", pincomplete, punmatched, counts)
+	}
+	// the run's uncertainty alignment (S5:222-249, 751-756): every persona
+	// row of an item pooled, against the human rate of all its answers
+	pooled := map[[2]string][]awkRow{}
+	itemShare := map[string]*record.HumanShare{}
+	for _, rec := range recs {
+		if !awkPersona(rec) && rec.VariantOf == "" {
+			itemShare[rec.ID] = rec.PactItem.Human
+		}
+	}
+	for _, rec := range recs {
+		if !awkPersona(rec) {
+			continue
+		}
+		for _, res := range rec.Pact {
+			c := ""
+			if res.PFollow != nil {
+				c = "B"
+				if *res.PFollow >= 0.5 {
+					c = "A"
+				}
+			}
+			h := *itemShare[rec.VariantOf].Personal
+			if res.Question == record.PactNorm {
+				h = *itemShare[rec.VariantOf].Norm
+			}
+			k := [2]string{res.Question, res.Model}
+			pooled[k] = append(pooled[k], awkRow{model: res.Model, framing: res.Question, id: rec.ID, item: rec.VariantOf, choice: c, h: h})
+		}
+	}
+	if len(run.Uncertainty) != len(pooled) || len(run.UncertaintyAverages) != 3 {
+		t.Errorf("persona uncertainty: %d rows, %d averages; independent %d rows", len(run.Uncertainty), len(run.UncertaintyAverages), len(pooled))
+	}
+	avg, agreeAvg := map[string][]float64{}, map[string][]float64{}
+	for _, u := range run.Uncertainty {
+		agreeAvg[u.Model] = append(agreeAvg[u.Model], *u.ModelAgreement)
+		_, _, _, corr, low, _ := indAwkAlignment(pooled[[2]string{u.Question, u.Model}])
+		avg[u.Model] = append(avg[u.Model], corr)
+		if u.Uncertainty == nil || !approx(*u.Uncertainty, corr, tol) || u.ModelAgreementLowHuman == nil || !approx(*u.ModelAgreementLowHuman, low, tol) {
+			t.Errorf("persona uncertainty %+v, independent r %v low %v", u, corr, low)
+		}
+	}
+	for _, u := range run.UncertaintyAverages {
+		if u.Uncertainty == nil || !approx(*u.Uncertainty, indMean(avg[u.Model]), tol) || u.ModelAgreement == nil || !approx(*u.ModelAgreement, indMean(agreeAvg[u.Model]), tol) {
+			t.Errorf("persona uncertainty average %+v, independent %v", u, indMean(avg[u.Model]))
+		}
+	}
+	for _, pa := range run.Alignment {
+		if pa.Country == "Japan" {
+			t.Errorf("a persona with no humans has a row: %+v", pa)
+		}
+		pr := prows[[4]string{pa.Question, pa.Model, pa.Country, pa.Demo}]
+		maj, mae, gap, _, _, items := indAwkAlignment(pr)
+		if pa.Rows != int64(len(pr)) || pa.Items != int64(items) || !approx(pa.Majority.Mean, maj, tol) ||
+			(pa.MAE.N > 0 && !approx(pa.MAE.Mean, mae, tol)) || (pa.MAE.N == 0 && !math.IsNaN(mae)) ||
+			(pa.SignedGapPP.N > 0 && !approx(pa.SignedGapPP.Mean, gap, tol)) {
+			t.Errorf("persona %+v, independent majority %v MAE %v gap %v items %d rows %d", pa, maj, mae, gap, items, len(pr))
+		}
+	}
 	// the human study: every answer row of each scenario item once
 	var judgments int64
 	seen := map[string]bool{}
@@ -461,6 +664,26 @@ func TestPactPaperAwkward(t *testing.T) {
 	for _, g := range r.Pact.HumanStudy {
 		if g.Grouping == "overall" && (g.Judgments != judgments || g.Items != int64(len(seen)) || g.Answered >= g.Judgments) {
 			t.Errorf("%s overall: %+v, want %d judgments of %d items, some blank", g.Framing, g, judgments, len(seen))
+		}
+	}
+}
+
+// TestPactReportIsStable: the same records give the same report, to the
+// last digit (a cluster interval summed its groups in map order, so its
+// bounds changed from run to run, and a report from Parquet differed from
+// the one from JSONL).
+func TestPactReportIsStable(t *testing.T) {
+	recs := readAwkward(t)
+	var first []byte
+	for i := range 8 {
+		b, err := json.Marshal(collect(t, recs...).Pact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("run %d differs from the first", i)
 		}
 	}
 }

@@ -26,7 +26,7 @@ import (
 // many persona variants carry them.
 type PactHumanGroup struct {
 	Framing     string   `json:"framing"`  // personal, norm
-	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, scenario_country, receiver_age, receiver_gender, respondent_demo
+	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, respondent_country+relation ("country / relation"), scenario_country, receiver_age, receiver_gender, respondent_demo, scenario_theme
 	Value       string   `json:"value"`
 	Judgments   int64    `json:"judgments"`
 	Respondents int64    `json:"respondents"`
@@ -99,9 +99,20 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 	if a.human == nil {
 		a.human = map[[3]string]*humanGroupAcc{}
 	}
+	theme := scenarioTheme(rec.Scenario)
 	sub := map[string]map[[2]string]*[2]float64{} // framing -> (country, demo) -> follow, answered
+	all := map[string]*[2]float64{}               // framing -> follow, answered: the item's profile
 	for _, ans := range it.Human.Answers {
 		for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
+			if c == record.PactFollow || c == record.PactAllow {
+				if all[framing] == nil {
+					all[framing] = &[2]float64{}
+				}
+				all[framing][1]++
+				if c == record.PactFollow {
+					all[framing][0]++
+				}
+			}
 			if ans.Country == "" || ans.Demo == "" || (c != record.PactFollow && c != record.PactAllow) {
 				continue
 			}
@@ -117,8 +128,11 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 				sub[framing][k][0]++
 			}
 		}
-		for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", countryRelation(ans.Country, scenario)},
-			{"scenario_country", scenario}, {"receiver_age", it.ReceiverAge}, {"receiver_gender", it.ReceiverGender}, {"respondent_demo", ans.Demo}} {
+		rel := countryRelation(ans.Country, scenario)
+		a.addRegressionRows(ans, it, scenario, rel)
+		for _, g := range [][2]string{{"overall", ""}, {"respondent_country", ans.Country}, {"relation", rel},
+			{"respondent_country+relation", ans.Country + " / " + rel}, {"scenario_country", scenario}, {"receiver_age", it.ReceiverAge},
+			{"receiver_gender", it.ReceiverGender}, {"respondent_demo", ans.Demo}, {"scenario_theme", theme}} {
 			for framing, c := range map[string]string{record.PactPersonal: ans.Personal, record.PactNorm: ans.Norm} {
 				k := [3]string{framing, g[0], g[1]}
 				acc := a.human[k]
@@ -138,6 +152,12 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 			}
 		}
 	}
+	for framing, v := range all {
+		if a.itemShares == nil {
+			a.itemShares = map[[2]string]float64{}
+		}
+		a.itemShares[[2]string{group, framing}] = v[0] / v[1]
+	}
 	for framing, m := range sub {
 		if a.subgroups == nil {
 			a.subgroups = map[[2]string]map[[2]string]float64{}
@@ -150,7 +170,56 @@ func (a *pactAcc) addHumanAnswers(rec *record.Record, group string) {
 	}
 }
 
-var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2, "scenario_country": 3, "receiver_age": 4, "receiver_gender": 5, "respondent_demo": 6}
+// addRegressionRows adds one answer's rows to the human regressions' data:
+// one row per answered framing, as the authors' human_long_for_regression.
+func (a *pactAcc) addRegressionRows(ans record.HumanAnswer, it *record.PactItem, scenario, rel string) {
+	row := pactRegRow{f: [regFactors]string{regRespondentCountry: regNA(ans.Country), regRespondentAge: regNA(ans.Age),
+		regRespondentGender: regNA(ans.Gender), regReceiverAge: regNA(it.ReceiverAge), regReceiverGender: regNA(it.ReceiverGender),
+		regRelation: rel, regScenarioCountry: regNA(scenario)}}
+	for _, x := range []struct {
+		c, q string
+		to   *[]pactRegRow
+	}{{ans.Personal, record.PactPersonal, &a.regPersonal}, {ans.Norm, record.PactNorm, &a.regNorm}} {
+		if x.c == record.PactFollow || x.c == record.PactAllow {
+			r := row
+			r.f[regQuestion] = x.q
+			if x.c == record.PactFollow {
+				r.y = 1
+			}
+			*x.to = append(*x.to, r)
+		}
+	}
+}
+
+var humanGroupingOrder = map[string]int{"overall": 0, "respondent_country": 1, "relation": 2, "respondent_country+relation": 3,
+	"scenario_country": 4, "receiver_age": 5, "receiver_gender": 6, "respondent_demo": 7, "scenario_theme": 8}
+
+// themeKeywords is the authors' THEME_KEYWORDS (S5:50-57): a scenario's
+// theme is the first whose keywords one occurs in its text, in lower
+// case, else "other" (scenario_theme, S5:88-93).
+var themeKeywords = []struct {
+	theme    string
+	keywords []string
+}{
+	{"food_hospitality", []string{"food", "meal", "dinner", "host", "home", "eat", "restaurant", "sweets"}},
+	{"greetings_respect", []string{"greet", "hand", "elder", "older", "bow", "respect"}},
+	{"workplace_education", []string{"meeting", "colleague", "work", "office", "study", "class", "document"}},
+	{"public_etiquette", []string{"queue", "market", "public", "bus", "train", "line"}},
+	{"privacy_helping", []string{"privacy", "help", "phone", "charger", "personal items", "share"}},
+	{"gift_giving", []string{"gift", "present", "offer"}},
+}
+
+func scenarioTheme(text string) string {
+	s := strings.ToLower(text)
+	for _, t := range themeKeywords {
+		for _, k := range t.keywords {
+			if strings.Contains(s, k) {
+				return t.theme
+			}
+		}
+	}
+	return "other"
+}
 
 func (a *pactAcc) humanReport() []PactHumanGroup {
 	out := []PactHumanGroup{}

@@ -321,11 +321,13 @@ type PactFlip struct {
 }
 
 // PactFramingAverage is one model's alignment averaged over the paper's
-// two framings, personal and norm (the site's alignmentAvg and
-// uncertaintyAvg; plot_section5_acl_figures.py groups by model and takes
-// the mean): majority alignment, MAE and signed gap, the mean of the
-// framings that have them; uncertainty r, the mean of the framings where
-// it is defined (pandas' mean skips NaN), null when none is.
+// two framings, personal and norm (the site's alignmentAvg;
+// plot_section5_acl_figures.py groups by model and takes the mean):
+// majority alignment, MAE and signed gap, the mean of the framings that
+// have them; uncertainty r, the mean of the framings where it is defined
+// (pandas' mean skips NaN), null when none is. The r is of the
+// persona-free run; the paper's uncertaintyAvg is of the persona-prompted
+// one (PactPersonaRun.UncertaintyAverages).
 type PactFramingAverage struct {
 	Model       string   `json:"model"`
 	Framings    int64    `json:"framings"`
@@ -389,7 +391,7 @@ func framingAverageTable(fs []PactFramingAverage) []table {
 		}
 		t.rows = append(t.rows, []string{f.Model, pct(f.Majority), optStr(f.MAE), gap, optStr(f.Uncertainty)})
 	}
-	t.notes = append(t.notes, "the mean of the two framings' figures (the paper's alignmentAvg, uncertaintyAvg); r: of the framings where it is defined")
+	t.notes = append(t.notes, "the mean of the two framings' figures (the paper's alignmentAvg); r: of the framings where it is defined, of this persona-free run (the paper's uncertaintyAvg is of the persona-prompted run)")
 	return []table{t}
 }
 

@@ -411,12 +411,18 @@ func TestPactPaperNullSpread(t *testing.T) {
 }
 
 // Counterfactual variants (ngseed --vary: the same scenario, variant_of
-// shared) are not duplicate scenarios; another group with the same text,
-// and a variant whose text differs from its group's yet repeats another
-// record's, still are.
+// shared) are not duplicate scenarios; another group with the same text
+// still is. PACT items are never: an item puts one scenario to actors of
+// several ages, genders and countries on purpose, under one scenario_id
+// (the rows of one item) or several.
 func TestVariantsAreNotDuplicates(t *testing.T) {
 	item := func(id, variantOf, scenario string) *record.Record {
 		return &record.Record{ID: id, VariantOf: variantOf, Culture: "korean", DialogueType: "pact", Scenario: scenario}
+	}
+	sid := func(id, scenarioID, scenario string) *record.Record {
+		r := item(id, "", scenario)
+		r.PactItem = &record.PactItem{ScenarioID: scenarioID}
+		return r
 	}
 	r := collect(t,
 		item("base", "", "Mina joins her manager for a team dinner."),
@@ -426,6 +432,13 @@ func TestVariantsAreNotDuplicates(t *testing.T) {
 		item("other-v", "other", "Mina joins her manager for a team dinner."),
 		item("third-v", "third", "Jun meets his teacher in the corridor."),
 		item("third-w", "third", "Jun meets his teacher in the corridor."),
+		// the rows of one scenario item by its scenario_id (the card's, and
+		// ngcat --from pact --respondent-personas' persona items), no
+		// variant_of: one scenario, as ngstats' PACT figures group them
+		sid("study-1", "i7", "Ana is offered coffee late in the evening."),
+		sid("study-1-p1", "i7", "Ana is offered coffee late in the evening."),
+		sid("study-1-p2", "i7", "Ana is offered coffee late in the evening."),
+		sid("study-2", "i8", "Ana is offered coffee late in the evening."),
 	)
 	got := defectIDs(r)
 	if ids := got["duplicate_scenario"]; fmt.Sprint(ids) != "[other]" {

@@ -1,8 +1,8 @@
 // Package stats computes ngstats' corpus report in one streaming pass:
 // counts, turn and length distributions, language consistency per culture,
-// defects listed by id, and label distributions. Audit (a pipeline.Stage)
-// does the per-record work that can run on every core — language detection
-// above all — and Collector (a pipeline.Sink) folds the audited records into
+// defects listed by id, and label distributions. pkg/audit's Audit (a
+// pipeline.Stage) does the per-record work that can run on every core —
+// language detection above all — and Collector (a pipeline.Sink) folds the audited records into
 // a Report in input order, in memory bounded by the corpus' distinct keys,
 // not by its size (see Collector).
 //
@@ -198,6 +198,9 @@ type Labels struct {
 	// Pairwise are the win rates of the records' pairwise judgements
 	// against a baseline (nglabel --pairwise), per criterion and group.
 	Pairwise []PairwiseRate `json:"pairwise,omitempty"`
+	// OneClass counts, per model and task (norm, intent), the dialogues
+	// whose every turn it gave one label (OneClassWarnings).
+	OneClass []OneClass `json:"one_class,omitempty"`
 }
 
 // TaskAgreement is the agreement between the labellings of one task.

@@ -71,7 +71,7 @@ func (a *reviewAcc) turn(rec *record.Record, t *record.Turn) {
 	if t.LabelsHuman == nil || t.Labels == nil {
 		return
 	}
-	for _, task := range record.LabelTasks {
+	for _, task := range record.LabelTaskNames() {
 		m, h := t.Labels.Get(task), t.LabelsHuman.Get(task)
 		if m == "" || h == "" {
 			continue
@@ -128,8 +128,9 @@ func (a *reviewAcc) report() *Review {
 		}
 		r.Agreement = append(r.Agreement, ag)
 	}
+	tasks := record.LabelTaskNames()
 	slices.SortFunc(r.Agreement, func(a, b HumanAgreement) int {
-		return cmp.Or(cmp.Compare(slices.Index(record.LabelTasks, a.Task), slices.Index(record.LabelTasks, b.Task)),
+		return cmp.Or(cmp.Compare(slices.Index(tasks, a.Task), slices.Index(tasks, b.Task)),
 			cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
 	})
 	for _, v := range a.verdicts {

@@ -10,7 +10,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The simulation section (issue 16): for simulated episodes (ngsim), per
+// The simulation section: for simulated episodes (ngsim), per
 // assistant and mode, the judge's mean 1-5 scores, the constraint outcomes
 // and the goal-met rate, overall and by culture, domain and subgroup, and
 // a leaderboard of the assistants in benchmark mode. Its memory is a few

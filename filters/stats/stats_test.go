@@ -205,7 +205,8 @@ func TestEveryDefectClass(t *testing.T) {
 	noTurns := &record.Record{ID: "noturns", Culture: "american"}
 	noTurns.SetExtra("dialogue", "")
 	seed := &record.Record{ID: "seed", Culture: "american", DialogueType: "adherence", Scenario: "a seed, no dialogue yet"}
-	recs := []*record.Record{good, dup, near, scenDup, scenNear, otherType, few, many, single, empty, nonverbal, wrong, failed, noTurns, seed,
+	oneWord := rec("oneword", "Ann: 12345", "Ben: Malike", "Ann: Maria", "Ben: Jessica", "Ann: Anna")
+	recs := []*record.Record{good, dup, near, scenDup, scenNear, otherType, few, many, single, empty, nonverbal, wrong, failed, noTurns, seed, oneWord,
 		withText("endmarker", 4, "I have been well, thanks. [END]"),
 		withText("endmarker2", 4, "잘 지냈어요 [끝]"),
 		withText("header", 0, "Dialogue:\nHello there, how are you doing today?"),
@@ -224,12 +225,17 @@ func TestEveryDefectClass(t *testing.T) {
 		audit.DefectNearDupDialogue:   {"near", "many", "endmarker", "header", "separator"},
 		audit.DefectDuplicateScenario: {"scendup"},
 		// "scenario of endmarker2" is "scenario of endmarker" and a digit.
-		audit.DefectNearDupScenario:   {"scennear", "endmarker2"},
-		audit.DefectTooFewTurns:       {"few"},
-		audit.DefectTooManyTurns:      {"many"},
-		audit.DefectSingleSpeaker:     {"single"},
-		audit.DefectEmptyTurn:         {"emptyturn"},
-		audit.DefectWrongLanguage:     {"wronglang"},
+		audit.DefectNearDupScenario: {"scennear", "endmarker2"},
+		audit.DefectTooFewTurns:     {"few"},
+		audit.DefectTooManyTurns:    {"many"},
+		audit.DefectSingleSpeaker:   {"single"},
+		audit.DefectEmptyTurn:       {"emptyturn"},
+		audit.DefectWrongLanguage:   {"wronglang"},
+		// ngv2r's turn rules: goodEN said again, the English speakers of
+		// a Korean dialogue, names and numbers for turns
+		audit.DefectRepeatedTurn:      {"many"},
+		audit.DefectNameScript:        {"wronglang"},
+		audit.DefectOneWordTurns:      {"oneword"},
 		record.DefectFailedGeneration: {"failed"},
 		record.DefectEmptyDialogue:    {"failed", "noturns"},
 		"placeholder":                 {"failed"},

@@ -91,12 +91,28 @@ func DemoText(r *Report) string {
 	if r.DemoRecords == 0 {
 		return ""
 	}
-	return fmt.Sprintf("DEMO DATA: %s of %s records were made by the built-in demo model (--model demo), which answers with canned text of the NormGenesis release sample: not a dataset.",
+	return fmt.Sprintf("DEMO DATA: %s of %s records were made by the built-in demo model (--model demo), which answers with canned text of the NormGenesis release: not a dataset.",
 		num(r.DemoRecords), num(r.Records))
 }
 
 // tables lays the report out as tables, in report order.
 func tables(r *Report, ids int) []table {
+	var ts []table
+	ts = append(ts, countTables(r)...)
+	ts = append(ts, dialogueTables(r)...)
+	ts = append(ts, defectTables(r, ids)...)
+	ts = append(ts, labelTables(r)...)
+	ts = append(ts, evalTables(r)...)
+	ts = append(ts, modelTables(r)...)
+	ts = append(ts, reviewTables(r.Review)...)
+	if t, ok := failOnTable(r); ok {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// countTables: the totals, and the counts by culture, type and category.
+func countTables(r *Report) []table {
 	var ts []table
 	ts = append(ts, table{title: "Totals", header: []string{"records", "dialogues", "turns"},
 		rows: [][]string{{num(r.Records), num(r.Dialogues), num(r.Turns)}}, notes: demoNote(r)})
@@ -104,14 +120,31 @@ func tables(r *Report, ids int) []table {
 		name string
 		cs   []Count
 	}{{"culture", r.Counts.ByCulture}, {"dialogue type", r.Counts.ByType}, {"category", r.Counts.ByCategory}} {
+		if !informative(g.cs) {
+			continue
+		}
 		t := table{title: "By " + g.name, header: []string{g.name, "records", "dialogues", "turns"}}
 		for _, c := range g.cs {
 			t.rows = append(t.rows, []string{orNone(c.Key), num(c.Records), num(c.Dialogues), num(c.Turns)})
 		}
+		if r.Dialogues == 0 { // no column of zeros
+			t.header = t.header[:2]
+			for i := range t.rows {
+				t.rows[i] = t.rows[i][:2]
+			}
+		}
 		ts = append(ts, t)
 	}
-	ts = append(ts, crossTable(r.Counts.ByCultureType))
+	if informative(r.Counts.ByType) {
+		ts = append(ts, crossTable(r.Counts.ByCultureType))
+	}
+	return ts
+}
 
+// dialogueTables: turns and speakers per dialogue, turn lengths, language
+// consistency.
+func dialogueTables(r *Report) []table {
+	var ts []table
 	dist := table{title: "Dialogues", header: []string{"per dialogue", "n", "mean", "median", "p95", "min", "max"}}
 	for _, s := range []struct {
 		name string
@@ -158,7 +191,12 @@ func tables(r *Report, ids int) []table {
 	if len(lc.rows) > 0 {
 		ts = append(ts, lc)
 	}
+	return ts
+}
 
+// defectTables: the defects, and the near-duplicate clusters.
+func defectTables(r *Report, ids int) []table {
+	var ts []table
 	df := table{title: "Defects (records with each defect, and the first ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
 	for _, d := range r.Defects {
 		df.rows = append(df.rows, []string{d.Name, d.Kind, num(d.Count), pct(d.Rate), idList(d, ids)})
@@ -170,55 +208,64 @@ func tables(r *Report, ids int) []table {
 	if t, ok := nearDupTable(r.NearDuplicates, ids); ok {
 		ts = append(ts, t)
 	}
+	return ts
+}
 
-	if r.Labels != nil {
-		for _, task := range labelTasks {
-			t := table{title: "Labels: " + task, header: []string{"group", "turns", "distribution"}}
-			for _, d := range r.Labels.Dist {
-				if d.Task == task {
-					t.rows = append(t.rows, []string{d.Group, num(d.Turns), distString(d)})
-				}
-			}
-			if len(t.rows) > 0 {
-				ts = append(ts, t)
+// labelTables: the label distributions, dialogue quality, and the label
+// figures of labelExtraTables.
+func labelTables(r *Report) []table {
+	if r.Labels == nil {
+		return nil
+	}
+	var ts []table
+	for _, task := range labelTasks() {
+		t := table{title: "Labels: " + task, header: []string{"group", "turns", "distribution"}}
+		for _, d := range r.Labels.Dist {
+			if d.Task == task {
+				t.rows = append(t.rows, []string{d.Group, num(d.Turns), distString(d)})
 			}
 		}
-		if len(r.Labels.Quality) > 0 {
-			t := table{title: "Dialogue quality (mean 1-5)", header: []string{"group", "n", "consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}}
-			fit := slices.ContainsFunc(r.Labels.Quality, func(q QualityMeans) bool { return q.Fit > 0 })
-			if fit {
-				t.header = append(t.header, "fit")
-			}
-			for _, q := range r.Labels.Quality {
-				row := []string{q.Group, num(q.N)}
-				vs := []float64{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm}
-				if fit {
-					vs = append(vs, q.Fit)
-				}
-				for _, v := range vs {
-					row = append(row, strconv.FormatFloat(v, 'f', 2, 64))
-				}
-				t.rows = append(t.rows, row)
-			}
+		if len(t.rows) > 0 {
 			ts = append(ts, t)
 		}
-		ts = append(ts, labelExtraTables(r.Labels)...)
 	}
-	ts = append(ts, evalTables(r)...)
-	ts = append(ts, modelTables(r)...)
-	ts = append(ts, reviewTables(r.Review)...)
-	if len(r.FailOn) > 0 {
-		t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}
-		for _, f := range r.FailOn {
-			res := "ok"
-			if f.Exceeded {
-				res = "EXCEEDED"
+	if len(r.Labels.Quality) > 0 {
+		t := table{title: "Dialogue quality (mean 1-5)", header: []string{"group", "n", "consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}}
+		fit := slices.ContainsFunc(r.Labels.Quality, func(q QualityMeans) bool { return q.Fit > 0 })
+		if fit {
+			t.header = append(t.header, "fit")
+		}
+		for _, q := range r.Labels.Quality {
+			row := []string{q.Group, num(q.N)}
+			vs := []float64{q.Consistency, q.Naturalness, q.Relevance, q.Coherence, q.Emotion, q.Norm}
+			if fit {
+				vs = append(vs, q.Fit)
 			}
-			t.rows = append(t.rows, []string{f.Defect, pct(f.Rate), pct(f.Max), res})
+			for _, v := range vs {
+				row = append(row, strconv.FormatFloat(v, 'f', 2, 64))
+			}
+			t.rows = append(t.rows, row)
 		}
 		ts = append(ts, t)
 	}
+	ts = append(ts, labelExtraTables(r.Labels)...)
 	return ts
+}
+
+// failOnTable: the --fail-on thresholds and whether each was exceeded.
+func failOnTable(r *Report) (table, bool) {
+	if len(r.FailOn) == 0 {
+		return table{}, false
+	}
+	t := table{title: "Fail-on thresholds", header: []string{"defect", "rate", "max", "result"}}
+	for _, f := range r.FailOn {
+		res := "ok"
+		if f.Exceeded {
+			res = "EXCEEDED"
+		}
+		t.rows = append(t.rows, []string{f.Defect, pct(f.Rate), pct(f.Max), res})
+	}
+	return t, true
 }
 
 // labelExtraTables lays out intent by V2R stage, agreement between
@@ -245,6 +292,19 @@ func labelExtraTables(l *Labels) []table {
 		t.notes = append(t.notes, "agreement: mean share of the majority label; kappa: - when every vote went to one label")
 		ts = append(ts, t)
 	}
+	if len(l.OneClass) > 0 {
+		t := table{title: "One-class labellings (every turn of a dialogue one label)", header: []string{"model", "task", "dialogues", "one class", "share", "labels"}}
+		for _, o := range l.OneClass {
+			var ls []string
+			for _, k := range sortedKeys(o.Labels) {
+				ls = append(ls, fmt.Sprintf("%s %d", k, o.Labels[k]))
+			}
+			t.rows = append(t.rows, []string{o.Model, o.Task, num(o.Dialogues), num(o.OneClass), pct(o.Share), orNone(strings.Join(ls, ", "))})
+		}
+		t.notes = append(t.notes, OneClassWarnings(l)...)
+		t.notes = append(t.notes, fmt.Sprintf("dialogues of at least %d labelled turns", minOneClassTurns))
+		ts = append(ts, t)
+	}
 	if len(l.Pairwise) > 0 {
 		t := table{title: "Pairwise judgements (records against the baseline)", header: []string{"criterion", "group", "pairs", "win", "tie", "loss", "win rate", "95% CI"}}
 		for _, p := range l.Pairwise {
@@ -266,6 +326,13 @@ func plural(n int64, word string) string {
 
 func summaryRow(name string, s Summary) []string {
 	return []string{name, num(s.N), dec(s.Mean), dec(s.Median), dec(s.P95), num(s.Min), num(s.Max)}
+}
+
+// informative: the counts split the records by a value some record has;
+// a file of PACT results or episodes has no dialogue type or category,
+// and a table of one "(none)" row says nothing.
+func informative(cs []Count) bool {
+	return !(len(cs) == 1 && cs[0].Key == "")
 }
 
 // crossTable lays culture/type counts out as a matrix of records.
@@ -473,9 +540,26 @@ func numericColumn(rows [][]string, i int) bool {
 	return true
 }
 
+// isNumeric: the cell is "-" (undefined) or starts with a number ("12",
+// "1,234", "≈0.118", "64.0% [54.9, 73.1]", "4 (66.67%)", "-0.5"). Its
+// first word must be all number: a record id that starts with a digit
+// ("53af16ba558327dd") is text, so an id column stays left-aligned.
 func isNumeric(s string) bool {
-	s = strings.TrimPrefix(s, "~")
-	return s != "" && (s[0] >= '0' && s[0] <= '9' || s == "-")
+	if s == "-" {
+		return true
+	}
+	s = strings.TrimLeft(s, "~≈+-−")
+	word, _, _ := strings.Cut(s, " ")
+	word = strings.TrimSuffix(word, "%")
+	if word == "" || word[0] < '0' || word[0] > '9' {
+		return false
+	}
+	for _, c := range word {
+		if (c < '0' || c > '9') && c != '.' && c != ',' {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown tables,

@@ -11,7 +11,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The seed-fit check (ngv2r --check-fit, issue 18): after a dialogue
+// The seed-fit check (ngv2r --check-fit): after a dialogue
 // passes the rules, the judge role scores how well it realises its seed
 // (scenario, situation, norm, dialogue type), 1-5, with a reason. Under
 // the bar the writer is asked again in the same conversation, given the

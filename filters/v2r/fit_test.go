@@ -67,7 +67,7 @@ func fitPairs(t *testing.T) map[string][]pair {
 	return out
 }
 
-// Issue 18: "in a test, unrelated dialogues passed every check". They
+// Unrelated dialogues used to pass every check. They
 // still pass the rules and ngstats (a dialogue of another seed is a valid
 // dialogue), and --check-fit now fails them with the judge's reason; a
 // writer that takes the reason and writes the seed's own dialogue passes

@@ -39,7 +39,7 @@ func releasePairs(t testing.TB, culture, typ string) []pair {
 	}
 	var out []pair
 	for _, p := range v2rtest.Pairs(recs, culture, typ, checkDefault) {
-		out = append(out, pair{seed: p.Seed, d: Dialogue{Turns: p.Turns, Narration: p.Narration}, src: p.Src})
+		out = append(out, pair{seed: p.Seed, d: Dialogue{Turns: p.Turns, Narration: p.Narration, NarrationAt: p.NarrationAt}, src: p.Src})
 	}
 	if len(out) < 3 {
 		t.Fatalf("%s %s: only %d usable release dialogues", culture, typ, len(out))
@@ -56,14 +56,14 @@ func checkDefault(turns []record.Turn, narration []string, typ, lang string) err
 }
 
 func cloneDialogue(d Dialogue) *Dialogue {
-	return &Dialogue{Turns: append([]record.Turn(nil), d.Turns...), Narration: append([]string(nil), d.Narration...)}
+	return &Dialogue{Turns: append([]record.Turn(nil), d.Turns...), Narration: append([]string(nil), d.Narration...), NarrationAt: append([]int(nil), d.NarrationAt...)}
 }
 
 // jsonOf is the JSON reply the schema of typ asks for.
 func jsonOf(d Dialogue, typ string) string { return v2rtest.JSON(d.Turns, d.Narration, typ) }
 
 // textOf is the text-mode reply, each turn's line led by its stage tag.
-func textOf(d Dialogue) string { return v2rtest.Text(d.Turns, d.Narration) }
+func textOf(d Dialogue) string { return v2rtest.Text(d.Turns, d.Narration, d.NarrationAt) }
 
 // fakeModel answers each seed's prompt (found by its scenario in the
 // first user message, also when the model is asked again) with the

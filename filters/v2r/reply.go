@@ -123,7 +123,7 @@ func ParseText(text, typ string) (*Dialogue, error) {
 	if len(res2.Dialogues) != 1 || len(res2.Dialogues[0].Turns) != len(d.Turns) {
 		return nil, errors.New("the stage tags could not be matched to the turns: start each turn's line with its tag, as in \"[violation] Name: text\"")
 	}
-	out := &Dialogue{Turns: d.Turns, Narration: d.Narration}
+	out := &Dialogue{Turns: d.Turns, Narration: d.Narration, NarrationAt: d.NarrationAt}
 	for i, t := range res2.Dialogues[0].Turns {
 		if t.Speaker != d.Turns[i].Speaker {
 			return nil, errors.New("the stage tags could not be matched to the turns: start each turn's line with its tag, as in \"[violation] Name: text\"")

@@ -121,7 +121,7 @@ func (s *Stage) Process(ctx context.Context, seed *record.Record) ([]*record.Rec
 	out.ID = record.NewID(seed.ID, "dialogue")
 	out.ParentID = seed.ID
 	out.Lang = expected
-	out.Turns, out.Narration = got.Turns, got.Narration
+	out.Turns, out.Narration, out.NarrationAt = got.Turns, got.Narration, got.NarrationAt
 	out.Checks = got.Checks // the dialogue's, not the seed's
 	out.Gen = append(slices.Clip(seed.Gen), gens...)
 	if fit != nil {

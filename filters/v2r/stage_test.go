@@ -246,11 +246,20 @@ func TestTextModeEndToEnd(t *testing.T) {
 				if len(res.errs) > 0 || len(res.out) != len(ps) {
 					t.Fatalf("%d out, errors: %+v", len(res.out), res.errs)
 				}
+				narrated := 0
 				for i, r := range res.out {
 					if !sameTurns(r.Turns, ps[i].d.Turns) || !slices.Equal(r.Narration, ps[i].d.Narration) {
 						t.Errorf("%s: turns\n got %+v\nwant %+v", ps[i].src, r.Turns, ps[i].d.Turns)
 					}
+					// narration keeps its place among the turns
+					if !slices.Equal(r.NarrationAt, ps[i].d.NarrationAt) {
+						t.Errorf("%s: narration %q at %v, want at %v", ps[i].src, r.Narration, r.NarrationAt, ps[i].d.NarrationAt)
+					}
+					if len(r.Narration) > 0 {
+						narrated++
+					}
 				}
+				t.Logf("%d of %d dialogues with narration", narrated, len(res.out))
 				req := srv.Requests()[0].Request
 				user := req.Messages[len(req.Messages)-1].Text()
 				if req.ResponseFormat != nil || strings.Contains(req.Messages[0].Text(), "JSON") || strings.Contains(user, "JSON") {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/audit"
@@ -19,6 +18,9 @@ import (
 type Dialogue struct {
 	Turns     []record.Turn
 	Narration []string
+	// NarrationAt is where each narration line stands (record.NarrationAt);
+	// nil for a JSON reply, whose narration list has no positions.
+	NarrationAt []int
 }
 
 // Rules are the bounds every dialogue must keep (see the package doc).
@@ -103,7 +105,7 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 	}
 	probs.addErr(repeatedTurns(d.Turns))
 	probs.addErr(wordTurns(d.Turns))
-	probs.addErr(namesInScript(speakers, expected))
+	probs.addErr(namesInScript(speakers, audit.AcceptedLangs(&record.Record{Culture: culture}, expected)))
 	for _, l := range d.Narration {
 		if m := markers(l, true); m != "" {
 			probs.add("a narration line has %s", m)
@@ -112,7 +114,7 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 	probs.addErr(checkStages(d.Turns, typ))
 
 	// The audit ngstats runs, on a record of the turns alone.
-	rec := &record.Record{Culture: culture, Lang: expected, Turns: d.Turns, Narration: d.Narration}
+	rec := &record.Record{Culture: culture, Lang: expected, Turns: d.Turns, Narration: d.Narration, NarrationAt: d.NarrationAt}
 	(&audit.Audit{Detector: r.Detector, MinTurns: r.MinTurns, MaxTurns: r.MaxTurns, MinLangShare: r.MinLangShare}).Record(rec)
 	accepted := audit.AcceptedLangs(rec, expected)
 	var wrong []string
@@ -141,24 +143,13 @@ func (r Rules) CheckFor(d *Dialogue, typ, culture, expected string) (*record.Rec
 	return rec, nil
 }
 
-// repeatedTurns reports turns that say what an earlier turn said, word
-// for word: small models loop on one line (SmolLM2-135M wrote the same
-// sentence in turn after turn). Turns of only a stage direction are not
-// compared; the release has none repeated otherwise.
+// repeatedTurns words the audit's repeated turns (audit.RepeatedTurns)
+// for the model.
 func repeatedTurns(turns []record.Turn) error {
-	first := map[string]int{}
 	var probs problems
-	for i, t := range turns {
-		key := strings.ToLower(strings.Join(strings.Fields(t.Text), " "))
-		if key == "" {
-			continue
-		}
-		j, seen := first[key]
-		if !seen {
-			first[key] = i
-			continue
-		}
-		probs.add("%s repeats %s word for word (%q): write each turn anew, moving the conversation on", turnName(i, t.Speaker), turnName(j, turns[j].Speaker), short(t.Text))
+	for _, r := range audit.RepeatedTurns(turns) {
+		t, o := turns[r.Turn], turns[r.Of]
+		probs.add("%s repeats %s word for word (%q): write each turn anew, moving the conversation on", turnName(r.Turn, t.Speaker), turnName(r.Of, o.Speaker), short(t.Text))
 		if len(probs) == 3 {
 			break
 		}
@@ -166,64 +157,29 @@ func repeatedTurns(turns []record.Turn) error {
 	return probs.err()
 }
 
-// maxWordRunes bounds a one-word turn in a language written without
-// spaces: "没关系。" is one, a sentence is longer.
-const maxWordRunes = 6
-
-// wordTurns refuses a dialogue whose turns are mostly a single word:
-// SmolLM2-135M wrote seven turns of names and numbers ("Malike",
-// "12345") that every other rule let through. A few one-word turns are
-// fine ("Deal!", "Okay." in the release).
+// wordTurns refuses a dialogue whose turns are mostly a single word
+// (audit.OneWordTurns).
 func wordTurns(turns []record.Turn) error {
-	var words []string
-	for _, t := range turns {
-		if strings.TrimSpace(t.Text) == "" {
-			continue // a stage direction alone, or an empty turn (reported as such)
-		}
-		f := strings.FieldsFunc(t.Text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
-		if len(f) <= 1 && utf8.RuneCountInString(strings.Join(f, "")) <= maxWordRunes || len(f) == 1 && !strings.ContainsFunc(t.Text, unicode.IsSpace) && isLatinWord(f[0]) {
-			words = append(words, fmt.Sprintf("%q", short(t.Text)))
-		}
-	}
-	if len(turns) == 0 || 2*len(words) <= len(turns) {
+	idx, mostly := audit.OneWordTurns(turns)
+	if !mostly {
 		return nil
 	}
-	return fmt.Errorf("%d of %s are a single word (%s): write what each person says, in sentences", len(words), turnCount(len(turns)), strings.Join(words[:min(len(words), 4)], ", "))
-}
-
-// isLatinWord tells a word of a language written with spaces, where one
-// token is one word whatever its length.
-func isLatinWord(w string) bool {
-	for _, r := range w {
-		if unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) && !unicode.Is(unicode.Cyrillic, r) && !unicode.Is(unicode.Greek, r) {
-			return false
-		}
+	var words []string
+	for _, i := range idx[:min(len(idx), 4)] {
+		words = append(words, fmt.Sprintf("%q", short(turns[i].Text)))
 	}
-	return true
+	return fmt.Errorf("%d of %s are a single word (%s): write what each person says, in sentences", len(idx), turnCount(len(turns)), strings.Join(words, ", "))
 }
 
 // namesInScript reports speakers whose names have letters but none of the
-// expected language's script.
-func namesInScript(speakers []string, expected string) error {
-	script, in, ok := lang.NativeScript(expected)
-	if !ok {
-		return nil
-	}
-	var wrong []string
-	for _, name := range speakers {
-		letters, native := false, false
-		for _, r := range name {
-			if unicode.IsLetter(r) {
-				letters = true
-				native = native || in(r)
-			}
-		}
-		if letters && !native {
-			wrong = append(wrong, short(name))
-		}
-	}
+// script of the dialogue's language (audit.NamesOutsideScript).
+func namesInScript(speakers, accepted []string) error {
+	script, wrong := audit.NamesOutsideScript(speakers, accepted)
 	if len(wrong) == 0 {
 		return nil
+	}
+	for i := range wrong {
+		wrong[i] = short(wrong[i])
 	}
 	return fmt.Errorf("speakers named outside %s (%s): give the people names of the culture, written in %s", script, strings.Join(wrong, ", "), script)
 }
@@ -335,7 +291,8 @@ func whichMarker(l string) string {
 // markers found some (it finds all that the audit does, and more).
 func covered(defect string, marked bool) bool {
 	switch defect {
-	case audit.DefectEmptyTurn, audit.DefectSingleSpeaker, audit.DefectTooFewTurns, audit.DefectTooManyTurns, audit.DefectWrongLanguage:
+	case audit.DefectEmptyTurn, audit.DefectSingleSpeaker, audit.DefectTooFewTurns, audit.DefectTooManyTurns, audit.DefectWrongLanguage,
+		audit.DefectRepeatedTurn, audit.DefectOneWordTurns, audit.DefectNameScript:
 		return true
 	}
 	return marked

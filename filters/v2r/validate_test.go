@@ -74,6 +74,21 @@ func TestRulesCheck(t *testing.T) {
 		{"a line break in a direction", func(d *Dialogue) { d.Turns[1].Action = "smiles\nwaves" }, "a line break"},
 		{"a separator in the narration", func(d *Dialogue) { d.Narration = []string{"---"} }, "a narration line has format markers"},
 		{"French", func(d *Dialogue) { d.Turns[3].Text = "Je ne sais pas ce que tu veux dire avec cela." }, "turn 4 (Anna) is in French"},
+		// what the release does on purpose, refused by the rules as first written
+		{"a formula said twice", func(d *Dialogue) { d.Turns[2].Text, d.Turns[4].Text = "Goodnight!", "Goodnight!" }, ""},
+		{"a greeting said twice", func(d *Dialogue) { d.Turns[2].Text, d.Turns[4].Text = "Good morning, Emily.", "Good morning, Emily." }, ""},
+		{"curt replies, 4 of 5", func(d *Dialogue) {
+			d.Turns[1].Text, d.Turns[2].Text, d.Turns[3].Text, d.Turns[4].Text = "Okay.", "Sure.", "Yeah.", "Mhm."
+		}, ""},
+		{"a sentence said twice", func(d *Dialogue) {
+			d.Turns[4].Text = d.Turns[2].Text + " Really, it is good to hear."
+			d.Turns[2].Text = d.Turns[4].Text
+		}, "repeats turn 3 (Mike) word for word"},
+		{"every turn one word", func(d *Dialogue) {
+			for i, w := range []string{"12345", "Malike", "Maria", "Jessica", "Anna"} {
+				d.Turns[i].Text = w
+			}
+		}, "5 of 5 turns are a single word"},
 		{"too many", func(d *Dialogue) {
 			for len(d.Turns) < 16 {
 				d.Turns = append(d.Turns, d.Turns[len(d.Turns)-2])

@@ -5,11 +5,15 @@
 // and some are leaves that depend on nothing of ngkit (leaves). The program
 // framework (cmd/internal/app) imports no filter and not the programs'
 // wiring (cmd/internal/cli): programs plug their stages into it, not the
-// other way round.
+// other way round, and links no test code: the demo model is injected by
+// each program's main (cmd/internal/demo), and no program links a test
+// helper, the test fakes or the testing packages. It also holds the limit
+// on a function's length (funclen_test.go).
 package layout
 
 import (
 	"os/exec"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +29,17 @@ var forbidden = map[string]map[string]string{
 	"pkg/llm": {
 		"pkg/dialogue": "the client shares only the vocabulary (pkg/vocab) with the parser",
 		"pkg/pipeline": "the client is called by stages, it is not one",
+	},
+	// the Batch rounds are driven by the program (cmd/internal/app) between
+	// runs of the pipeline; the client's side of them is pkg/llm's
+	"pkg/llm/batch": {
+		"pkg/pipeline": "the Batch rounds run between runs of the pipeline, not in one",
+		"pkg/dialogue": "the Batch rounds move requests and replies, they do not read dialogue",
+	},
+	// the role registry opens clients for programs; stages get a Caller
+	"pkg/llm/roles": {
+		"pkg/pipeline": "the role registry opens clients, it is not a stage",
+		"pkg/dialogue": "the role registry knows endpoints, not dialogue",
 	},
 	// the personas are data and sampling; their stage is the framework's (cmd/internal/app)
 	"pkg/persona": {
@@ -71,9 +86,10 @@ func violations(deps map[string][]string) []string {
 // programViolations checks the rules of the program framework on a
 // package -> direct imports listing (imports) and the transitive listing
 // (deps): cmd/internal/app imports no filters/ package itself (the
-// wiring of filters is cmd/internal/cli's; the demo model, which uses
-// fakes built on filters, is cmd/internal/demo's) and does not depend on
-// cmd/internal/cli.
+// wiring of filters is cmd/internal/cli's), does not depend on
+// cmd/internal/cli, nor on the demo model (cmd/internal/demo, which each
+// program's main hands it as Env.Demo), nor on a test fake
+// (internal/fakeng) or any package whose name ends in "test".
 func programViolations(imports, deps map[string][]string) []string {
 	var out []string
 	const app = module + "cmd/internal/app"
@@ -83,15 +99,64 @@ func programViolations(imports, deps map[string][]string) []string {
 		}
 	}
 	for _, d := range deps[app] {
-		if d == module+"cmd/internal/cli" {
+		drel, ok := strings.CutPrefix(d, module)
+		switch {
+		case d == module+"cmd/internal/cli":
 			out = append(out, "cmd/internal/app depends on cmd/internal/cli: the framework does not know the programs")
+		case d == module+"cmd/internal/demo":
+			out = append(out, "cmd/internal/app depends on cmd/internal/demo: main hands the framework the demo model (Env.Demo)")
+		case ok && testCode(drel):
+			out = append(out, "cmd/internal/app depends on "+drel+": the framework links no test helper or test fake")
 		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// goList is pkg -> the listing of template field (Imports or Deps).
+// testCode tells an ngkit package (its path in the module) that only
+// tests may link: a test helper (its name ends in "test") or the test
+// fake of every stage (internal/fakeng; the demo's model is
+// internal/canned).
+func testCode(rel string) bool {
+	return strings.HasSuffix(path.Base(rel), "test") || rel == "internal/fakeng"
+}
+
+// testingImporters are the packages of other modules that the programs
+// link and that import the testing package in their non-test code, and
+// why that is let be: the programs' own code never does.
+var testingImporters = map[string]string{
+	"github.com/apache/thrift/lib/go/thrift": "the Parquet reader's Thrift (via arrow-go) has TestLogger in logger.go",
+}
+
+// binaryViolations checks, on the package -> direct imports listing of
+// every package the programs link (go list -deps), that they link no
+// test code: no ngkit test helper or test fake, no net/http/httptest, and
+// testing only through testingImporters.
+func binaryViolations(imports map[string][]string) []string {
+	var out []string
+	for p, is := range imports {
+		name, own := strings.CutPrefix(p, module)
+		for _, i := range is {
+			irel, iown := strings.CutPrefix(i, module)
+			switch {
+			case i == "net/http/httptest":
+				out = append(out, name+" imports net/http/httptest: a program serves in-process with net/http (cmd/internal/demo)")
+			case i == "testing" && own:
+				out = append(out, name+" imports testing: only tests may")
+			case i == "testing" && testingImporters[p] == "":
+				out = append(out, name+" imports testing: a program links it only through testingImporters")
+			case iown && testCode(irel):
+				out = append(out, name+" imports "+irel+": a program links no test helper or test fake")
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// goList is pkg -> the listing of template field (Imports or Deps) of the
+// packages of the patterns; with the first pattern "-deps", of every
+// package they depend on too.
 func goList(t *testing.T, field string, patterns ...string) map[string][]string {
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}}{{range .` + field + `}} {{.}}{{end}}`}, patterns...)...)
@@ -127,10 +192,53 @@ func TestProgramViolations(t *testing.T) {
 	app := module + "cmd/internal/app"
 	got := programViolations(
 		map[string][]string{app: {"fmt", module + "pkg/llm", module + "filters/imports", module + "cmd/internal/demo"}},
-		map[string][]string{app: {module + "filters/v2r", module + "cmd/internal/demo", module + "cmd/internal/cli"}})
+		map[string][]string{app: {module + "filters/v2r", module + "cmd/internal/demo", module + "cmd/internal/cli",
+			module + "internal/fakeng", module + "pkg/llm/llmtest", module + "internal/canned", module + "internal/testkit", "internal/synctest"}})
 	want := []string{
 		"cmd/internal/app depends on cmd/internal/cli: the framework does not know the programs",
+		"cmd/internal/app depends on cmd/internal/demo: main hands the framework the demo model (Env.Demo)",
+		"cmd/internal/app depends on internal/fakeng: the framework links no test helper or test fake",
+		"cmd/internal/app depends on pkg/llm/llmtest: the framework links no test helper or test fake",
 		"cmd/internal/app imports filters/imports: the framework imports no filter (wire it in cmd/internal/cli)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The programs (the multi-call ngkit and each alone) link no test code.
+func TestProgramsLinkNoTestCode(t *testing.T) {
+	imports := goList(t, "Imports", "-deps", module+"cmd/...")
+	if len(imports[module+"cmd/ngkit"]) == 0 || len(imports["net/http"]) == 0 {
+		t.Fatal("go list -deps listed nothing for cmd/ngkit")
+	}
+	for _, v := range binaryViolations(imports) {
+		t.Error(v)
+	}
+	for p := range testingImporters {
+		if !slices.Contains(imports[p], "testing") {
+			t.Errorf("testingImporters names %s, which the programs do not link or which no longer imports testing: update it", p)
+		}
+	}
+}
+
+// The rule catches what it is meant to, and only that.
+func TestBinaryViolations(t *testing.T) {
+	got := binaryViolations(map[string][]string{
+		module + "cmd/ngkit":                     {"fmt", module + "cmd/internal/demo", module + "cmd/internal/cli"},
+		module + "cmd/internal/demo":             {"net/http", module + "internal/canned", module + "internal/canned/wire"},
+		module + "internal/canned":               {module + "filters/seed/seedtest", module + "internal/fakeng"},
+		module + "internal/canned/wire":          {"net/http/httptest", "testing"},
+		"github.com/apache/thrift/lib/go/thrift": {"testing"},
+		"example.com/other":                      {"testing"},
+		"sync":                                   {"internal/synctest"},
+	})
+	want := []string{
+		"example.com/other imports testing: a program links it only through testingImporters",
+		"internal/canned imports filters/seed/seedtest: a program links no test helper or test fake",
+		"internal/canned imports internal/fakeng: a program links no test helper or test fake",
+		"internal/canned/wire imports net/http/httptest: a program serves in-process with net/http (cmd/internal/demo)",
+		"internal/canned/wire imports testing: only tests may",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -190,5 +298,44 @@ func TestViolations(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// testOnly are modules that only tests may use (go.mod lists them all
+// alike), and why: no program may depend on them.
+var testOnly = map[string]string{
+	"k8s.io/":      "the Kubernetes API types check docs/scale.md's Jobs (cmd/internal/scaledoc's test)",
+	"sigs.k8s.io/": "the Kubernetes YAML decoder checks docs/scale.md's Jobs (cmd/internal/scaledoc's test)",
+}
+
+// testOnlyViolations says which packages depend on a test-only module.
+func testOnlyViolations(deps map[string][]string) []string {
+	var out []string
+	for p, ds := range deps {
+		for _, d := range ds {
+			for prefix, why := range testOnly {
+				if strings.HasPrefix(d, prefix) {
+					out = append(out, strings.TrimPrefix(p, module)+" depends on "+d+": only tests may, "+why)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The programs (the multi-call ngkit and each alone) are built without
+// the modules only tests use.
+func TestTestOnlyModules(t *testing.T) {
+	deps := goList(t, "Deps", module+"cmd/...")
+	if len(deps[module+"cmd/ngkit"]) == 0 {
+		t.Fatal("go list listed nothing for cmd/ngkit")
+	}
+	for _, v := range testOnlyViolations(deps) {
+		t.Error(v)
+	}
+	got := testOnlyViolations(map[string][]string{module + "cmd/ngkit": {"fmt", "k8s.io/api/batch/v1"}, module + "pkg/x": {"k8s.io.example/y"}})
+	if want := []string{"cmd/ngkit depends on k8s.io/api/batch/v1: only tests may, " + testOnly["k8s.io/"]}; !slices.Equal(got, want) {
+		t.Errorf("violations %q, want %q", got, want)
 	}
 }

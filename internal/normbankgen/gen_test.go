@@ -47,7 +47,7 @@ func TestGenerateDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != 3 {
+	if len(a) != 5 {
 		t.Fatalf("%d files", len(a))
 	}
 	for name := range a {

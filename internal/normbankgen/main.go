@@ -1,6 +1,7 @@
 // Command gen builds the data of pkg/normbank from the NormGenesis release:
 // data/norms.jsonl (the deduplicated norms), data/exemplars.jsonl (the
-// exemplars for refinement, chosen by the rule in the package doc) and
+// exemplars for refinement, chosen by the rule in the package doc), their
+// zstd-compressed copies data/*.jsonl.zst (what the programs embed) and
 // data/README.md (attribution, counts, what was found). Run it from the
 // repository root after a change to the rule or the release:
 //
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
@@ -130,7 +132,24 @@ func Generate(dir string, k int, log io.Writer) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{"norms.jsonl": nb.Bytes(), "exemplars.jsonl": eb.Bytes(), "README.md": readme}, nil
+	return map[string][]byte{
+		"norms.jsonl": nb.Bytes(), "exemplars.jsonl": eb.Bytes(), "README.md": readme,
+		"norms.jsonl.zst": compress(nb.Bytes()), "exemplars.jsonl.zst": compress(eb.Bytes()),
+	}, nil
+}
+
+// compress is what pkg/normbank embeds of a data file: the programs carry
+// the data zstd-compressed (900 KB of JSONL is 250 KB; every program of
+// the one binary pays for it) and pkg/normbank decompresses it once, when
+// first used. The .jsonl files stay beside them for review and diffs; a
+// test in pkg/normbank checks that both hold the same bytes.
+func compress(b []byte) []byte {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		panic(err) // only for bad options
+	}
+	defer enc.Close()
+	return enc.EncodeAll(b, nil)
 }
 
 func appendLine(b *bytes.Buffer, r *record.Record) error {

@@ -29,6 +29,9 @@ line names its release record (` + "`source_file`" + `, 0-based ` + "`source_ind
   ` + "`category`" + `, ` + "`norm_id`" + `, ` + "`norm`" + `, ` + "`dialogue_type`" + `, ` + "`scenario`" + `,
   ` + "`situation`" + `, ` + "`turns`" + `, ` + "`source_file`" + `, ` + "`source_index`" + `. Ordered by culture,
   category, dialogue type and rank.
+- ` + "`norms.jsonl.zst`" + ` and ` + "`exemplars.jsonl.zst`" + `: the same two files, zstd-compressed: what
+  the programs embed (a quarter of the size in the installed binary); a test checks that
+  they hold the same bytes.
 
 ## Norms
 

@@ -2,8 +2,8 @@
 // a memory sink, running a stage over records through the shared runner
 // (outputs and errors file back), reading and writing JSONL records and
 // errors files, and an LLM client configuration with fast retries for the
-// fake server of pkg/llm/llmtest. One copy here instead of one per
-// package's tests.
+// fake server of pkg/llm/llmtest, a turn label added to the table for a
+// test. One copy here instead of one per package's tests.
 package testkit
 
 import (
@@ -210,4 +210,36 @@ func Client(t testing.TB, cfg llm.Config) *llm.Client {
 // no progress bar; args follow them.
 func FastRetryFlags(args ...string) []string {
 	return append([]string{"--no-cache", "--backoff", "1ms", "--retry-after-cap", "20ms", "-q"}, args...)
+}
+
+// AddLabel appends a turn label to record.LabelTasks for the test (and
+// takes it out when the test ends), as a new label is added: one row. It
+// has no field of its own in the record's types, so its values are kept
+// here, by the address of the Labels or ModelLabels that holds them: they
+// live in memory only (not in JSON), which is enough for a test that
+// hands records from stage to stage. Not for parallel tests.
+func AddLabel(t testing.TB, row record.LabelTask) *record.LabelTask {
+	t.Helper()
+	var mu sync.Mutex
+	labels, dists, byModel := map[*record.Labels]*string{}, map[*record.Labels]*map[string]float64{}, map[*record.ModelLabels]*string{}
+	row.Field = func(l *record.Labels) *string { return slot(&mu, labels, l) }
+	row.Dist = func(l *record.Labels) *map[string]float64 { return slot(&mu, dists, l) }
+	row.ByModel = func(m *record.ModelLabels) *string { return slot(&mu, byModel, m) }
+	row.Column = nil
+	old := record.LabelTasks
+	record.LabelTasks = append(old[:len(old):len(old)], row)
+	t.Cleanup(func() { record.LabelTasks = old })
+	return &record.LabelTasks[len(record.LabelTasks)-1]
+}
+
+// slot is the value kept for key, made on first use.
+func slot[K comparable, V any](mu *sync.Mutex, m map[K]*V, key K) *V {
+	mu.Lock()
+	defer mu.Unlock()
+	p := m[key]
+	if p == nil {
+		p = new(V)
+		m[key] = p
+	}
+	return p
 }

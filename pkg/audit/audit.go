@@ -180,6 +180,7 @@ func (a *Audit) Record(rec *record.Record) {
 	if len(speakers) < 2 {
 		rec.AddDefect(DefectSingleSpeaker)
 	}
+	turnDefects(rec, accepted)
 	switch n := len(rec.Turns); {
 	case rec.Sim != nil:
 		// A simulated episode (ngsim) ends when its user's goal is met or

@@ -223,3 +223,31 @@ func TestFoundLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveRepaired: a format defect the parser repaired is not live unless
+// a turn still shows it; content defects and unrepairable ones stay live.
+func TestLiveRepaired(t *testing.T) {
+	turns := func(last string) []record.Turn {
+		return []record.Turn{{Speaker: "A", Text: "Thank you for the help."}, {Speaker: "B", Text: last}}
+	}
+	a := &Audit{MinLangShare: DefaultMinLangShare} // no turn bounds
+	for _, c := range []struct {
+		name           string
+		rec            record.Record
+		live, repaired string
+	}{
+		{"repaired", record.Record{Turns: turns("You are welcome."), Checks: &record.Checks{Defects: []string{"end_marker", "separator"}}}, "", "end_marker,separator"},
+		{"still in the text", record.Record{Turns: turns("You are welcome. [END]"), Checks: &record.Checks{Defects: []string{"end_marker"}}}, "end_marker", ""},
+		{"content stays", record.Record{Turns: turns("You are welcome."), Checks: &record.Checks{Defects: []string{"failed_generation", "unplaced_lines", "end_marker"}}}, "failed_generation,unplaced_lines", "end_marker"},
+		{"no turns, nothing repaired", record.Record{Checks: &record.Checks{Defects: []string{"end_marker"}}}, "end_marker", ""},
+	} {
+		before := slices.Clone(c.rec.Checks.Defects)
+		live, repaired := a.Live(&c.rec)
+		if strings.Join(live, ",") != c.live || strings.Join(repaired, ",") != c.repaired {
+			t.Errorf("%s: live %v, repaired %v; want %q, %q", c.name, live, repaired, c.live, c.repaired)
+		}
+		if !slices.Equal(c.rec.Checks.Defects, before) {
+			t.Errorf("%s: the record's defects changed: %v", c.name, c.rec.Checks.Defects)
+		}
+	}
+}

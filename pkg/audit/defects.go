@@ -26,6 +26,10 @@ const (
 	// episode: rows are missing from the input (the ProsocialDialog
 	// importer).
 	DefectIncomplete = "incomplete_dialogue"
+	// The turn rules ngv2r refuses a reply by (turns.go).
+	DefectRepeatedTurn = "repeated_turn"
+	DefectOneWordTurns = "one_word_turns"
+	DefectNameScript   = "name_script"
 )
 
 type defectInfo struct{ kind, help string }
@@ -40,6 +44,9 @@ var defectInfos = map[string]defectInfo{
 	DefectIncomplete:              {"content", "rows of the dialogue are missing in the imported data (ProsocialDialog response ids with gaps, no episode end)"},
 	DefectEmptyTurn:               {"content", "a turn with neither text nor stage direction"},
 	DefectSingleSpeaker:           {"content", "fewer than two speakers"},
+	DefectRepeatedTurn:            {"content", "a turn says word for word what an earlier turn said"},
+	DefectOneWordTurns:            {"content", "more than half of the turns are a single word"},
+	DefectNameScript:              {"language", "a speaker's name is not in the script of the dialogue's language (Korean, Chinese, Japanese)"},
 	record.DefectEndMarker:        {"format", "[END] / [끝] style end markers in the text"},
 	record.DefectSeparator:        {"format", "--- or —— separator lines"},
 	record.DefectHeader:           {"format", `"Dialogue:" style headers`},
@@ -133,4 +140,60 @@ func LeakedField(rec *record.Record) (name, text string) {
 		return "situation", rec.Situation
 	}
 	return "", ""
+}
+
+// repairable are the format defects the dialogue parser repairs: it takes
+// the marker out of the text (end markers, separators, headers, markdown,
+// a literal \n, JSON residue) or splits what was run together (a dialogue
+// on one line, turns merged on a line). Importers write them into
+// checks.defects so that ngstats reports what the source held; the turns
+// they leave are clean.
+var repairable = map[string]bool{
+	record.DefectEndMarker:      true,
+	record.DefectSeparator:      true,
+	record.DefectHeader:         true,
+	record.DefectLiteralNewline: true,
+	record.DefectMarkdown:       true,
+	dialogue.DefectJSONResidue:  true,
+	record.DefectSingleLine:     true,
+	dialogue.DefectMergedTurns:  true,
+}
+
+// Live audits a copy of rec (rec stays as it came) and returns its
+// defects, minus those the parser repaired: a repairable class counts only
+// when the audit finds it again in a turn's text. repaired lists the
+// classes in checks.defects the turns no longer show. A record without
+// turns has nothing repaired.
+func (a *Audit) Live(rec *record.Record) (live, repaired []string) {
+	c := *rec
+	if rec.Checks != nil {
+		ch := *rec.Checks
+		ch.Defects = nil
+		for _, d := range rec.Checks.Defects {
+			if repairable[d] && len(rec.Turns) > 0 {
+				repaired = append(repaired, d)
+				continue
+			}
+			ch.Defects = append(ch.Defects, d)
+		}
+		c.Checks = &ch
+	}
+	c.Turns = slices.Clone(rec.Turns)
+	a.Record(&c)
+	if c.Checks != nil {
+		live = c.Checks.Defects
+	}
+	repaired = slices.DeleteFunc(repaired, func(d string) bool { return slices.Contains(live, d) })
+	return live, repaired
+}
+
+// Kinds maps each kind of defect ("content", "format", ...) to its
+// classes, sorted.
+func Kinds() map[string][]string {
+	out := map[string][]string{}
+	for _, n := range DefectNames() {
+		k := defectInfos[n].kind
+		out[k] = append(out[k], n)
+	}
+	return out
 }

@@ -178,7 +178,13 @@ func (a *assembler) splitDirs(s string, trail bool) string {
 		firstGroupAct = false
 		a.acts = append(a.acts, g.inner)
 	}
-	// join the text fragments
+	return joinFrags(frags, len(s))
+}
+
+// joinFrags joins the text fragments around the directions taken out
+// (size: the length of the text they are from), a space between two
+// where there was one, or where two words would touch.
+func joinFrags(frags []string, size int) string {
 	n, only := 0, ""
 	for _, f := range frags {
 		if !blankStr(f) {
@@ -193,7 +199,7 @@ func (a *assembler) splitDirs(s string, trail bool) string {
 		return trim(only)
 	}
 	var b strings.Builder
-	b.Grow(len(s))
+	b.Grow(size)
 	prevSpace := false
 	for k, f := range frags {
 		if blankStr(f) {

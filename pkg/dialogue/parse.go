@@ -366,40 +366,7 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		line = inner
 	}
 	if sp, ok := parseSpeaker(line); ok && (sp.weak == 0 || !p.noWeak) {
-		num, _, hdr := parseHeader(sp.name)
-		if !hdr && sp.deco != 0 {
-			// "*A Dialog*:" is the header "A Dialog:" once the markdown
-			// is off (as Render writes it)
-			num, _, hdr = parseHeader(sp.name + ":")
-		}
-		if hdr {
-			// "**Dialogue 2**:" — a header in markdown
-			p.bits |= sp.deco
-			if p.header(num, sp.full, blank); sp.rest != "" {
-				p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
-			}
-			return
-		}
-		if isNarrLabel(sp.name) {
-			if sp.rest != "" {
-				p.add(item{k: kNarr, blank: blank, text: sp.rest, raw: raw})
-				p.removed(sp.full)
-			} else {
-				p.mark(blank)
-				p.removed(sp.full)
-			}
-			return
-		}
-		if sp.weak != 0 {
-			p.addWeak(sp, line, raw, blank, narr)
-			return
-		}
-		p.bits |= sp.deco
-		if sp.lead != "" {
-			p.removed(sp.lead)
-		}
-		p.hadTurnLine = true
-		p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
+		p.speakerLine(sp, line, raw, blank, narr)
 		return
 	}
 	if inner, ok := dashWrap(line); ok {
@@ -416,6 +383,45 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		return
 	}
 	p.add(item{k: kPlain, blank: blank, text: line, raw: raw})
+}
+
+// speakerLine files a line that starts with a speaker's name (or a
+// header or narration label that looks like one).
+func (p *parser) speakerLine(sp spk, line, raw string, blank, narr bool) {
+	num, _, hdr := parseHeader(sp.name)
+	if !hdr && sp.deco != 0 {
+		// "*A Dialog*:" is the header "A Dialog:" once the markdown
+		// is off (as Render writes it)
+		num, _, hdr = parseHeader(sp.name + ":")
+	}
+	if hdr {
+		// "**Dialogue 2**:" — a header in markdown
+		p.bits |= sp.deco
+		if p.header(num, sp.full, blank); sp.rest != "" {
+			p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
+		}
+		return
+	}
+	if isNarrLabel(sp.name) {
+		if sp.rest != "" {
+			p.add(item{k: kNarr, blank: blank, text: sp.rest, raw: raw})
+			p.removed(sp.full)
+		} else {
+			p.mark(blank)
+			p.removed(sp.full)
+		}
+		return
+	}
+	if sp.weak != 0 {
+		p.addWeak(sp, line, raw, blank, narr)
+		return
+	}
+	p.bits |= sp.deco
+	if sp.lead != "" {
+		p.removed(sp.lead)
+	}
+	p.hadTurnLine = true
+	p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
 }
 
 // endMarkerTrace stands in the trace for the end markers removed from a

@@ -189,7 +189,7 @@ func TestRelease(t *testing.T) {
 		t.Logf("unplaced: %s", u)
 	}
 	// a handful at most: each one is a line a human could not place either
-	if unplaced > 5 { // the figure before issue 13; keep it at least as good
+	if unplaced > 5 { // the figure before the speaker forms; keep it at least as good
 		t.Errorf("%d unplaced lines", unplaced)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestSpeakerForms: each way of writing speakers that issue 13 met on real
+// TestSpeakerForms: each way of writing speakers met on real
 // corpora, as "speaker|action|text" per turn, narration and unplaced lines.
 func TestSpeakerForms(t *testing.T) {
 	cases := []struct {

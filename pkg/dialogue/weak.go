@@ -45,27 +45,37 @@ func (p *parser) resolveWeak() {
 	if len(p.weak) == 0 {
 		return
 	}
-	count := func(name string) int {
-		n := 0
-		for i := range p.items {
-			if p.items[i].k == kTurn && p.items[i].sp.name == name {
-				n++
-			}
+	forms, sure := p.weakForms()
+	keep, rejected := p.keepWeak(forms, sure)
+	p.fileWeak(keep, rejected)
+}
+
+// weakForm is what a text holds of one weak form.
+type weakForm struct {
+	lines, names int
+	recurs       bool
+	first        string
+}
+
+// turnCount is how many turns speaker name has.
+func (p *parser) turnCount(name string) int {
+	n := 0
+	for i := range p.items {
+		if p.items[i].k == kTurn && p.items[i].sp.name == name {
+			n++
 		}
-		return n
 	}
-	sure := 0
+	return n
+}
+
+// weakForms says, per weak form, how many lines and names have it and
+// whether a name recurs; sure is the number of turns of no weak form.
+func (p *parser) weakForms() (forms [wDash + 1]weakForm, sure int) {
 	for i := range p.items {
 		if p.items[i].k == kTurn && p.items[i].sp.weak == 0 {
 			sure++
 		}
 	}
-	type form struct {
-		lines, names int
-		recurs       bool
-		first        string
-	}
-	var forms [wDash + 1]form
 	for _, w := range p.weak {
 		sp := &p.items[w.item].sp
 		f := &forms[sp.weak]
@@ -75,24 +85,30 @@ func (p *parser) resolveWeak() {
 		} else if f.names == 1 && sp.name != f.first {
 			f.names = 2
 		}
-		if count(sp.name) >= 2 {
+		if p.turnCount(sp.name) >= 2 {
 			f.recurs = true
 		}
 	}
-	// turnNear: the nearest turn before (step -1) or after (+1), at most
-	// four lines away (narration, markers and the lines of a turn's text
-	// between), is another speaker's
-	turnNear := func(i, step int, name string) bool {
-		for n := 0; n < 4; n++ {
-			if i += step; i < 0 || i >= len(p.items) {
-				return false
-			}
-			if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.weak <= wLoose {
-				return sp.name != name
-			}
+	return forms, sure
+}
+
+// turnNear: the nearest turn before (step -1) or after (+1), at most
+// four lines away (narration, markers and the lines of a turn's text
+// between), is another speaker's
+func (p *parser) turnNear(i, step int, name string) bool {
+	for n := 0; n < 4; n++ {
+		if i += step; i < 0 || i >= len(p.items) {
+			return false
 		}
-		return false
+		if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.weak <= wLoose {
+			return sp.name != name
+		}
 	}
+	return false
+}
+
+// keepWeak decides which weak turns are turns.
+func (p *parser) keepWeak(forms [wDash + 1]weakForm, sure int) (keep []bool, rejected int) {
 	// a text that is one weak "Name: text" turn (its text on the lines
 	// after it included) and nothing else is a turn
 	lone := len(p.weak) == 1 && sure == 0
@@ -101,8 +117,7 @@ func (p *parser) resolveWeak() {
 			lone = false
 		}
 	}
-	keep := make([]bool, len(p.weak))
-	rejected := 0
+	keep = make([]bool, len(p.weak))
 	for k, w := range p.weak {
 		sp := &p.items[w.item].sp
 		var ok bool
@@ -111,8 +126,8 @@ func (p *parser) resolveWeak() {
 			// "[Smiling] ..." or "Sure — ..." after a speaker alone on a
 			// line is that speaker's text
 		case sp.weak == wLoose:
-			ok = count(sp.name) >= 2 || p.named(sp.name) ||
-				(lone || turnNear(w.item, -1, sp.name) || turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
+			ok = p.turnCount(sp.name) >= 2 || p.named(sp.name) ||
+				(lone || p.turnNear(w.item, -1, sp.name) || p.turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
 		default:
 			// "[Sarah] ..." and "Sarah — ...": a form the text keeps to
 			f := forms[sp.weak]
@@ -123,7 +138,7 @@ func (p *parser) resolveWeak() {
 			// same here, so that the dialogue reads back from its
 			// rendering ("a I—0\na0 I—0" is not a dialogue of "a I" and
 			// "a0 I", as "a I: 0\na0 I: 0" is not).
-			if ok && count(sp.name) < 2 && !p.named(sp.name) && hasProseWord(sp.name) && !validName(sp.name, false) {
+			if ok && p.turnCount(sp.name) < 2 && !p.named(sp.name) && hasProseWord(sp.name) && !validName(sp.name, false) {
 				ok = false
 			}
 		}
@@ -132,6 +147,12 @@ func (p *parser) resolveWeak() {
 			rejected++
 		}
 	}
+	return keep, rejected
+}
+
+// fileWeak files the weak turns kept as turns, the others as they would
+// be without weak forms.
+func (p *parser) fileWeak(keep []bool, rejected int) {
 	for k, w := range p.weak {
 		if keep[k] {
 			it := &p.items[w.item]

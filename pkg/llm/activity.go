@@ -7,13 +7,3 @@ package llm
 func (c *Client) Activity() (done, inFlight int64) {
 	return c.usage.finished.Load(), int64(c.win.inflightNow())
 }
-
-// Activity is the sum over the run's endpoints.
-func (m *Models) Activity() (done, inFlight int64) {
-	for _, c := range m.clients {
-		d, f := c.Activity()
-		done += d
-		inFlight += f
-	}
-	return done, inFlight
-}

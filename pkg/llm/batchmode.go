@@ -7,12 +7,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // batchCalls is a client's side of --batch (Config.Batch): the stage runs
@@ -28,15 +30,15 @@ import (
 type batchCalls struct {
 	mu      sync.Mutex
 	answers map[string]*batchAnswer // by key(custom_id, body)
-	emitted []pendingRequest        // this pass's new requests, in order
+	emitted []PendingRequest        // this pass's new requests, in order
 	seen    map[string]bool
 	// probing: a pass that only finds the calls still to make; replies are
 	// not cached, so that the final pass sees what an online run would.
 	probing bool
 }
 
-// pendingRequest is one request line of a Batch input file.
-type pendingRequest struct {
+// PendingRequest is one request line of a Batch input file.
+type PendingRequest struct {
 	CustomID string
 	Body     []byte
 	Key      string
@@ -61,8 +63,8 @@ type batchAnswer struct {
 	msg    string
 }
 
-// batchKey names a request: its custom_id and a hash of its body.
-func batchKey(customID string, body []byte) string {
+// BatchKey names a request: its custom_id and a hash of its body.
+func BatchKey(customID string, body []byte) string {
 	h := sha256.Sum256(body)
 	return customID + "\x00" + hex.EncodeToString(h[:12])
 }
@@ -88,7 +90,7 @@ func (c *Client) batchSend(ctx context.Context, req *Request, n int, p openai.Ch
 		return nil, &failure{kind: "request", reason: err.Error()}, false
 	}
 	id := attemptID(req, n)
-	key := batchKey(id, body)
+	key := BatchKey(id, body)
 	b := c.bat
 	b.mu.Lock()
 	a, ok := b.answers[key]
@@ -96,7 +98,7 @@ func (c *Client) batchSend(ctx context.Context, req *Request, n int, p openai.Ch
 		if !b.seen[key] {
 			b.seen[key] = true
 			order, _ := ctx.Value(batchOrderKey{}).(int)
-			b.emitted = append(b.emitted, pendingRequest{CustomID: id, Body: body, Key: key, order: order, seq: len(b.emitted)})
+			b.emitted = append(b.emitted, PendingRequest{CustomID: id, Body: body, Key: key, order: order, seq: len(b.emitted)})
 		}
 		b.mu.Unlock()
 		return nil, nil, true
@@ -128,7 +130,7 @@ func (c *Client) batchSend(ctx context.Context, req *Request, n int, p openai.Ch
 
 // BeginPass starts a pass of --batch: the requests of the last pass are
 // forgotten (they were submitted, or are waiting in a batch).
-func (c *Client) beginPass(probing bool) {
+func (c *Client) BeginPass(probing bool) {
 	b := c.bat
 	b.mu.Lock()
 	b.emitted, b.seen, b.probing = nil, map[string]bool{}, probing
@@ -139,20 +141,20 @@ func (c *Client) beginPass(probing bool) {
 	c.deferred.Store(0)
 }
 
-// takeEmitted returns the pass's new requests, in the order made.
-func (c *Client) takeEmitted() []pendingRequest {
+// TakeEmitted returns the pass's new requests, in the order made.
+func (c *Client) TakeEmitted() []PendingRequest {
 	b := c.bat
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := b.emitted
 	b.emitted = nil
-	slices.SortFunc(out, func(x, y pendingRequest) int { return cmp.Or(cmp.Compare(x.order, y.order), cmp.Compare(x.seq, y.seq)) })
+	slices.SortFunc(out, func(x, y PendingRequest) int { return cmp.Or(cmp.Compare(x.order, y.order), cmp.Compare(x.seq, y.seq)) })
 	return out
 }
 
-// addAnswers reads a Batch output or error file: keys maps each custom_id
+// AddAnswers reads a Batch output or error file: keys maps each custom_id
 // of the batch to its request's key.
-func (c *Client) addAnswers(data []byte, keys map[string]string) (int, error) {
+func (c *Client) AddAnswers(data []byte, keys map[string]string) (int, error) {
 	n := 0
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
@@ -202,4 +204,40 @@ func (c *Client) probingPass() bool {
 	c.bat.mu.Lock()
 	defer c.bat.mu.Unlock()
 	return c.bat.probing
+}
+
+// InBatchMode says whether the client was made with Config.Batch.
+func (c *Client) InBatchMode() bool { return c.bat != nil }
+
+// BatchSpent is the cost of the Batch replies given to the client so far,
+// at the batch price (0 for an unpriced model).
+func (c *Client) BatchSpent() float64 { return c.batchSpent }
+
+// EndUnanswered gives the requests of keys (custom_id -> request key)
+// that a batch which ended with status left without a reply an error
+// reply, so that each is retried as a new attempt instead of waited for.
+func (c *Client) EndUnanswered(keys map[string]string, status string) {
+	c.bat.mu.Lock()
+	for _, k := range keys {
+		if _, ok := c.bat.answers[k]; !ok {
+			c.bat.answers[k] = &batchAnswer{code: "batch_" + status, msg: "the batch ended " + status + " before running it"}
+		}
+	}
+	c.bat.mu.Unlock()
+}
+
+// BatchServices are the endpoint's files and batches APIs, with a few retries
+// of their own (these calls are few, and cheap to repeat).
+func (c *Client) BatchServices() (openai.FileService, openai.BatchService) {
+	opts := append(append([]option.RequestOption(nil), c.opts...), option.WithMaxRetries(4))
+	return openai.NewFileService(opts...), openai.NewBatchService(opts...)
+}
+
+// APIError is a Batch API error in one line, the key redacted.
+func (c *Client) APIError(err error) string {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return c.httpFailure(apiErr.StatusCode, apiErr.Message, nil).reason
+	}
+	return c.cfg.APIKey.redact(err.Error())
 }

@@ -16,7 +16,7 @@ func FuzzBatchOutput(f *testing.F) {
 	keys := map[string]string{"a/c": "k1", "a/c#2": "k2"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &Client{bat: newBatchCalls(), prices: map[string]Price{"m": {Input: 1, Output: 1}}, cfg: Config{Model: "m"}}
-		n, err := c.addAnswers(data, keys)
+		n, err := c.AddAnswers(data, keys)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		if n > lines {
 			t.Fatalf("%d answers from %d lines", n, lines)

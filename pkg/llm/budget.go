@@ -67,14 +67,14 @@ type Estimate struct {
 }
 
 // BeginEstimate starts such a pass (the client must be in batch mode).
-func (c *Client) BeginEstimate() { c.beginPass(true) }
+func (c *Client) BeginEstimate() { c.BeginPass(true) }
 
 // EndEstimate returns the calls the pass made and their prompt tokens,
 // estimated from the request bodies (about 4 bytes a token for Latin
 // text and JSON, one a character for CJK).
 func (c *Client) EndEstimate() Estimate {
 	var e Estimate
-	emitted := c.takeEmitted()
+	emitted := c.TakeEmitted()
 	bodies := make([]string, 0, len(emitted))
 	for _, r := range emitted {
 		e.Calls++

@@ -168,3 +168,17 @@ func TestCacheSurvivesTornEntry(t *testing.T) {
 		t.Errorf("rewritten entry: %+v", e)
 	}
 }
+
+// The flags' endpoint keeps the cache keys it had before roles; a models
+// file's alias is part of the key.
+func TestRolesCacheEndpoint(t *testing.T) {
+	for _, c := range []struct{ alias, want string }{{"", "http://x/v1"}, {DefaultAlias, "http://x/v1"}, {"a", "http://x/v1\x00alias=a"}} {
+		cl, err := New(Config{BaseURL: "http://x/v1", Model: "m", Alias: c.alias})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cl.cacheEndpoint(); got != c.want {
+			t.Errorf("alias %q: %q, want %q", c.alias, got, c.want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // A link planted in a shared cache does not send the replies appended
-// into the file it points to, nor feed replies from it (issue 24).
+// into the file it points to, nor feed replies from it.
 func TestCacheDoesNotFollowLinks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
 	c, err := OpenCache(dir)

@@ -12,10 +12,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
+
+// DefaultAlias names the endpoint of the flags and environment
+// (--base-url, NG_BASE_URL, ...); a models file cannot define it.
+const DefaultAlias = "default"
 
 // Config is a resolved client configuration (see Flags for the meaning
 // of each field).
@@ -62,14 +67,17 @@ type Config struct {
 	Prices       string
 	EmitRequests string
 	Responses    string
-	// Batch: the calls go to the Batch API (batchmode.go, batcher.go), in
+	// Batch: the calls go to the Batch API (batchmode.go; the rounds are pkg/llm/batch's), in
 	// rounds driven by the program; replies are priced at the batch rate.
 	Batch bool
 	// Budget, when set, counts the cost of every call (--budget).
 	Budget *Budget
-	// Stderr gets the summary and notes; Quiet silences the summary.
-	Stderr interface{ Write([]byte) (int, error) }
-	Quiet  bool
+	// Stderr gets the summary and notes; Quiet silences the summary,
+	// Verbose adds its lines per call (per role) and why a cost is not
+	// estimated.
+	Stderr  interface{ Write([]byte) (int, error) }
+	Quiet   bool
+	Verbose bool
 	// HTTPClient replaces the default transport (tests).
 	HTTPClient *http.Client
 	// Demo, when set, is the built-in demo model (cmd/internal/demo): its
@@ -77,9 +85,9 @@ type Config struct {
 	// file's endpoint of model demo with no base_url is answered by it.
 	Demo func() (baseURL string, client *http.Client)
 
-	// price is a models file's price of this endpoint's model, over the
-	// price table.
-	price *Price
+	// ModelPrice is a models file's price of this endpoint's model, over
+	// the price table.
+	ModelPrice *Price
 }
 
 // Workers is the number of runner workers for this configuration: twice
@@ -186,7 +194,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--base-url %q: want an http(s) URL such as http://localhost:11434/v1", redactURL(cfg.BaseURL))
+		return nil, fmt.Errorf("--base-url %q: want an http(s) URL such as http://localhost:11434/v1", RedactURL(cfg.BaseURL))
 	}
 	c.maxCompletion = u.Host == openAIHost
 	// The built-in prices are OpenAI's: a local server answering under an
@@ -194,33 +202,48 @@ func New(cfg Config) (*Client, error) {
 	if c.prices, err = loadPrices(cfg.Prices, u.Host == openAIHost); err != nil {
 		return nil, err
 	}
-	if cfg.price != nil {
-		c.prices[cfg.Model] = *cfg.price
+	if cfg.ModelPrice != nil {
+		c.prices[cfg.Model] = *cfg.ModelPrice
 	}
+	if err := c.openFiles(cfg); err != nil {
+		return nil, err
+	}
+	c.connect(cfg)
+	return c, nil
+}
+
+// openFiles opens the cache, the replies (--responses) and the requests
+// file (--emit-requests), and sets up --batch.
+func (c *Client) openFiles(cfg Config) (err error) {
 	if cfg.CacheDir != "" {
 		if c.cache, err = OpenCache(cfg.CacheDir); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.Responses != "" {
 		if c.replay, err = loadResponses(cfg.Responses); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.EmitRequests != "" {
 		if c.emit, err = openEmitter(cfg.EmitRequests); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.Batch {
 		if cfg.EmitRequests != "" || cfg.Responses != "" {
-			return nil, errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
+			return errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
 		}
 		// auto() is then false: one response format for the whole run, as
 		// a step down in one round would change the requests of the rounds
 		// before it.
 		c.bat = newBatchCalls()
 	}
+	return nil
+}
+
+// connect makes the client's chat completion service over its HTTP client.
+func (c *Client) connect(cfg Config) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -244,8 +267,11 @@ func New(cfg Config) (*Client, error) {
 	c.hc = hc
 	c.svc = openai.NewChatCompletionService(opts...)
 	c.opts = opts
-	return c, nil
 }
+
+// Config is the client's configuration, as New resolved it (the
+// endpoint's alias, model, URL, API and window).
+func (c *Client) Config() Config { return c.cfg }
 
 // Workers is the number of runner workers for this client (see
 // Config.Workers), once --concurrency auto is resolved.
@@ -269,19 +295,19 @@ func autoConcurrency(cfg Config) (n, start int, props *serverProps) {
 		if v := fetchOllamaVersion(context.Background(), hc, cfg.BaseURL); v != "" {
 			if cfg.Stderr != nil && !cfg.Quiet {
 				fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s is Ollama %s, which does not say how many requests it serves at once (its OLLAMA_NUM_PARALLEL); starting at 4 calls in flight, up to 16 while replies stay quick\n",
-					cfg.Stage, redactURL(cfg.BaseURL), v)
+					cfg.Stage, RedactURL(cfg.BaseURL), v)
 			}
 			return 16, 4, nil
 		}
 		if cfg.Stderr != nil {
 			fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s does not say how many requests it serves at once (%v); using 16 (vLLM: 32-64 is a fair start)\n",
-				cfg.Stage, redactURL(cfg.BaseURL), err)
+				cfg.Stage, RedactURL(cfg.BaseURL), err)
 		}
 		return 16, 0, nil
 	}
 	if cfg.Stderr != nil && !cfg.Quiet {
 		fmt.Fprintf(cfg.Stderr, "%s: --concurrency auto: %s has %d slots (%d tokens of context each); %d calls in flight\n",
-			cfg.Stage, redactURL(cfg.BaseURL), p.TotalSlots, p.Defaults.NCtx, p.TotalSlots)
+			cfg.Stage, RedactURL(cfg.BaseURL), p.TotalSlots, p.Defaults.NCtx, p.TotalSlots)
 	}
 	return p.TotalSlots, 0, p
 }

@@ -3,8 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -120,31 +118,5 @@ func TestTextCompletionsCache(t *testing.T) {
 	}
 	if n := srv.Count(); n != 2 {
 		t.Errorf("%d requests, want 2 (one text, one chat)", n)
-	}
-}
-
-// A models file's api: completions makes a base-model endpoint; only a
-// role that takes base models (ngpact's subjects) may have one.
-func TestModelsAPICompletions(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{})
-	defer srv.Close()
-	models := writeModels(t, t.TempDir(), fmt.Sprintf("endpoints:\n  base:\n    base_url: %s\n    model: b\n    api: completions\n  inst:\n    base_url: %s\n    model: i\n", srv.URL, srv.URL))
-	subj := []Role{{Name: RoleSubject, Panel: true, BaseModels: true}}
-	m, err := OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "subject", Aliases: []string{"base", "inst"}}}}, "ngpact", subj, allRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := m.Panel(RoleSubject)
-	if len(p) != 2 || p[0].API != APICompletions || p[1].API == APICompletions {
-		t.Errorf("panel %+v", p)
-	}
-	m.Abort()
-	_, err = OpenModels(RoleSettings{Models: models, Assign: []Assignment{{Role: "judge", Aliases: []string{"base"}}}}, "duo", duoRoles, allRoleNames, Config{}, errors.New("no endpoint"), func(string) string { return "" })
-	if err == nil || !strings.Contains(err.Error(), "role judge=base: the endpoint uses api completions (a base model), which only ngpact's subjects") {
-		t.Errorf("judge: %v", err)
-	}
-	ep := "endpoints:\n  a:\n    base_url: http://localhost:1/v1\n    model: m\n"
-	if _, err := ParseModels("m.yaml", []byte(ep+"    api: text\n")); err == nil || !strings.HasPrefix(err.Error(), `m.yaml:5: endpoint a: api: "text": want chat or completions`) {
-		t.Errorf("api text: %v", err)
 	}
 }

@@ -28,7 +28,7 @@ func (c *Client) stepDown(mode int, why string) {
 		next = "no response_format: the schema is in the prompt and replies are validated"
 	}
 	fmt.Fprintf(c.cfg.Stderr, "%s: %s cannot use response_format %s (%s); from now on: %s (choose with --response-format)\n",
-		c.cfg.Stage, redactURL(c.cfg.BaseURL), formatNames[mode], cut(why, 200), next)
+		c.cfg.Stage, RedactURL(c.cfg.BaseURL), formatNames[mode], cut(why, 200), next)
 }
 
 // withFormat adds the JSON instruction to the system message when the

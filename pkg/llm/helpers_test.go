@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -70,19 +69,8 @@ func koreanCheck(r *Response) (any, error) {
 	return out.Text, nil
 }
 
-// koReply is the fake model: a Korean sentence about the scenario (the
-// first user message, also when the model is asked again).
-func koReply(req *llmtest.ChatRequest) string {
-	scenario := ""
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			scenario = m.Text()
-			break
-		}
-	}
-	b, _ := json.Marshal(map[string]string{"text": "안녕하세요, " + scenario + "에 대해 이야기해요.", "lang": "ko"})
-	return string(b)
-}
+// koReply is llmtest.KoreanReply, the fake model of these tests.
+var koReply = llmtest.KoreanReply
 
 func newFake(t *testing.T) *llmtest.Server {
 	srv := llmtest.New(llmtest.Options{})

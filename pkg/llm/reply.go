@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ngkit/ngkit/pkg/vocab"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
 // completion is the part of a chat-completions reply we use, decoded by

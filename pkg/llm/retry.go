@@ -12,166 +12,221 @@ import (
 
 // live calls the model until a reply is accepted or the retries are spent.
 func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampling, st *CallStats, gen *record.Gen) (*Response, error) {
-	parent := ctx
+	a := &liveCall{c: c, req: req, sch: sch, samp: samp, st: st, gen: gen, parent: ctx, msgs: req.Messages}
 	if !c.deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, c.deadline)
 		defer cancel()
 	}
-	stopped := func() error {
-		if parent.Err() != nil {
-			return fmt.Errorf("not answered: %w", context.Cause(parent))
-		}
-		return fmt.Errorf("not answered: the run's --deadline (%s) passed", c.cfg.Deadline)
-	}
-	msgs := req.Messages
-	retries, reasks, waits := 0, 0, 0
-	defer func() { st.Retries, st.Reasks = int64(retries), int64(reasks) }() // failed calls too
-	// freshAnswered: the fresh request (no re-ask in it) got a reply of
-	// the model's, under response format freshMode.
-	freshAnswered, freshMode := false, 0
-	freshIn, lastIn := 0, 0 // prompt tokens of the fresh request, and of the last one
+	defer func() { st.Retries, st.Reasks = int64(a.retries), int64(a.reasks) }() // failed calls too
 	for {
 		mode := c.mode()
-		send := c.withFormat(msgs, sch, mode)
+		send := c.withFormat(a.msgs, sch, mode)
 		estPrompt := estimatePrompt(send)
 		est := estPrompt + replyEstimate(samp.MaxTokens) // for the tpm bucket
-		var comp *completion
-		var f *failure
-		if c.bat != nil {
-			var deferred bool
-			if comp, f, deferred = c.batchSend(ctx, &req, int(st.Attempts), c.params(send, sch, samp, mode)); deferred {
-				return nil, ErrDeferred
-			}
-			est = 0 // no tpm bucket for the Batch API
-		} else {
-			slot, err := c.win.acquire(ctx)
-			if err != nil {
-				return nil, stopped()
-			}
-			// The rate buckets after the slot: their tokens are spent when the
-			// request really goes out, not while it waits for the window.
-			if err = c.rpm.take(ctx, 1); err == nil {
-				err = c.tpm.take(ctx, est)
-			}
-			if err != nil {
-				c.win.release(slot, false, false)
-				return nil, stopped()
-			}
-			comp, f = c.sendAny(ctx, send, sch, samp, mode)
-			// Local servers queue what their slots cannot take instead of
-			// answering 429: a timeout, or a reply that took more than half
-			// the timeout, says the window is too wide as a 429 does.
-			slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
-			c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
-		}
-		st.Attempts++
-		if f == nil || !f.unreached {
-			st.Requests++
-			// The server is up if it answered: not a connection it dropped
-			// (a server dying drops those in flight) or a timeout.
-			if c.bat == nil && (f == nil || f.kind != "connection" && f.kind != "timeout") {
-				c.answered()
-			}
-			// A server took the connection, then dropped it: it was there
-			// (dying, say), so a refusal next is waited out; the refusal
-			// clock is not reset, as it has not answered.
-			if c.bat == nil && f != nil && f.kind == "connection" {
-				c.reached.Store(true)
-			}
+		comp, f, err := a.send(ctx, send, mode, &est)
+		if err != nil {
+			return nil, err
 		}
 		if ctx.Err() != nil {
-			return nil, stopped()
+			return nil, a.stopped()
 		}
-		var resp *Response
 		if comp != nil {
-			in, out := comp.Usage.PromptTokens, comp.Usage.CompletionTokens
-			gen.TokensIn += in
-			gen.TokensOut += out
-			st.TokensIn += int64(in)
-			st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
-			st.TokensOut += int64(out)
-			c.tpm.adjust(float64(in+out) - est)
-			gen.ModelAnswered = comp.Model
-			// A re-ask holds the request before it, so it cannot have
-			// fewer prompt tokens; a fresh attempt has the fresh request's.
-			floor := lastIn
-			if len(msgs) == len(req.Messages) {
-				floor = freshIn
-				freshAnswered, freshMode, freshIn = true, mode, in
-			}
-			lastIn = in
-			c.learnContext(ctx)
-			choice := comp.Choices[0]
-			if f = c.truncated(in, estPrompt, floor); f == nil {
-				f = unanswered(choice.Message.Content, choice.Message.ReasoningContent, choice.Message.Refusal, choice.FinishReason)
-			}
-			if f == nil {
-				resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), samp, sch, req.RunCheck, tokensUsed{in, out})
-			}
-			if f == nil {
-				gen.Retries = retries + reasks
+			resp, f2, reask := a.check(ctx, comp, mode, est, estPrompt)
+			if f2 == nil {
 				return resp, nil
 			}
-			if f.notJSON && mode == formatJSONObject && c.auto() {
-				// llama-server takes json_object and does not enforce it.
-				c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
-			}
-			if f.reask && reasks < c.cfg.MaxReasks && !c.textAPI() {
-				reasks++
-				st.fault(f.kind)
-				again := "Reply again with only the corrected JSON object."
-				if sch == nil {
-					again = "Reply again, corrected, in the same format."
-				}
-				msgs = append(append(msgs[:len(msgs):len(msgs)], Assistant(choice.Message.Content)),
-					User("Your reply was not valid: "+f.reason+". "+again))
+			if f = f2; reask {
 				continue
 			}
 		} else {
 			c.tpm.adjust(-est) // not served: nothing was spent
 		}
-		if comp == nil && f.unreached {
-			st.fault(f.kind)
-			waits++
-			if err := c.awaitServer(ctx, f, waits); err != nil {
-				if ctx.Err() != nil {
-					return nil, stopped()
-				}
-				return nil, err
-			}
-			continue // the same request, not a retry: the server never saw it
-		}
-		if f.badFormat && c.auto() && mode < formatPrompt {
-			st.fault(f.kind)
-			c.stepDown(mode, f.reason)
-			continue
-		}
-		st.fault(f.kind)
-		if f.badFormat {
-			return nil, fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
-		}
-		if !f.retry {
-			return nil, final(comp != nil && f.kind != "truncated", f.reason)
-		}
-		if retries >= c.cfg.MaxRetries {
-			return nil, final(comp != nil && f.kind != "truncated", fmt.Sprintf("gave up after %s: %s", plural(retries+reasks+1, "attempt"), f.reason))
-		}
-		if comp != nil && freshAnswered && samp.deterministic() && c.mode() == freshMode && c.bat == nil {
-			// A fresh attempt would resend a request the model answered
-			// (unusably), unchanged: at temperature 0, for the same reply.
-			return nil, final(true, fmt.Sprintf("gave up after %s: %s (at temperature 0 a fresh attempt would be the same request, for the same reply)",
-				plural(retries+reasks+1, "attempt"), f.reason))
-		}
-		retries++
-		msgs = req.Messages // a fresh attempt, not the re-ask conversation
-		if f.reask || c.bat != nil {
-			continue // a bad reply, not a busy server (or the next round): no need to wait
-		}
-		if err := sleep(ctx, c.backoff(retries, f.after)); err != nil {
-			return nil, stopped()
+		if err := a.again(ctx, comp != nil, f, mode); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// liveCall is one call of live across its attempts.
+type liveCall struct {
+	c      *Client
+	req    Request
+	sch    *schema
+	samp   Sampling
+	st     *CallStats
+	gen    *record.Gen
+	parent context.Context // the caller's, without the run's deadline
+	msgs   []Message       // the request, or the re-ask conversation
+
+	retries, reasks, waits int
+	// freshAnswered: the fresh request (no re-ask in it) got a reply of
+	// the model's, under response format freshMode.
+	freshAnswered bool
+	freshMode     int
+	freshIn       int // prompt tokens of the fresh request
+	lastIn        int // and of the last one
+}
+
+// stopped is the error of a call the interrupt or the run's deadline
+// stopped.
+func (a *liveCall) stopped() error {
+	if a.parent.Err() != nil {
+		return fmt.Errorf("not answered: %w", context.Cause(a.parent))
+	}
+	return fmt.Errorf("not answered: the run's --deadline (%s) passed", a.c.cfg.Deadline)
+}
+
+// send sends one attempt: to the Batch API, or within the window and
+// the rate buckets (est is the tpm bucket's estimate: none for the Batch
+// API). An error ends the call.
+func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *float64) (*completion, *failure, error) {
+	c, st := a.c, a.st
+	var comp *completion
+	var f *failure
+	if c.bat != nil {
+		var deferred bool
+		if comp, f, deferred = c.batchSend(ctx, &a.req, int(st.Attempts), c.params(send, a.sch, a.samp, mode)); deferred {
+			return nil, nil, ErrDeferred
+		}
+		*est = 0 // no tpm bucket for the Batch API
+	} else {
+		slot, err := c.win.acquire(ctx)
+		if err != nil {
+			return nil, nil, a.stopped()
+		}
+		// The rate buckets after the slot: their tokens are spent when the
+		// request really goes out, not while it waits for the window.
+		if err = c.rpm.take(ctx, 1); err == nil {
+			err = c.tpm.take(ctx, *est)
+		}
+		if err != nil {
+			c.win.release(slot, false, false)
+			return nil, nil, a.stopped()
+		}
+		comp, f = c.sendAny(ctx, send, a.sch, a.samp, mode)
+		// Local servers queue what their slots cannot take instead of
+		// answering 429: a timeout, or a reply that took more than half
+		// the timeout, says the window is too wide as a 429 does.
+		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
+		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
+	}
+	st.Attempts++
+	if f == nil || !f.unreached {
+		st.Requests++
+		// The server is up if it answered: not a connection it dropped
+		// (a server dying drops those in flight) or a timeout.
+		if c.bat == nil && (f == nil || f.kind != "connection" && f.kind != "timeout") {
+			c.answered()
+		}
+		// A server took the connection, then dropped it: it was there
+		// (dying, say), so a refusal next is waited out; the refusal
+		// clock is not reset, as it has not answered.
+		if c.bat == nil && f != nil && f.kind == "connection" {
+			c.reached.Store(true)
+		}
+	}
+	return comp, f, nil
+}
+
+// check counts a reply's tokens and accepts it, or says why not; reask:
+// the model is asked again to correct it, in the same attempt.
+func (a *liveCall) check(ctx context.Context, comp *completion, mode int, est, estPrompt float64) (_ *Response, _ *failure, reask bool) {
+	c, st, gen := a.c, a.st, a.gen
+	in, out := comp.Usage.PromptTokens, comp.Usage.CompletionTokens
+	gen.TokensIn += in
+	gen.TokensOut += out
+	st.TokensIn += int64(in)
+	st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
+	st.TokensOut += int64(out)
+	c.tpm.adjust(float64(in+out) - est)
+	gen.ModelAnswered = comp.Model
+	// A re-ask holds the request before it, so it cannot have
+	// fewer prompt tokens; a fresh attempt has the fresh request's.
+	floor := a.lastIn
+	if len(a.msgs) == len(a.req.Messages) {
+		floor = a.freshIn
+		a.freshAnswered, a.freshMode, a.freshIn = true, mode, in
+	}
+	a.lastIn = in
+	c.learnContext(ctx)
+	choice := comp.Choices[0]
+	f := c.truncated(in, estPrompt, floor)
+	if f == nil {
+		f = unanswered(choice.Message.Content, choice.Message.ReasoningContent, choice.Message.Refusal, choice.FinishReason)
+	}
+	var resp *Response
+	if f == nil {
+		resp, f = acceptChoice(choice.Message.Content, choice.FinishReason, choice.Logprobs.first(), a.samp, a.sch, a.req.RunCheck, tokensUsed{in, out})
+	}
+	if f == nil {
+		gen.Retries = a.retries + a.reasks
+		return resp, nil, false
+	}
+	if f.notJSON && mode == formatJSONObject && c.auto() {
+		// llama-server takes json_object and does not enforce it.
+		c.stepDown(mode, "a reply to it was not JSON: the server does not enforce it")
+	}
+	if f.reask && a.reasks < c.cfg.MaxReasks && !c.textAPI() {
+		a.reasks++
+		st.fault(f.kind)
+		again := "Reply again with only the corrected JSON object."
+		if a.sch == nil {
+			again = "Reply again, corrected, in the same format."
+		}
+		a.msgs = append(append(a.msgs[:len(a.msgs):len(a.msgs)], Assistant(choice.Message.Content)),
+			User("Your reply was not valid: "+f.reason+". "+again))
+		return nil, f, true
+	}
+	return nil, f, false
+}
+
+// again handles a failed attempt (replied: the model's reply was
+// unusable, not missing): nil to try again (after waiting when the
+// server is busy or down), or the call's error.
+func (a *liveCall) again(ctx context.Context, replied bool, f *failure, mode int) error {
+	c, st := a.c, a.st
+	if !replied && f.unreached {
+		st.fault(f.kind)
+		a.waits++
+		if err := c.awaitServer(ctx, f, a.waits); err != nil {
+			if ctx.Err() != nil {
+				return a.stopped()
+			}
+			return err
+		}
+		return nil // the same request, not a retry: the server never saw it
+	}
+	if f.badFormat && c.auto() && mode < formatPrompt {
+		st.fault(f.kind)
+		c.stepDown(mode, f.reason)
+		return nil
+	}
+	st.fault(f.kind)
+	if f.badFormat {
+		return fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
+	}
+	if !f.retry {
+		return final(replied && f.kind != "truncated", f.reason)
+	}
+	if a.retries >= c.cfg.MaxRetries {
+		return final(replied && f.kind != "truncated", fmt.Sprintf("gave up after %s: %s", plural(a.retries+a.reasks+1, "attempt"), f.reason))
+	}
+	if replied && a.freshAnswered && a.samp.deterministic() && c.mode() == a.freshMode && c.bat == nil {
+		// A fresh attempt would resend a request the model answered
+		// (unusably), unchanged: at temperature 0, for the same reply.
+		return final(true, fmt.Sprintf("gave up after %s: %s (at temperature 0 a fresh attempt would be the same request, for the same reply)",
+			plural(a.retries+a.reasks+1, "attempt"), f.reason))
+	}
+	a.retries++
+	a.msgs = a.req.Messages // a fresh attempt, not the re-ask conversation
+	if f.reask || c.bat != nil {
+		return nil // a bad reply, not a busy server (or the next round): no need to wait
+	}
+	if err := Sleep(ctx, c.backoff(a.retries, f.after)); err != nil {
+		return a.stopped()
+	}
+	return nil
 }
 
 // answered notes that the server answered a request: it is up.
@@ -191,7 +246,7 @@ func (c *Client) answered() {
 // said once on stderr; after that the calls fail.
 func (c *Client) awaitServer(ctx context.Context, f *failure, n int) error {
 	if !c.reached.Load() {
-		return fmt.Errorf("connection refused at %s: no server is listening there (is the server running? start it, or check --base-url); not retried, as it has not answered in this run", redactURL(c.cfg.BaseURL))
+		return fmt.Errorf("connection refused at %s: no server is listening there (is the server running? start it, or check --base-url); not retried, as it has not answered in this run", RedactURL(c.cfg.BaseURL))
 	}
 	now := time.Now().UnixNano()
 	c.down.CompareAndSwap(0, now)
@@ -200,9 +255,9 @@ func (c *Client) awaitServer(ctx context.Context, f *failure, n int) error {
 		return fmt.Errorf("%s: the server has refused connections for %s (--wait-server %s)", f.reason, since.Round(time.Second), c.cfg.WaitServer)
 	}
 	if c.cfg.Stderr != nil && c.downNoted.CompareAndSwap(false, true) {
-		fmt.Fprintf(c.cfg.Stderr, "%s: %s refused; retrying for up to %s (--wait-server)\n", c.cfg.Stage, redactURL(c.cfg.BaseURL), c.cfg.WaitServer)
+		fmt.Fprintf(c.cfg.Stderr, "%s: %s refused; retrying for up to %s (--wait-server)\n", c.cfg.Stage, RedactURL(c.cfg.BaseURL), c.cfg.WaitServer)
 	}
-	return sleep(ctx, min(c.backoff(n, 0), 5*time.Second, c.cfg.WaitServer-since))
+	return Sleep(ctx, min(c.backoff(n, 0), 5*time.Second, c.cfg.WaitServer-since))
 }
 
 // final is the error of a call that failed for good: ErrBadReply when
@@ -236,7 +291,9 @@ func (c *Client) backoff(n int, after time.Duration) time.Duration {
 	return min(d, c.cfg.RetryAfterCap)
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx is done (the client's backoff and the
+// Batch API's polling).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -247,8 +304,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redactURL drops the user info and query of a URL, where keys hide.
-func redactURL(s string) string {
+// RedactURL drops the user info and query of a URL, where keys hide.
+func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unparsable URL)"

@@ -310,7 +310,7 @@ func TestNoIdenticalRetries(t *testing.T) {
 // A server that answered and then refuses connections (a restart) is
 // waited for, said once on stderr, and the calls go on when it is back;
 // one that stays down fails the calls after --wait-server; one never
-// reached fails at the first refusal (issue 25: in seconds, not after the
+// reached fails at the first refusal (in seconds, not after the
 // retries).
 func TestServerRestart(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -418,3 +418,4 @@ func TestServerDiesDuringFirstCall(t *testing.T) {
 		t.Errorf("the call across the restart failed: %v", err)
 	}
 }
+

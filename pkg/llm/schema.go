@@ -10,11 +10,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ngkit/ngkit/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/ngkit/ngkit/schemas"
 )
 
 // schema is a compiled reply schema from schemas/llm.

@@ -44,16 +44,26 @@ const keyPiece = 12
 // the whole key, then every run of text that matches keyPiece or more
 // bytes of the key in a row. Redact before cutting a message, so that a
 // key quoted near the cut cannot leak its first part.
+//
+// A marker written beside text that matches the key may itself complete a
+// piece of a key that holds "[redacted]": the passes repeat while they
+// change the text and shorten it (each replacement of a piece of keyPiece
+// or more bytes by the 10-byte marker does), so they end.
 func (s Secret) redact(text string) string {
 	k := s.v
 	if len(k) < 4 {
 		return text
 	}
-	text = redactAll(text, k, k, 0)
-	for j := 0; j+keyPiece <= len(k); j++ {
-		text = redactAll(text, k[j:j+keyPiece], k, j)
+	for {
+		before := text
+		text = redactAll(text, k, k, 0)
+		for j := 0; j+keyPiece <= len(k); j++ {
+			text = redactAll(text, k[j:j+keyPiece], k, j)
+		}
+		if text == before || len(text) >= len(before) {
+			return text
+		}
 	}
-	return text
 }
 
 // redactAll replaces every occurrence of piece, which is k[at:], widened

@@ -1,14 +1,17 @@
 // Package llm is the LLM runtime every generating and labelling program
 // shares (DEVELOPING.md, "The LLM runtime and model roles"): one client
-// for any OpenAI-compatible chat-completions endpoint, built on github.com/openai/openai-go/v3, with adaptive
-// concurrency, rpm/tpm limits, retries, validated structured output, a
-// shared on-disk cache, usage and cost accounting, and OpenAI Batch files
-// (emit the requests, replay the replies).
+// for any OpenAI-compatible chat or completions endpoint, built on
+// github.com/openai/openai-go/v3, with adaptive concurrency, rpm/tpm
+// limits, retries and re-asks, validated structured output, a shared
+// on-disk cache, usage and cost accounting; the models file and the
+// programs' model roles (Models); and OpenAI Batch files and the managed
+// Batch API (emit the requests, send them, replay the replies).
 //
-// A stage calls Client.Call from Process; the shared runner
-// (pkg/pipeline) gives the concurrency: the program runs --concurrency
-// workers, each blocked in a call while the client keeps the server's
-// limits. Program wires the shared flags, the runner and the client.
+// A stage calls Client.Call (or a role's Caller) from Process; the shared
+// runner (pkg/pipeline) gives the concurrency: the program runs
+// --concurrency workers, each blocked in a call while the client keeps the
+// server's limits. cmd/internal/app wires the shared flags, the runner and
+// the clients.
 package llm
 
 import (

@@ -3,7 +3,6 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ngkit/ngkit/pkg/record"
 	"io"
 	"maps"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ngkit/ngkit/pkg/record"
 
 	"github.com/ngkit/ngkit/pkg/recio"
 )
@@ -180,12 +181,13 @@ func (u *usage) report(price Price, priced bool) Usage {
 	return r
 }
 
-// writeSummary prints the report in a few lines.
-func (r *Usage) writeSummary(w io.Writer) {
-	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced())
-	// The demo's calls cost nothing and say nothing per call: its summary
-	// is one line.
-	if len(r.ByCall) > 1 && r.Model != record.DemoModel {
+// writeSummary prints the report in one line; verbose (-v) adds a line per
+// call and says why a cost is not estimated. Every stage of a pipeline
+// prints its summary, so the default is the line that matters.
+func (r *Usage) writeSummary(w io.Writer, verbose bool) {
+	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced(verbose))
+	// The demo's calls cost nothing and say nothing per call.
+	if verbose && len(r.ByCall) > 1 && r.Model != record.DemoModel {
 		for _, n := range slices.Sorted(maps.Keys(r.ByCall)) {
 			fmt.Fprintf(w, "%s:   call %s: %s\n", r.Stage, n, r.ByCall[n].line(r))
 		}
@@ -196,7 +198,7 @@ func (r *Usage) writeSummary(w io.Writer) {
 // writeDeferred says how to go on when records wait for Batch replies.
 func writeDeferred(w io.Writer, stage string, n int64) {
 	if n > 0 {
-		fmt.Fprintf(w, "%s: %d records wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", stage, n)
+		fmt.Fprintf(w, "%s: %s wait for the replies to the requests written: send the file to the Batch API, then run again with --responses <output file>\n", stage, count(n, "record", "records"))
 	}
 }
 
@@ -224,7 +226,7 @@ func (s *CallStats) line(r *Usage) string {
 		fmt.Fprintf(&b, " (of %d attempts: %d did not reach the server)", s.Attempts, s.Attempts-s.Requests)
 	}
 	if s.Retries > 0 || s.Reasks > 0 {
-		fmt.Fprintf(&b, ", %d retries, %d re-asks", s.Retries, s.Reasks)
+		fmt.Fprintf(&b, ", %s, %s", count(s.Retries, "retry", "retries"), count(s.Reasks, "re-ask", "re-asks"))
 	}
 	if len(s.Faults) > 0 {
 		kinds := make([]string, 0, len(s.Faults))
@@ -261,10 +263,14 @@ func (s *CallStats) line(r *Usage) string {
 }
 
 // unpriced is the note of a summary whose model has no price, said once
-// on its first line (not on each call's or role's line under it).
-func (r *Usage) unpriced() string {
-	if r.Priced || r.Model == record.DemoModel { // canned text has no price to estimate
+// on its first line (not on each call's or role's line under it); why,
+// with -v.
+func (r *Usage) unpriced(verbose bool) string {
+	switch {
+	case r.Priced || r.Model == record.DemoModel: // canned text has no price to estimate
 		return ""
+	case !verbose:
+		return "; cost not estimated (see --prices)"
 	}
 	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
 }

@@ -37,24 +37,31 @@ func TestPriceLookup(t *testing.T) {
 	}
 }
 
-// An unpriced model's note is said once, on the summary's first line, not
-// again on each call's line under it.
+// The summary is one line, an unpriced model's note short; with -v
+// (Verbose) a line per call follows and the note says why, once, on the
+// first line, not again on each call's line.
 func TestUnpricedNoteOnce(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{})
 	defer srv.Close()
-	var stderr bytes.Buffer
-	cfg := quick(srv)
-	cfg.Stderr = &stderr
-	c := testClient(t, cfg)
-	for _, call := range []string{"a", "b", "c"} {
-		if _, err := c.Call(context.Background(), Request{Call: call, Messages: []Message{User("x")}}); err != nil {
-			t.Fatal(err)
+	for _, verbose := range []bool{false, true} {
+		var stderr bytes.Buffer
+		cfg := quick(srv)
+		cfg.Stderr, cfg.Verbose = &stderr, verbose
+		c := testClient(t, cfg)
+		for _, call := range []string{"a", "b", "c"} {
+			if _, err := c.Call(context.Background(), Request{Call: call, Messages: []Message{User("x")}}); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	c.Close()
-	if lines, n := strings.Count(stderr.String(), "\n"), strings.Count(stderr.String(), "cost not estimated"); lines != 4 || n != 1 ||
-		!strings.Contains(strings.SplitN(stderr.String(), "\n", 2)[0], "cost not estimated (no price for fake here") {
-		t.Errorf("%d lines, %d notes:\n%s", lines, n, stderr.String())
+		c.Close()
+		wantLines, note := 1, "; cost not estimated (see --prices)\n"
+		if verbose {
+			wantLines, note = 4, "cost not estimated (no price for fake here"
+		}
+		if lines, n := strings.Count(stderr.String(), "\n"), strings.Count(stderr.String(), "cost not estimated"); lines != wantLines || n != 1 ||
+			!strings.Contains(strings.SplitAfterN(stderr.String(), "\n", 2)[0], note) {
+			t.Errorf("verbose %v: %d lines, %d notes:\n%s", verbose, lines, n, stderr.String())
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ func TestBuiltinProfiles(t *testing.T) {
 		"filipino":    {"tl", "tl", ""},
 		"singaporean": {"en", "en", ""},
 		"taiwanese":   {"zh-Hant", "zh-Hant", ""},
-		// the PACT human study's other four countries (issue 29)
+		// the PACT human study's other four countries
 		"british":       {"en", "en", ""},
 		"brazilian":     {"pt", "en", ""},
 		"indian":        {"en", "en", ""},

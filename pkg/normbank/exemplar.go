@@ -44,11 +44,13 @@ func (e *Exemplar) Text() string { return SeedText(e.Scenario, e.Situation) }
 // compares, for a seed as for an exemplar.
 func SeedText(scenario, situation string) string { return scenario + "\n" + situation }
 
-//go:embed data/exemplars.jsonl
-var exemplarsJSONL []byte
+// exemplarsZst is data/exemplars.jsonl, zstd-compressed (see unzstd).
+//
+//go:embed data/exemplars.jsonl.zst
+var exemplarsZst []byte
 
 var builtinExemplars = sync.OnceValue(func() []Exemplar {
-	es, err := readExemplars(recio.NewJSONLReader("builtin:exemplars.jsonl", bytes.NewReader(exemplarsJSONL)))
+	es, err := readExemplars(recio.NewJSONLReader("builtin:exemplars.jsonl", bytes.NewReader(unzstd("exemplars.jsonl", exemplarsZst))))
 	if err != nil {
 		panic("normbank: embedded exemplars: " + err.Error()) // a test keeps the data valid
 	}

@@ -39,7 +39,8 @@ func FuzzNormLines(f *testing.F) {
 	f.Add([]byte(`{"culture":"thai","category":"greeting","norm":"A wai."}` + "\n"))
 	f.Add([]byte(`{"culture":"thai","category":"greeting","norm":"A wai.","norm_id":"x"}` + "\n" + `{"culture":1}`))
 	f.Add([]byte("\ufeff{}\n\n"))
-	f.Add(normsJSONL[:bytes.IndexByte(normsJSONL, '\n')+1])
+	norms := unzstd("norms.jsonl", normsZst)
+	f.Add(norms[:bytes.IndexByte(norms, '\n')+1])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ns, err := readNorms("f.jsonl", bytes.NewReader(data))
 		if err != nil {

@@ -31,11 +31,13 @@ type Norm struct {
 	Source string `json:"source,omitempty"`
 }
 
-//go:embed data/norms.jsonl
-var normsJSONL []byte
+// normsZst is data/norms.jsonl, zstd-compressed (see unzstd).
+//
+//go:embed data/norms.jsonl.zst
+var normsZst []byte
 
 var builtinNorms = sync.OnceValue(func() []Norm {
-	ns, err := readNorms("builtin:norms.jsonl", bytes.NewReader(normsJSONL))
+	ns, err := readNorms("builtin:norms.jsonl", bytes.NewReader(unzstd("norms.jsonl", normsZst)))
 	if err != nil {
 		panic("normbank: embedded norms: " + err.Error()) // a test keeps the data valid
 	}

@@ -98,8 +98,8 @@ func TestAutoShardCoversOnce(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i := range 2000 {
-					if id := fmt.Sprintf("rec-%d", i); sh.Keep(id) {
-						kept[id]++
+					if sh.Keep(int64(i)) {
+						kept[fmt.Sprintf("rec-%d", i)]++
 					}
 				}
 			}
@@ -135,8 +135,8 @@ func TestAutoShardSlurmListCoversOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 2000 {
-				if id := fmt.Sprintf("rec-%d", i); sh.Keep(id) {
-					kept[id]++
+				if sh.Keep(int64(i)) {
+					kept[fmt.Sprintf("rec-%d", i)]++
 				}
 			}
 		}

@@ -25,7 +25,7 @@ func boardBase(t *testing.T) (tmp, base string) {
 }
 
 // Another user may have made the board's folder in /tmp first: a folder
-// open to all, or one of theirs, or a link, is not used (issue 24).
+// open to all, or one of theirs, or a link, is not used.
 func TestBoardRefusesAFolderNotTheUsers(t *testing.T) {
 	_, base := boardBase(t)
 	if err := os.Mkdir(base, 0o777); err != nil {

@@ -17,7 +17,7 @@ type plainSink struct{ Sink }
 
 // A record over the record size limit fails alone, at write time: it goes
 // to the errors file (without the record, which would make that file
-// unreadable too), the run goes on, and the output reads back (issue 24).
+// unreadable too), the run goes on, and the output reads back.
 func TestRunRecordOverTheLimitFailsAlone(t *testing.T) {
 	for _, pre := range []bool{true, false} {
 		dir := t.TempDir()

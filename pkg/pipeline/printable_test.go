@@ -11,7 +11,7 @@ import (
 )
 
 // The "record ID (file:N) failed: ..." line and every message escape the
-// control characters of the values they quote (issue 24).
+// control characters of the values they quote.
 func TestMessagesEscapeControls(t *testing.T) {
 	id := "x\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x07\x1b[2J\u009b2J\x9b"
 	var b bytes.Buffer

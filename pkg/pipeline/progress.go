@@ -19,7 +19,6 @@ import (
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/ngkit/ngkit/pkg/safeopen"
-	"github.com/parquet-go/parquet-go"
 	"golang.org/x/term"
 )
 
@@ -398,12 +397,12 @@ func InputTotal(names []string) (total int64, inBytes bool) {
 			f.Close()
 			return 0, false
 		case bytes.Equal(head, []byte("PAR1")):
-			pf, err := parquet.OpenFile(f, st.Size())
+			n, err := recio.ParquetRows(f, st.Size())
 			if err != nil {
 				f.Close()
 				return 0, false
 			}
-			rows += pf.NumRows()
+			rows += n
 			parquetFiles++
 		case bytes.HasPrefix(head, []byte{0x1f, 0x8b}), bytes.Equal(head, []byte{0x28, 0xb5, 0x2f, 0xfd}),
 			bytes.HasPrefix(head, []byte("ARRO")), bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):

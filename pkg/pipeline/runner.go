@@ -35,7 +35,12 @@ type Config struct {
 	// Window bounds the records in flight, read but not yet written
 	// (default 16 x Workers): it bounds memory when one record is slow.
 	Window int
-	Shard  Shard
+	// Shard deals the input out by place (see Shard); Slots is how many
+	// work items each input record holds (ngseed: a norm's scenarios), so
+	// that the shard deals those items, not whole records (0 or 1: a
+	// record is one item).
+	Shard Shard
+	Slots int
 	// Progress, when not nil, is updated as records are written.
 	Progress *Progress
 	Stderr   io.Writer
@@ -57,6 +62,9 @@ type Stats struct {
 	Dropped                  int64            // left out on purpose (DropError)
 	DroppedBy                map[string]int64 // Dropped by what dropped them (DropError.By)
 	Interrupted              bool
+	// Cancelled are the Failed records the interrupt (Ctrl-C, --budget)
+	// cancelled: not processed, or their model calls not answered.
+	Cancelled int64
 	// Stopped, when not "", says why the run stopped early (MaxErrorRate).
 	Stopped string
 }
@@ -96,7 +104,7 @@ type result struct {
 // aborted) and nil otherwise; failed records are counted in Stats.Failed.
 // When ctx is cancelled (Ctrl-C), reading stops, records in flight finish
 // or fail with the cancellation, what is done is written and committed.
-func Run(parent context.Context, cfg Config) (st Stats, err error) {
+func Run(parent context.Context, cfg Config) (Stats, error) {
 	stage := cfg.Stage
 	if stage == nil {
 		stage = Identity
@@ -110,220 +118,287 @@ func Run(parent context.Context, cfg Config) (st Stats, err error) {
 		window = 16 * workers
 	}
 	ctx, cancelCause := context.WithCancelCause(parent)
-	cancel := func() { cancelCause(nil) }
-	defer cancel()
+	r := &run{
+		cfg: cfg, stage: stage, parent: parent, ctx: ctx, cancelCause: cancelCause,
+		jobs:    make(chan job, workers),
+		results: make(chan result, window),
+		tokens:  make(chan struct{}, window),
+		rate:    newErrorRate(cfg.MaxErrorRate, cfg.ErrorWindow),
+	}
+	r.preEncoder, _ = cfg.Sink.(PreEncoder)
+	defer r.cancel()
+	go r.read()
+	r.startWorkers(workers)
+	r.write()
+	return r.finish()
+}
 
-	jobs := make(chan job, workers)
-	results := make(chan result, window)
-	tokens := make(chan struct{}, window)
+// run is the state of one Run that its reader, workers and writer share.
+type run struct {
+	cfg         Config
+	stage       Stage
+	parent, ctx context.Context
+	cancelCause context.CancelCauseFunc
+	preEncoder  PreEncoder
+
+	jobs    chan job
+	results chan result
+	tokens  chan struct{} // one per record read and not yet written: the window
 
 	// The reader counts jobs sent under mu, so that once ctx is done the
 	// writer knows exactly how many results are still to come, even if the
 	// reader is blocked in a read that never returns (a terminal on stdin).
-	var mu sync.Mutex
-	var sent int64
-	prev := make(chan struct{})
-	close(prev)
-	go func() {
-		defer close(jobs)
-		// The reader owns the source: it may still be in a read when Run
-		// returns early (--head, Ctrl-C), so only it may close it.
-		defer cfg.Source.Close()
-		for seq := int64(0); ; seq++ {
-			select {
-			case tokens <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			it, err := cfg.Source.Next()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			mu.Lock()
-			if ctx.Err() != nil {
-				mu.Unlock()
-				return
-			}
-			sent++
-			mu.Unlock()
-			ready := make(chan struct{})
-			jobs <- job{seq: seq, item: it, err: err, prev: prev, ready: ready}
-			prev = ready
-			if err != nil {
-				return
-			}
-		}
-	}()
+	mu   sync.Mutex
+	sent int64
 
-	preEncoder, _ := cfg.Sink.(PreEncoder)
 	// abandoned: the input is unreadable, the run ends with exit 2 and no
 	// output; the records it cancelled are not reported one by one.
-	var abandoned atomic.Bool
+	abandoned atomic.Bool
+
+	// the writer's
+	st      Stats
+	fatal   error
+	stopped bool // the sink said ErrStop
+	rate    *errorRate
+}
+
+func (r *run) cancel() { r.cancelCause(nil) }
+
+// read sends every item of the source to the workers, one token of the
+// window each.
+func (r *run) read() {
+	defer close(r.jobs)
+	// The reader owns the source: it may still be in a read when Run
+	// returns early (--head, Ctrl-C), so only it may close it.
+	defer r.cfg.Source.Close()
+	prev := make(chan struct{})
+	close(prev)
+	for seq := int64(0); ; seq++ {
+		select {
+		case r.tokens <- struct{}{}:
+		case <-r.ctx.Done():
+			return
+		}
+		it, err := r.cfg.Source.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		r.mu.Lock()
+		if r.ctx.Err() != nil {
+			r.mu.Unlock()
+			return
+		}
+		r.sent++
+		r.mu.Unlock()
+		ready := make(chan struct{})
+		r.jobs <- job{seq: seq, item: it, err: err, prev: prev, ready: ready}
+		prev = ready
+		if err != nil {
+			return
+		}
+	}
+}
+
+// startWorkers starts the workers that run the stage on each job; results
+// is closed once they are all done.
+func (r *run) startWorkers(workers int) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				r := process(ctx, stage, cfg.Shard, cfg.Done, preEncoder, j)
-				if r.fatal != nil {
+			for j := range r.jobs {
+				res := process(r.ctx, r.stage, r.cfg.Shard, r.cfg.Slots, r.cfg.Done, r.preEncoder, j)
+				if res.fatal != nil {
 					// Now, not when the result's turn comes: the records
 					// after it must not reach the stage.
-					abandoned.Store(true)
-					cancelCause(r.fatal)
+					r.abandoned.Store(true)
+					r.cancelCause(res.fatal)
 				}
-				results <- r
+				r.results <- res
 			}
 		}()
 	}
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(r.results) }()
+}
 
+// write takes the results in input order and handles each, until every
+// record read is handled (after Ctrl-C: every record the reader sent).
+func (r *run) write() {
 	pending := make(map[int64]result)
 	var next int64
-	var fatal error
-	stopped := false // the sink said ErrStop
 	target := int64(-1)
-	done := ctx.Done()
-	rate := newErrorRate(cfg.MaxErrorRate, cfg.ErrorWindow)
-
-	handle := func(r result) {
-		if fatal != nil || stopped {
-			return
-		}
-		if r.fatal != nil {
-			fatal = r.fatal
-			cancel()
-			return
-		}
-		if r.skipped {
-			st.Skipped++
-			return
-		}
-		if r.resumed {
-			st.Resumed++
-			return
-		}
-		st.In++
-		if drop := (*DropError)(nil); errors.As(r.err, &drop) {
-			st.drop(drop)
-			if cfg.Errors != nil {
-				cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, drop)
-			}
-			return
-		}
-		if st.Stopped == "" && ctx.Err() == nil { // not the records a stop cancelled
-			if why := rate.add(r.err); why != "" {
-				st.Stopped = why
-				cancelCause(errStoppedEarly)
-			}
-		}
-		if r.err != nil {
-			st.Failed++
-			if abandoned.Load() {
-				return
-			}
-			cfg.Errors.Add(cfg.Stderr, stage.Name(), r.in, r.item, r.err)
-			return
-		}
-		for i, o := range r.out {
-			var err error
-			if r.encoded != nil && r.encoded[i] != nil {
-				err = preEncoder.WriteEncoded(r.encoded[i])
-			} else {
-				err = cfg.Sink.Write(o)
-			}
-			if drop := (*DropError)(nil); errors.As(err, &drop) {
-				st.drop(drop)
-				if cfg.Errors != nil {
-					cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, drop)
-				}
-				continue
-			}
-			if big := (*recio.TooLargeError)(nil); errors.As(err, &big) {
-				// Refused before a byte of it was written: the run goes on.
-				st.Failed++
-				cfg.Errors.Add(cfg.Stderr, stage.Name(), o, r.item, err)
-				continue
-			}
-			if err != nil {
-				if errors.Is(err, ErrStop) { // taken, and the last wanted
-					st.Out++
-					stopped = true
-					cancel()
-					return
-				}
-				fatal = fmt.Errorf("writing output: %w", err)
-				cancel()
-				return
-			}
-			st.Out++
-		}
-		if cfg.Progress != nil {
-			cfg.Progress.Update(st)
-		}
-	}
-
+	done := r.ctx.Done()
 	// Output written is flushed at most flushEvery after it was written,
 	// so that a downstream stage gets records while a slow one (an LLM
 	// stage) is still working, without a write per record when fast.
-	flusher, _ := cfg.Sink.(Flusher)
+	flusher, _ := r.cfg.Sink.(Flusher)
 	var flushC <-chan time.Time
-loop:
 	for {
 		if target >= 0 && next >= target {
-			break
+			return
 		}
 		select {
-		case r, ok := <-results:
+		case res, ok := <-r.results:
 			if !ok {
-				break loop
+				return
 			}
-			pending[r.seq] = r
+			pending[res.seq] = res
 			for {
-				r, ok := pending[next]
+				res, ok := pending[next]
 				if !ok {
 					break
 				}
 				delete(pending, next)
 				next++
-				<-tokens
-				handle(r)
+				<-r.tokens
+				r.handle(res)
 			}
 			if flusher != nil && flushC == nil {
 				flushC = time.After(flushEvery)
 			}
 		case <-flushC:
 			flushC = nil
-			if err := flusher.Flush(); err != nil && fatal == nil {
-				fatal = fmt.Errorf("writing output: %w", err)
-				cancel()
+			if err := flusher.Flush(); err != nil && r.fatal == nil {
+				r.fatal = fmt.Errorf("writing output: %w", err)
+				r.cancel()
 			}
 		case <-done:
 			done = nil
-			mu.Lock()
-			target = sent
-			mu.Unlock()
+			r.mu.Lock()
+			target = r.sent
+			r.mu.Unlock()
 		}
 	}
-	if cfg.Progress != nil {
-		cfg.Progress.Finish(st)
+}
+
+// handle counts one result, in its turn, and writes its records.
+func (r *run) handle(res result) {
+	st, cfg := &r.st, &r.cfg
+	if r.fatal != nil || r.stopped {
+		return
 	}
-	st.Interrupted = parent.Err() != nil
-	if fatal != nil {
-		cfg.Sink.Abort()
+	if res.fatal != nil {
+		r.fatal = res.fatal
+		r.cancel()
+		return
+	}
+	if res.skipped {
+		st.Skipped++
+		return
+	}
+	if res.resumed {
+		st.Resumed++
+		return
+	}
+	st.In++
+	if drop := (*DropError)(nil); errors.As(res.err, &drop) {
+		st.drop(drop)
+		if cfg.Errors != nil {
+			cfg.Errors.Add(cfg.Stderr, r.stage.Name(), res.in, res.item, drop)
+		}
+		return
+	}
+	if st.Stopped == "" && r.ctx.Err() == nil { // not the records a stop cancelled
+		if why := r.rate.add(res.err); why != "" {
+			st.Stopped = why
+			r.cancelCause(errStoppedEarly)
+		}
+	}
+	if res.err != nil {
+		r.failed(res)
+		return
+	}
+	if !r.writeOut(res) {
+		return
+	}
+	if cfg.Progress != nil {
+		cfg.Progress.Update(*st)
+	}
+}
+
+// failed counts and logs a record the stage failed.
+func (r *run) failed(res result) {
+	st, cfg := &r.st, &r.cfg
+	st.Failed++
+	if r.abandoned.Load() {
+		return
+	}
+	if r.parent.Err() != nil && errors.Is(res.err, context.Cause(r.parent)) {
+		// Cancelled by Ctrl-C (or --budget): counted in the
+		// summary, kept in the errors file, not a line each.
+		st.Cancelled++
+		if cfg.Errors != nil {
+			cfg.Errors.Add(cfg.Stderr, r.stage.Name(), res.in, res.item, res.err)
+		}
+		return
+	}
+	cfg.Errors.Add(cfg.Stderr, r.stage.Name(), res.in, res.item, res.err)
+}
+
+// writeOut writes a result's records to the sink; false: the run stops
+// (the sink took its last record, or failed).
+func (r *run) writeOut(res result) bool {
+	st, cfg := &r.st, &r.cfg
+	for i, o := range res.out {
+		var err error
+		if res.encoded != nil && res.encoded[i] != nil {
+			err = r.preEncoder.WriteEncoded(res.encoded[i])
+		} else {
+			err = cfg.Sink.Write(o)
+		}
+		if drop := (*DropError)(nil); errors.As(err, &drop) {
+			st.drop(drop)
+			if cfg.Errors != nil {
+				cfg.Errors.Add(cfg.Stderr, r.stage.Name(), o, res.item, drop)
+			}
+			continue
+		}
+		if big := (*recio.TooLargeError)(nil); errors.As(err, &big) {
+			// Refused before a byte of it was written: the run goes on.
+			st.Failed++
+			cfg.Errors.Add(cfg.Stderr, r.stage.Name(), o, res.item, err)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, ErrStop) { // taken, and the last wanted
+				st.Out++
+				r.stopped = true
+				r.cancel()
+				return false
+			}
+			r.fatal = fmt.Errorf("writing output: %w", err)
+			r.cancel()
+			return false
+		}
+		st.Out++
+	}
+	return true
+}
+
+// finish ends the progress and commits the output, or aborts it when the
+// input was unreadable or the output failed.
+func (r *run) finish() (Stats, error) {
+	st := r.st
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Finish(st)
+	}
+	st.Interrupted = r.parent.Err() != nil
+	if fatal := r.fatal; fatal != nil {
+		r.cfg.Sink.Abort()
 		var fe *FatalError
 		if !errors.As(fatal, &fe) {
 			fatal = &FatalError{Err: fatal}
 		}
 		return st, fatal
 	}
-	if err := cfg.Sink.Close(); err != nil {
+	if err := r.cfg.Sink.Close(); err != nil {
 		return st, &FatalError{Err: err}
 	}
 	return st, nil
 }
 
-func process(ctx context.Context, stage Stage, shard Shard, done map[string]struct{}, pe PreEncoder, j job) (r result) {
+func process(ctx context.Context, stage Stage, shard Shard, slots int, done map[string]struct{}, pe PreEncoder, j job) (r result) {
 	r = result{seq: j.seq, item: j.item}
 	if j.err != nil {
 		r.fatal = j.err
@@ -348,9 +423,12 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 		rec.ID = record.ContentID(rec)
 	}
 	r.in = rec
-	if !shard.Keep(rec.ID) {
-		r.skipped = true
-		return r
+	if mine, all := shard.Slots(j.seq, slots); !all {
+		if len(mine) == 0 {
+			r.skipped = true
+			return r
+		}
+		ctx = withSlots(ctx, mine)
 	}
 	if _, ok := done[rec.ID]; ok {
 		r.resumed = true
@@ -397,8 +475,13 @@ func process(ctx context.Context, stage Stage, shard Shard, done map[string]stru
 	return r
 }
 
-// Shard keeps the records whose id hashes to bucket K of N (0 <= K < N).
-// The zero Shard keeps everything.
+// Shard deals the input out to N tasks by place, as cards are dealt:
+// the records at places K, K+N, K+2N, ... (from 0) are shard K's, so that
+// N tasks get within one record of an equal share whatever the input's
+// size, and together every record once. Every task must read the same
+// input in the same order (the same files; an upstream program keeps its
+// input's order). A record that holds several work items (Config.Slots)
+// is dealt item by item. The zero Shard keeps everything.
 type Shard struct{ K, N int }
 
 // ParseShard parses "K/N" with K counted from 0.
@@ -434,128 +517,187 @@ func AutoShard(spec string, getenv func(string) string) (string, error) {
 	if !ok || rest != "" && rest[0] != '/' {
 		return spec, nil
 	}
-	bad := func(format string, a ...any) (string, error) {
-		return "", fmt.Errorf("--shard %s: "+format, append([]any{spec}, a...)...)
-	}
+	e := shardEnv{spec, getenv}
 	n := 0
 	if rest != "" {
 		v, err := strconv.Atoi(rest[1:])
 		if err != nil || v < 1 {
-			return bad("want auto or auto/N with N >= 1")
+			return e.bad("want auto or auto/N with N >= 1")
 		}
 		n = v
 	}
-	num := func(name string) (int, bool, error) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			return 0, false, nil
-		}
-		i, err := strconv.Atoi(v)
-		if err != nil || i < 0 {
-			return 0, true, fmt.Errorf("--shard %s: %s=%q is not a count", spec, name, v)
-		}
-		return i, true, nil
-	}
-	jobIndex, inJob, err := num("JOB_COMPLETION_INDEX")
+	jobIndex, inJob, err := e.num("JOB_COMPLETION_INDEX")
 	if err != nil {
 		return "", err
 	}
-	task, inArray, err := num("SLURM_ARRAY_TASK_ID")
+	task, inArray, err := e.num("SLURM_ARRAY_TASK_ID")
 	if err != nil {
 		return "", err
 	}
 	var k int
 	switch {
 	case inJob && inArray:
-		return bad("both JOB_COMPLETION_INDEX (Kubernetes) and SLURM_ARRAY_TASK_ID (Slurm) are set: give --shard K/N")
+		return e.bad("both JOB_COMPLETION_INDEX (Kubernetes) and SLURM_ARRAY_TASK_ID (Slurm) are set: give --shard K/N")
 	case inJob:
 		k = jobIndex
 		if n == 0 {
-			v, set, err := num("NGKIT_SHARDS")
+			v, set, err := e.num("NGKIT_SHARDS")
 			if err != nil {
 				return "", err
 			}
 			if !set || v < 1 {
-				return bad("JOB_COMPLETION_INDEX=%d but no shard count: give --shard auto/N or set NGKIT_SHARDS to the Job's completions", k)
+				return e.bad("JOB_COMPLETION_INDEX=%d but no shard count: give --shard auto/N or set NGKIT_SHARDS to the Job's completions", k)
 			}
 			n = v
 		}
 	case inArray:
-		lo, _, err1 := num("SLURM_ARRAY_TASK_MIN")
-		hi, hiSet, err2 := num("SLURM_ARRAY_TASK_MAX")
-		step, _, err3 := num("SLURM_ARRAY_TASK_STEP")
-		count, countSet, err4 := num("SLURM_ARRAY_TASK_COUNT")
-		shards, shardsSet, err5 := num("NGKIT_SHARDS")
-		if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		if k, n, err = e.slurm(task, n); err != nil {
 			return "", err
 		}
-		step = max(step, 1)
-		if hiSet && task > hi || task < lo {
-			return bad("SLURM_ARRAY_TASK_ID=%d is not between SLURM_ARRAY_TASK_MIN=%d and SLURM_ARRAY_TASK_MAX=%d", task, lo, hi)
-		}
-		// Evenly spaced: every id from MIN to MAX by STEP is a task (as
-		// with --array=1-8, 0-12:4 or 1-8%2); a list of ids is not.
-		span := 0
-		if hiSet {
-			span = (hi-lo)/step + 1
-		}
-		even := !hiSet || !countSet || count == span
-		switch {
-		case n != 0 && shardsSet && shards != n:
-			return bad("NGKIT_SHARDS=%d says otherwise", shards)
-		case n == 0 && shardsSet:
-			if shards < 1 {
-				return bad("NGKIT_SHARDS=0: want at least 1")
-			}
-			n = shards
-		}
-		if step > 1 && even {
-			if (task-lo)%step != 0 {
-				return bad("SLURM_ARRAY_TASK_ID=%d is not in the array from SLURM_ARRAY_TASK_MIN=%d by %d", task, lo, step)
-			}
-			an := count
-			if !countSet {
-				an = span
-			}
-			if an >= 1 && n != 0 && an != n {
-				return bad("the Slurm array has %d tasks, not %d (an array with a step is sharded whole)", an, n)
-			}
-			if an >= 1 {
-				n = an
-			}
-			k = (task - lo) / step
-			break
-		}
-		if n == 0 {
-			switch {
-			case !countSet && !hiSet:
-				return bad("SLURM_ARRAY_TASK_ID=%d but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: give --shard auto/N", task)
-			case !even:
-				return bad("the Slurm array's %d ids from %d to %d are a list, and a task cannot tell its place in it: give the shard count, --shard auto/N or NGKIT_SHARDS=N (the task with id I does shard I mod N)", count, lo, hi)
-			case countSet:
-				n = count
-			default:
-				n = span
-			}
-		}
-		switch {
-		case countSet && count > n:
-			return bad("the Slurm array has %d tasks, not %d", count, n)
-		case hiSet && hi-lo+1 > n:
-			return bad("the Slurm array's ids %d to %d are more than %d shards: two tasks would do the same shard", lo, hi, n)
-		}
-		k = task % n
 	default:
-		return bad("no JOB_COMPLETION_INDEX (Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (Slurm job array) in the environment: give --shard K/N")
+		return e.bad("no JOB_COMPLETION_INDEX (Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (Slurm job array) in the environment: give --shard K/N")
 	}
 	if k >= n {
-		return bad("task %d of %d: the index is not below the count", k, n)
+		return e.bad("task %d of %d: the index is not below the count", k, n)
 	}
 	return fmt.Sprintf("%d/%d", k, n), nil
 }
 
-// Keep reports whether id belongs to this shard.
-func (s Shard) Keep(id string) bool { return s.N <= 1 || record.Bucket(id, s.N) == s.K }
+// shardEnv is what AutoShard reads: the spec it resolves (for its errors)
+// and the environment.
+type shardEnv struct {
+	spec   string
+	getenv func(string) string
+}
+
+func (e shardEnv) bad(format string, a ...any) (string, error) {
+	return "", e.errf(format, a...)
+}
+
+func (e shardEnv) errf(format string, a ...any) error {
+	return fmt.Errorf("--shard %s: "+format, append([]any{e.spec}, a...)...)
+}
+
+// num is the count in variable name; set: the variable is set.
+func (e shardEnv) num(name string) (int, bool, error) {
+	v := strings.TrimSpace(e.getenv(name))
+	if v == "" {
+		return 0, false, nil
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 {
+		return 0, true, fmt.Errorf("--shard %s: %s=%q is not a count", e.spec, name, v)
+	}
+	return i, true, nil
+}
+
+// slurm is the shard K/N of the Slurm array task with id task; n is the
+// count given by auto/N (0: none).
+func (e shardEnv) slurm(task, n int) (k, _ int, err error) {
+	lo, _, err1 := e.num("SLURM_ARRAY_TASK_MIN")
+	hi, hiSet, err2 := e.num("SLURM_ARRAY_TASK_MAX")
+	step, _, err3 := e.num("SLURM_ARRAY_TASK_STEP")
+	count, countSet, err4 := e.num("SLURM_ARRAY_TASK_COUNT")
+	shards, shardsSet, err5 := e.num("NGKIT_SHARDS")
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return 0, 0, err
+	}
+	step = max(step, 1)
+	if hiSet && task > hi || task < lo {
+		return 0, 0, e.errf("SLURM_ARRAY_TASK_ID=%d is not between SLURM_ARRAY_TASK_MIN=%d and SLURM_ARRAY_TASK_MAX=%d", task, lo, hi)
+	}
+	// Evenly spaced: every id from MIN to MAX by STEP is a task (as
+	// with --array=1-8, 0-12:4 or 1-8%2); a list of ids is not.
+	span := 0
+	if hiSet {
+		span = (hi-lo)/step + 1
+	}
+	even := !hiSet || !countSet || count == span
+	switch {
+	case n != 0 && shardsSet && shards != n:
+		return 0, 0, e.errf("NGKIT_SHARDS=%d says otherwise", shards)
+	case n == 0 && shardsSet:
+		if shards < 1 {
+			return 0, 0, e.errf("NGKIT_SHARDS=0: want at least 1")
+		}
+		n = shards
+	}
+	if step > 1 && even {
+		if (task-lo)%step != 0 {
+			return 0, 0, e.errf("SLURM_ARRAY_TASK_ID=%d is not in the array from SLURM_ARRAY_TASK_MIN=%d by %d", task, lo, step)
+		}
+		an := count
+		if !countSet {
+			an = span
+		}
+		if an >= 1 && n != 0 && an != n {
+			return 0, 0, e.errf("the Slurm array has %d tasks, not %d (an array with a step is sharded whole)", an, n)
+		}
+		if an >= 1 {
+			n = an
+		}
+		return (task - lo) / step, n, nil
+	}
+	if n == 0 {
+		switch {
+		case !countSet && !hiSet:
+			return 0, 0, e.errf("SLURM_ARRAY_TASK_ID=%d but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: give --shard auto/N", task)
+		case !even:
+			return 0, 0, e.errf("the Slurm array's %d ids from %d to %d are a list, and a task cannot tell its place in it: give the shard count, --shard auto/N or NGKIT_SHARDS=N (the task with id I does shard I mod N)", count, lo, hi)
+		case countSet:
+			n = count
+		default:
+			n = span
+		}
+	}
+	switch {
+	case countSet && count > n:
+		return 0, 0, e.errf("the Slurm array has %d tasks, not %d", count, n)
+	case hiSet && hi-lo+1 > n:
+		return 0, 0, e.errf("the Slurm array's ids %d to %d are more than %d shards: two tasks would do the same shard", lo, hi, n)
+	}
+	return task % n, n, nil
+}
+
+// Keep reports whether the record at place pos (from 0) is this shard's.
+func (s Shard) Keep(pos int64) bool {
+	mine, all := s.Slots(pos, 1)
+	return all || len(mine) > 0
+}
+
+// Slots says which work items of the record at place pos (from 0), of
+// slots items each (0 or 1: the record is one item), are this shard's:
+// item j is at place pos*slots+j of all the items. all is true (and mine
+// nil) when every one of them is; mine is empty when none is.
+func (s Shard) Slots(pos int64, slots int) (mine []int, all bool) {
+	slots = max(slots, 1)
+	if s.N <= 1 {
+		return nil, true
+	}
+	first := pos * int64(slots)
+	for j := range slots {
+		if (first+int64(j))%int64(s.N) == int64(s.K) {
+			mine = append(mine, j)
+		}
+	}
+	if len(mine) == slots {
+		return nil, true
+	}
+	return mine, false
+}
+
+type slotsKey struct{}
+
+func withSlots(ctx context.Context, slots []int) context.Context {
+	return context.WithValue(ctx, slotsKey{}, slots)
+}
+
+// SlotsOf gives a stage of work items (Config.Slots) the items of this
+// record it is to make, in order; ok is false when it is to make them all.
+func SlotsOf(ctx context.Context) (slots []int, ok bool) {
+	slots, ok = ctx.Value(slotsKey{}).([]int)
+	return slots, ok
+}
 
 // errStoppedEarly is the cause of the cancellation when MaxErrorRate
 // stops a run: records not processed fail with it. It is a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,25 +176,68 @@ func TestRunStopsEarly(t *testing.T) {
 	}
 }
 
+// N runs with --shard K/N write, together, every record of the run
+// without shards once, and each within one work item of an equal share,
+// whatever the input's size (N larger than it too): records dealt one by
+// one, and records of several work items (ngseed's norms of --per-norm
+// scenarios) dealt item by item, the stage making only the items
+// SlotsOf gives it.
 func TestRunShard(t *testing.T) {
-	seen := map[string]int{}
-	total := 0
-	for k := 0; k < 3; k++ {
-		sink := &memSink{}
-		st, err := Run(context.Background(), Config{Source: SliceSource(recs(300)), Sink: sink, Shard: Shard{K: k, N: 3}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Skipped+st.In != 300 || st.In < 70 {
-			t.Errorf("shard %d: %+v", k, st)
-		}
-		for _, r := range sink.recs {
-			seen[r.ID]++
-		}
-		total += len(sink.recs)
+	// A record of slots items writes one record per item it makes.
+	stage := func(slots int) Stage {
+		return StageFunc{"items", func(ctx context.Context, r *record.Record) ([]*record.Record, error) {
+			mine, ok := SlotsOf(ctx)
+			if !ok {
+				mine = nil
+				for j := range max(slots, 1) {
+					mine = append(mine, j)
+				}
+			}
+			var out []*record.Record
+			for _, j := range mine {
+				out = append(out, &record.Record{ID: r.ID + "." + strconv.Itoa(j)})
+			}
+			return out, nil
+		}}
 	}
-	if total != 300 || len(seen) != 300 {
-		t.Errorf("shards cover %d records (%d distinct), want 300", total, len(seen))
+	for _, slots := range []int{0, 1, 3, 10} {
+		for _, size := range []int{0, 1, 3, 6, 7, 300} {
+			whole := &memSink{}
+			if _, err := Run(context.Background(), Config{Stage: stage(slots), Source: SliceSource(recs(size)), Sink: whole, Slots: slots}); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []int{1, 2, 3, 4, 8, 13} {
+				seen := map[string]int{}
+				lo, hi := len(whole.recs), 0
+				for k := range n {
+					sink := &memSink{}
+					st, err := Run(context.Background(), Config{Stage: stage(slots), Source: SliceSource(recs(size)), Sink: sink,
+						Workers: 3, Shard: Shard{K: k, N: n}, Slots: slots})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st.Skipped+st.In != int64(size) {
+						t.Errorf("slots %d, %d records, shard %d/%d: %+v", slots, size, k, n, st)
+					}
+					for _, r := range sink.recs {
+						seen[r.ID]++
+					}
+					lo, hi = min(lo, len(sink.recs)), max(hi, len(sink.recs))
+				}
+				if hi-lo > 1 {
+					t.Errorf("slots %d, %d records, %d shards: from %d to %d items a shard, want within one", slots, size, n, lo, hi)
+				}
+				for _, r := range whole.recs {
+					if seen[r.ID] != 1 {
+						t.Errorf("slots %d, %d records, %d shards: %s made %d times", slots, size, n, r.ID, seen[r.ID])
+					}
+					delete(seen, r.ID)
+				}
+				if len(seen) > 0 {
+					t.Errorf("slots %d, %d records, %d shards: items the run without shards lacks: %v", slots, size, n, seen)
+				}
+			}
+		}
 	}
 	for _, bad := range []string{"3/3", "-1/2", "1", "a/b", "0/0"} {
 		if _, err := ParseShard(bad); err == nil {
@@ -221,32 +265,48 @@ func (b *blockingSource) Close() error { return nil }
 // Ctrl-C: in-flight records finish or fail with the cancellation; the done
 // ones are written and the sink committed, even though the source blocks.
 func TestRunInterruptFlushesDone(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var started sync.WaitGroup
-	started.Add(10)
-	stage := StageFunc{"llm", func(ctx context.Context, r *record.Record) ([]*record.Record, error) {
-		n, _ := strconv.Atoi(r.ID)
-		if n < 10 { // the last ten wait for a "call" that Ctrl-C cancels
-			started.Done()
-			<-ctx.Done()
-			return nil, ctx.Err()
+	// Without an errors file, then with one.
+	for _, withLog := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var started sync.WaitGroup
+		started.Add(10)
+		stage := StageFunc{"llm", func(ctx context.Context, r *record.Record) ([]*record.Record, error) {
+			n, _ := strconv.Atoi(r.ID)
+			if n < 10 { // the last ten wait for a "call" that Ctrl-C cancels
+				started.Done()
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return []*record.Record{r}, nil
+		}}
+		src := &blockingSource{n: 30, block: make(chan struct{})}
+		go func() { started.Wait(); cancel() }()
+		sink := &memSink{}
+		var logged strings.Builder
+		var elog *ErrorLog
+		if withLog {
+			var err error
+			if elog, err = OpenErrorLog(filepath.Join(t.TempDir(), "errors.jsonl")); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return []*record.Record{r}, nil
-	}}
-	src := &blockingSource{n: 30, block: make(chan struct{})}
-	defer close(src.block)
-	go func() { started.Wait(); cancel() }()
-	sink := &memSink{}
-	var logged strings.Builder
-	st, err := Run(ctx, Config{Stage: stage, Source: src, Sink: sink, Workers: 10, Stderr: &logged})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !st.Interrupted || st.Out != 20 || st.Failed != 10 || !sink.closed {
-		t.Fatalf("stats %+v closed %v", st, sink.closed)
-	}
-	if strings.Count(logged.String(), "context canceled") != 10 {
-		t.Errorf("stderr:\n%s", logged.String())
+		st, err := Run(ctx, Config{Stage: stage, Source: src, Sink: sink, Workers: 10, Stderr: &logged, Errors: elog})
+		close(src.block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withLog && elog.Count() != 10 { // none lost: each cancelled record is in the errors file
+			t.Errorf("%d records in the errors file, want 10", elog.Count())
+		}
+		elog.Close()
+		if !st.Interrupted || st.Out != 20 || st.Failed != 10 || st.Cancelled != 10 || !sink.closed {
+			t.Fatalf("stats %+v closed %v", st, sink.closed)
+		}
+		// What the interrupt cancelled is counted, not a line each (the
+		// program's summary says how many).
+		if logged.Len() != 0 {
+			t.Errorf("errors file %v: stderr:\n%s", withLog, logged.String())
+		}
 	}
 }
 

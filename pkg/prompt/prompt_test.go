@@ -107,7 +107,7 @@ func TestBuiltinOpens(t *testing.T) {
 }
 
 // A culture is part of a template's file name, never a path: "x/../quality"
-// would otherwise render seed/quality.tmpl (issue 24).
+// would otherwise render seed/quality.tmpl.
 func TestRenderRefusesCulturePath(t *testing.T) {
 	base := fstest.MapFS{"VERSION": {Data: []byte("1\n")},
 		"label/turns.tmpl":   {Data: []byte(`{{define "system"}}turns{{end}}{{define "user"}}u{{end}}`)},

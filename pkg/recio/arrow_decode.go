@@ -137,6 +137,27 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 	if dec := jsonTextDecoder(t, id); dec != nil {
 		return dec, nil
 	}
+	var dec decoderFactory
+	var err error
+	switch t.Kind() {
+	case reflect.Slice:
+		dec, err = sliceDecoder(t, dt)
+	case reflect.Map:
+		dec, err = mapDecoder(t, dt)
+	case reflect.Struct:
+		dec, err = structDecoder(t, dt)
+	default:
+		dec = scalarDecoder(t, id)
+	}
+	if dec == nil && err == nil {
+		return nil, mismatch
+	}
+	return dec, err
+}
+
+// scalarDecoder reads a string, bool, integer or float column into t, or
+// is nil when id is none of those t can hold.
+func scalarDecoder(t reflect.Type, id arrow.Type) decoderFactory {
 	switch t.Kind() {
 	case reflect.String:
 		switch id {
@@ -145,33 +166,33 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 				s := a.(interface{ Value(int) string })
 				// Clone: the array's string data is released with the batch.
 				return func(i int, v reflect.Value) { v.SetString(strings.Clone(s.Value(i))) }
-			}), nil
+			})
 		case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				b := a.(interface{ Value(int) []byte })
 				return func(i int, v reflect.Value) { v.SetString(string(b.Value(i))) }
-			}), nil
+			})
 		}
 	case reflect.Bool:
 		if id == arrow.BOOL {
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				b := a.(*array.Boolean)
 				return func(i int, v reflect.Value) { v.SetBool(b.Value(i)) }
-			}), nil
+			})
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if get := intGetter(id); get != nil {
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				g := get(a)
 				return func(i int, v reflect.Value) { v.SetInt(g(i)) }
-			}), nil
+			})
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if get := intGetter(id); get != nil {
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				g := get(a)
 				return func(i int, v reflect.Value) { v.SetUint(uint64(g(i))) }
-			}), nil
+			})
 		}
 	case reflect.Float32, reflect.Float64:
 		switch id {
@@ -179,138 +200,153 @@ func arrowDecoderOf(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				f := a.(*array.Float64)
 				return func(i int, v reflect.Value) { v.SetFloat(f.Value(i)) }
-			}), nil
+			})
 		case arrow.FLOAT32:
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				f := a.(*array.Float32)
 				return func(i int, v reflect.Value) { v.SetFloat(float64(f.Value(i))) }
-			}), nil
+			})
 		}
 		if get := intGetter(id); get != nil {
 			return nullable(func(a arrow.Array) func(int, reflect.Value) {
 				g := get(a)
 				return func(i int, v reflect.Value) { v.SetFloat(float64(g(i))) }
+			})
+		}
+	}
+	return nil
+}
+
+// sliceDecoder reads a binary column into []byte and a list into other
+// slices; nil, nil when dt is neither.
+func sliceDecoder(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
+	id := dt.ID()
+	if t.Elem().Kind() == reflect.Uint8 {
+		switch id {
+		case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+			return nullable(func(a arrow.Array) func(int, reflect.Value) {
+				b := a.(interface{ Value(int) []byte })
+				return func(i int, v reflect.Value) {
+					if x := b.Value(i); len(x) > 0 {
+						v.SetBytes(slices.Clone(x))
+					}
+				}
 			}), nil
 		}
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			switch id {
-			case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
-				return nullable(func(a arrow.Array) func(int, reflect.Value) {
-					b := a.(interface{ Value(int) []byte })
-					return func(i int, v reflect.Value) {
-						if x := b.Value(i); len(x) > 0 {
-							v.SetBytes(slices.Clone(x))
-						}
-					}
-				}), nil
-			}
-			break
-		}
-		lt, ok := dt.(arrow.ListLikeType)
-		if !ok || id == arrow.MAP {
-			break
-		}
-		inner, err := arrowDecoderOf(t.Elem(), lt.Elem())
-		if err != nil {
-			return nil, err
-		}
-		return nullable(func(a arrow.Array) func(int, reflect.Value) {
-			l := a.(array.ListLike)
-			values := l.ListValues()
-			dec := inner(values)
-			return func(i int, v reflect.Value) {
-				start, end := l.ValueOffsets(i)
-				n := int(end - start)
-				checkOffsets(start, end, values.Len())
-				if n == 0 {
-					return // empty lists read back as nil
-				}
-				s := reflect.MakeSlice(t, n, n)
-				for j := 0; j < n; j++ {
-					dec(int(start)+j, s.Index(j))
-				}
-				v.Set(s)
-			}
-		}), nil
-	case reflect.Map:
-		if lt, ok := dt.(arrow.ListLikeType); ok && id != arrow.MAP {
-			return mapFromListDecoder(t, lt)
-		}
-		if st, ok := dt.(*arrow.StructType); ok && t.Key().Kind() == reflect.String {
-			return mapFromStructDecoder(t, st)
-		}
-		mt, ok := dt.(*arrow.MapType)
-		if !ok {
-			break
-		}
-		kdec, err := arrowDecoderOf(t.Key(), mt.KeyType())
-		if err != nil {
-			return nil, err
-		}
-		idec, err := arrowDecoderOf(t.Elem(), mt.ItemType())
-		if err != nil {
-			return nil, err
-		}
-		return nullable(func(a arrow.Array) func(int, reflect.Value) {
-			m := a.(*array.Map)
-			keys, items := kdec(m.Keys()), idec(m.Items())
-			return func(i int, v reflect.Value) {
-				start, end := m.ValueOffsets(i)
-				n := int(end - start)
-				checkOffsets(start, end, min(m.Keys().Len(), m.Items().Len()))
-				if n == 0 {
-					return // empty maps read back as nil
-				}
-				mv := reflect.MakeMapWithSize(t, n)
-				for j := int(start); j < int(end); j++ {
-					k, x := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
-					keys(j, k)
-					items(j, x)
-					mv.SetMapIndex(k, x)
-				}
-				v.Set(mv)
-			}
-		}), nil
-	case reflect.Struct:
-		st, ok := dt.(*arrow.StructType)
-		if !ok {
-			break
-		}
-		type child struct {
-			col, field int
-			dec        decoderFactory
-		}
-		var children []child
-		for fi := 0; fi < t.NumField(); fi++ {
-			name, _, skip := columnTag(t.Field(fi))
-			if skip {
-				continue
-			}
-			ci, ok := st.FieldIdx(name)
-			if !ok {
-				continue // missing fields stay zero
-			}
-			dec, err := arrowDecoderOf(t.Field(fi).Type, st.Field(ci).Type)
-			if err != nil {
-				return nil, fmt.Errorf("field %q: %w", name, err)
-			}
-			children = append(children, child{ci, fi, dec})
-		}
-		return nullable(func(a arrow.Array) func(int, reflect.Value) {
-			s := a.(*array.Struct)
-			decs := make([]func(int, reflect.Value), len(children))
-			for k, c := range children {
-				decs[k] = c.dec(s.Field(c.col))
-			}
-			return func(i int, v reflect.Value) {
-				for k, c := range children {
-					decs[k](i, v.Field(c.field))
-				}
-			}
-		}), nil
+		return nil, nil
 	}
-	return nil, mismatch
+	lt, ok := dt.(arrow.ListLikeType)
+	if !ok || id == arrow.MAP {
+		return nil, nil
+	}
+	inner, err := arrowDecoderOf(t.Elem(), lt.Elem())
+	if err != nil {
+		return nil, err
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		l := a.(array.ListLike)
+		values := l.ListValues()
+		dec := inner(values)
+		return func(i int, v reflect.Value) {
+			start, end := l.ValueOffsets(i)
+			n := int(end - start)
+			checkOffsets(start, end, values.Len())
+			if n == 0 {
+				return // empty lists read back as nil
+			}
+			s := reflect.MakeSlice(t, n, n)
+			for j := 0; j < n; j++ {
+				dec(int(start)+j, s.Index(j))
+			}
+			v.Set(s)
+		}
+	}), nil
+}
+
+// mapDecoder reads a list of {key, value} structs (ngkit's maps), a
+// struct (a map written as one by datasets) or an Arrow map into a map;
+// nil, nil when dt is none of those.
+func mapDecoder(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
+	id := dt.ID()
+	if lt, ok := dt.(arrow.ListLikeType); ok && id != arrow.MAP {
+		return mapFromListDecoder(t, lt)
+	}
+	if st, ok := dt.(*arrow.StructType); ok && t.Key().Kind() == reflect.String {
+		return mapFromStructDecoder(t, st)
+	}
+	mt, ok := dt.(*arrow.MapType)
+	if !ok {
+		return nil, nil
+	}
+	kdec, err := arrowDecoderOf(t.Key(), mt.KeyType())
+	if err != nil {
+		return nil, err
+	}
+	idec, err := arrowDecoderOf(t.Elem(), mt.ItemType())
+	if err != nil {
+		return nil, err
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		m := a.(*array.Map)
+		keys, items := kdec(m.Keys()), idec(m.Items())
+		return func(i int, v reflect.Value) {
+			start, end := m.ValueOffsets(i)
+			n := int(end - start)
+			checkOffsets(start, end, min(m.Keys().Len(), m.Items().Len()))
+			if n == 0 {
+				return // empty maps read back as nil
+			}
+			mv := reflect.MakeMapWithSize(t, n)
+			for j := int(start); j < int(end); j++ {
+				k, x := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+				keys(j, k)
+				items(j, x)
+				mv.SetMapIndex(k, x)
+			}
+			v.Set(mv)
+		}
+	}), nil
+}
+
+// structDecoder reads a struct column into a struct, field by column name
+// (a missing column leaves its field zero); nil, nil when dt is no struct.
+func structDecoder(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
+	st, ok := dt.(*arrow.StructType)
+	if !ok {
+		return nil, nil
+	}
+	type child struct {
+		col, field int
+		dec        decoderFactory
+	}
+	var children []child
+	for fi := 0; fi < t.NumField(); fi++ {
+		name, _, skip := columnTag(t.Field(fi))
+		if skip {
+			continue
+		}
+		ci, ok := st.FieldIdx(name)
+		if !ok {
+			continue // missing fields stay zero
+		}
+		dec, err := arrowDecoderOf(t.Field(fi).Type, st.Field(ci).Type)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", name, err)
+		}
+		children = append(children, child{ci, fi, dec})
+	}
+	return nullable(func(a arrow.Array) func(int, reflect.Value) {
+		s := a.(*array.Struct)
+		decs := make([]func(int, reflect.Value), len(children))
+		for k, c := range children {
+			decs[k] = c.dec(s.Field(c.col))
+		}
+		return func(i int, v reflect.Value) {
+			for k, c := range children {
+				decs[k](i, v.Field(c.field))
+			}
+		}
+	}), nil
 }
 
 // jsonTextDecoder reads a text column into a struct, a list or a map by

@@ -133,8 +133,9 @@ func scalarEncoder[T any, B interface {
 	}
 }
 
-// arrowTypeOf compiles the Arrow type of Go type t and its encoder. optional
-// makes zero values null.
+// arrowTypeOf compiles the Arrow type of Go type t and its encoder (one
+// codec per kind: scalars here, the others below). optional makes zero
+// values null.
 func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
 	switch t.Kind() {
 	case reflect.String:
@@ -156,139 +157,161 @@ func arrowTypeOf(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arr
 		return arrow.PrimitiveTypes.Float64, optional, scalarEncoder[float64, *array.Float64Builder](optional,
 			func(v reflect.Value) (float64, bool) { x := v.Float(); return x, x != 0 }), nil
 	case reflect.Pointer:
-		dt, _, elem, err := arrowTypeOf(t.Elem(), false, seen)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		if t.Elem().Kind() == reflect.Struct {
-			// A null struct appends a null to each of its children, and
-			// theirs: a turn's two unset label sets are some thirty
-			// appends. So a run of nulls is appended at once, before the
-			// next struct or when the batch is taken.
-			return dt, true, func(b array.Builder, fl *flushers) func(reflect.Value) {
-				enc := elem(b, fl)
-				nulls := 0
-				flush := func() {
-					if nulls > 0 {
-						b.AppendNulls(nulls)
-						nulls = 0
-					}
-				}
-				*fl = append(*fl, flush)
-				return func(v reflect.Value) {
-					if v.IsNil() {
-						nulls++
-						return
-					}
-					flush()
-					enc(v.Elem())
-				}
-			}, nil
-		}
+		return pointerCodec(t, seen)
+	case reflect.Slice:
+		return sliceCodec(t, optional, seen)
+	case reflect.Map:
+		return mapCodec(t, optional, seen)
+	case reflect.Struct:
+		return structCodec(t, seen)
+	}
+	return nil, false, nil, fmt.Errorf("unsupported Go type %v", t)
+}
+
+// pointerCodec: a nil pointer is null.
+func pointerCodec(t reflect.Type, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
+	dt, _, elem, err := arrowTypeOf(t.Elem(), false, seen)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if t.Elem().Kind() == reflect.Struct {
+		// A null struct appends a null to each of its children, and
+		// theirs: a turn's two unset label sets are some thirty
+		// appends. So a run of nulls is appended at once, before the
+		// next struct or when the batch is taken.
 		return dt, true, func(b array.Builder, fl *flushers) func(reflect.Value) {
 			enc := elem(b, fl)
+			nulls := 0
+			flush := func() {
+				if nulls > 0 {
+					b.AppendNulls(nulls)
+					nulls = 0
+				}
+			}
+			*fl = append(*fl, flush)
 			return func(v reflect.Value) {
 				if v.IsNil() {
-					b.AppendNull()
+					nulls++
+					return
+				}
+				flush()
+				enc(v.Elem())
+			}
+		}, nil
+	}
+	return dt, true, func(b array.Builder, fl *flushers) func(reflect.Value) {
+		enc := elem(b, fl)
+		return func(v reflect.Value) {
+			if v.IsNil() {
+				b.AppendNull()
+			} else {
+				enc(v.Elem())
+			}
+		}
+	}, nil
+}
+
+// sliceCodec: []byte is Binary, other slices lists; an empty optional
+// slice is null.
+func sliceCodec(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
+	if t.Elem().Kind() == reflect.Uint8 {
+		return arrow.BinaryTypes.Binary, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
+			bb := b.(*array.BinaryBuilder)
+			return func(v reflect.Value) {
+				if v.Len() > 0 || !optional {
+					bb.Append(v.Bytes())
 				} else {
-					enc(v.Elem())
-				}
-			}
-		}, nil
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return arrow.BinaryTypes.Binary, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-				bb := b.(*array.BinaryBuilder)
-				return func(v reflect.Value) {
-					if v.Len() > 0 || !optional {
-						bb.Append(v.Bytes())
-					} else {
-						bb.AppendNull()
-					}
-				}
-			}, nil
-		}
-		et, enull, elem, err := arrowTypeOf(t.Elem(), false, seen)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		return arrow.ListOfField(arrow.Field{Name: "item", Type: et, Nullable: enull}), optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			lb := b.(*array.ListBuilder)
-			enc := elem(lb.ValueBuilder(), fl)
-			return func(v reflect.Value) {
-				n := v.Len()
-				if n == 0 && optional {
-					lb.AppendNull()
-					return
-				}
-				lb.Append(true)
-				for i := 0; i < n; i++ {
-					enc(v.Index(i))
-				}
-			}
-		}, nil
-	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			return nil, false, nil, fmt.Errorf("unsupported map key type %v (want string)", t.Key())
-		}
-		it, inull, item, err := arrowTypeOf(t.Elem(), false, seen)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		lt := mapListType(it, inull)
-		switch t.Elem().Kind() {
-		case reflect.Float64: // the label distributions: no reflection per entry
-			return lt, optional, mapEncoder(optional, mapStringFloat, func(b array.Builder) func(float64) {
-				return b.(*array.Float64Builder).Append
-			}), nil
-		case reflect.String:
-			return lt, optional, mapEncoder(optional, mapStringString, func(b array.Builder) func(string) {
-				return b.(*array.StringBuilder).Append
-			}), nil
-		}
-		return lt, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			lb := b.(*array.ListBuilder)
-			sb := lb.ValueBuilder().(*array.StructBuilder)
-			kb := sb.FieldBuilder(0).(*array.StringBuilder)
-			enc := item(sb.FieldBuilder(1), fl)
-			var keys []reflect.Value
-			return func(v reflect.Value) {
-				n := v.Len()
-				if n == 0 && optional {
-					lb.AppendNull()
-					return
-				}
-				lb.Append(true)
-				keys = append(keys[:0], v.MapKeys()...)
-				slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
-				for _, k := range keys {
-					sb.Append(true)
-					kb.Append(k.String())
-					enc(v.MapIndex(k))
-				}
-				clear(keys)
-			}
-		}, nil
-	case reflect.Struct:
-		fields, encs, idx, err := structFieldsOf(t, seen)
-		if err != nil {
-			return nil, false, nil, err
-		}
-		return arrow.StructOf(fields...), false, func(b array.Builder, fl *flushers) func(reflect.Value) {
-			sb := b.(*array.StructBuilder)
-			children := make([]func(reflect.Value), len(encs))
-			for i, e := range encs {
-				children[i] = e(sb.FieldBuilder(i), fl)
-			}
-			return func(v reflect.Value) {
-				sb.Append(true)
-				for i, c := range children {
-					c(v.Field(idx[i]))
+					bb.AppendNull()
 				}
 			}
 		}, nil
 	}
-	return nil, false, nil, fmt.Errorf("unsupported Go type %v", t)
+	et, enull, elem, err := arrowTypeOf(t.Elem(), false, seen)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return arrow.ListOfField(arrow.Field{Name: "item", Type: et, Nullable: enull}), optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
+		lb := b.(*array.ListBuilder)
+		enc := elem(lb.ValueBuilder(), fl)
+		return func(v reflect.Value) {
+			n := v.Len()
+			if n == 0 && optional {
+				lb.AppendNull()
+				return
+			}
+			lb.Append(true)
+			for i := 0; i < n; i++ {
+				enc(v.Index(i))
+			}
+		}
+	}, nil
+}
+
+// mapCodec: a map is a list of {key, value} structs sorted by key
+// (mapListType); an empty optional map is null.
+func mapCodec(t reflect.Type, optional bool, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
+	if t.Key().Kind() != reflect.String {
+		return nil, false, nil, fmt.Errorf("unsupported map key type %v (want string)", t.Key())
+	}
+	it, inull, item, err := arrowTypeOf(t.Elem(), false, seen)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	lt := mapListType(it, inull)
+	switch t.Elem().Kind() {
+	case reflect.Float64: // the label distributions: no reflection per entry
+		return lt, optional, mapEncoder(optional, mapStringFloat, func(b array.Builder) func(float64) {
+			return b.(*array.Float64Builder).Append
+		}), nil
+	case reflect.String:
+		return lt, optional, mapEncoder(optional, mapStringString, func(b array.Builder) func(string) {
+			return b.(*array.StringBuilder).Append
+		}), nil
+	}
+	return lt, optional, func(b array.Builder, fl *flushers) func(reflect.Value) {
+		lb := b.(*array.ListBuilder)
+		sb := lb.ValueBuilder().(*array.StructBuilder)
+		kb := sb.FieldBuilder(0).(*array.StringBuilder)
+		enc := item(sb.FieldBuilder(1), fl)
+		var keys []reflect.Value
+		return func(v reflect.Value) {
+			n := v.Len()
+			if n == 0 && optional {
+				lb.AppendNull()
+				return
+			}
+			lb.Append(true)
+			keys = append(keys[:0], v.MapKeys()...)
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+			for _, k := range keys {
+				sb.Append(true)
+				kb.Append(k.String())
+				enc(v.MapIndex(k))
+			}
+			clear(keys)
+		}
+	}, nil
+}
+
+// structCodec: a struct's exported fields, as structFieldsOf lists them.
+func structCodec(t reflect.Type, seen map[reflect.Type]bool) (arrow.DataType, bool, encoderFactory, error) {
+	fields, encs, idx, err := structFieldsOf(t, seen)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return arrow.StructOf(fields...), false, func(b array.Builder, fl *flushers) func(reflect.Value) {
+		sb := b.(*array.StructBuilder)
+		children := make([]func(reflect.Value), len(encs))
+		for i, e := range encs {
+			children[i] = e(sb.FieldBuilder(i), fl)
+		}
+		return func(v reflect.Value) {
+			sb.Append(true)
+			for i, c := range children {
+				c(v.Field(idx[i]))
+			}
+		}
+	}, nil
 }
 
 // mapListType is the Arrow type of a Go map: a list of {key, value}

@@ -12,7 +12,7 @@ import (
 
 // The writer writes exactly what the reader reads: a record whose JSONL
 // line is MaxRecordBytes long (newline included) is written and read
-// back; one byte longer is refused when written (issue 24: ngcat wrote a
+// back; one byte longer is refused when written (ngcat wrote a
 // 37 MB line that ngcat could not read).
 func TestRecordSizeLimitIsShared(t *testing.T) {
 	small, _ := EncodeJSONL(nil, &record.Record{ID: "x", Norm: "a"})

@@ -113,3 +113,17 @@ func checkChunks(pf *file.Reader, size int64) error {
 	}
 	return nil
 }
+
+// ParquetRows is the number of rows the footer of the Parquet file ra of
+// the given size gives, without reading a page (the progress bar's total).
+// It is arrow-go's footer reader, the one every Parquet read goes
+// through, so that no second Parquet library is linked for a count.
+func ParquetRows(ra io.ReaderAt, size int64) (rows int64, err error) {
+	defer recoverAs(&err, "not a readable Parquet file")
+	pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size))
+	if err != nil {
+		return 0, err
+	}
+	defer pf.Close()
+	return pf.NumRows(), nil
+}

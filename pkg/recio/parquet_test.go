@@ -61,12 +61,13 @@ func testRecord(i int) record.Record {
 					Rots: []string{}, NormDist: map[string]float64{}, IntentDist: map[string]float64{},
 				}},
 			},
-			Narration:  []string{},
-			LabelsMeta: &record.LabelsMeta{Tasks: []string{}},
-			Quality:    &record.Quality{Explanations: map[string]string{}},
-			Checks:     &record.Checks{LangOK: ptr(false), Defects: []string{}},
-			Gen:        []record.Gen{},
-			Extra:      map[string]json.RawMessage{},
+			Narration:   []string{},
+			NarrationAt: []int{},
+			LabelsMeta:  &record.LabelsMeta{Tasks: []string{}},
+			Quality:     &record.Quality{Explanations: map[string]string{}},
+			Checks:      &record.Checks{LangOK: ptr(false), Defects: []string{}},
+			Gen:         []record.Gen{},
+			Extra:       map[string]json.RawMessage{},
 		}
 	}
 	lang, culture := "en", "american"
@@ -121,6 +122,8 @@ func testRecord(i int) record.Record {
 		},
 		Turns:     turns,
 		Narration: []string{"They meet at the door.", "문 앞에서 만난다."},
+		// a position of 0 (before the first turn) is a value, not a null
+		NarrationAt: []int{0, 2},
 		LabelsMeta: &record.LabelsMeta{
 			Model: "qwen2.5-72b", Tasks: []string{"norm", "intent", "emotion"}, Samples: 3, Agreement: 0.8, Kappa: 0.61,
 		},
@@ -267,7 +270,7 @@ func TestParquetNilVersusZero(t *testing.T) {
 	if zero.Checks.LangOK == nil || *zero.Checks.LangOK {
 		t.Errorf("LangOK = %v, want pointer to false", zero.Checks.LangOK)
 	}
-	if zero.Narration != nil || zero.Gen != nil || zero.Checks.Defects != nil || zero.Turns[1].Labels.NormDist != nil {
+	if zero.Narration != nil || zero.NarrationAt != nil || zero.Gen != nil || zero.Checks.Defects != nil || zero.Turns[1].Labels.NormDist != nil {
 		t.Errorf("empty lists/maps did not read back nil: %+v", zero)
 	}
 	if zero.Turns[0].Labels == nil {
@@ -868,6 +871,21 @@ func TestParquetCorrupt(t *testing.T) {
 	}
 }
 
+// ParquetRows gives the footer's count, and an error, never a panic, for
+// a file that is cut short or damaged.
+func TestParquetRows(t *testing.T) {
+	b := writeParquet(t, testRecords(300), WriteOptions{RowGroupBytes: 64 << 10})
+	if n, err := ParquetRows(bytes.NewReader(b), int64(len(b))); n != 300 || err != nil {
+		t.Fatalf("ParquetRows: %d, %v; want 300", n, err)
+	}
+	for what, c := range corruptions(b) {
+		n, err := ParquetRows(bytes.NewReader(c), int64(len(c)))
+		if err == nil && n != 300 {
+			t.Errorf("%s: %d rows and no error", what, n)
+		}
+	}
+}
+
 func FuzzParquetReader(f *testing.F) {
 	var buf bytes.Buffer
 	w, err := NewParquetWriter[record.Record](&buf, WriteOptions{RowGroupBytes: 4 << 10})
@@ -917,7 +935,7 @@ func FuzzParquetReader(f *testing.F) {
 // batches of 2 MB, never the input. The heap is sampled every 200
 // records: every 1000 caught the saw-tooth at a different phase with
 // every schema change (the peak swung 57-79 MB between runs of one
-// schema). Measured so: 73 MB with the record of before issue 14, 78-80
+// schema). Measured so: 73 MB with the record before model roles, 78-80
 // MB with its 23 more columns (gen role, endpoint and cost; the panel's
 // labels.by_model and labels_meta fields), which the open row group
 // holds a column chunk each of, even when they are all null.

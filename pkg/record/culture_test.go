@@ -3,7 +3,7 @@ package record
 import "testing"
 
 // A culture names files (profiles, turns.<culture>.tmpl): only culture
-// names pass, never a path or a control character (issue 24).
+// names pass, never a path or a control character.
 func TestCheckCulture(t *testing.T) {
 	for _, ok := range []string{"", "korean", "Korean", " thai ", "new-zealand", "korean-busan"} {
 		if err := CheckCulture(ok); err != nil {

@@ -33,6 +33,16 @@ type PactItem struct {
 	// MetadataSource is where the item came from (the card's
 	// metadata_source: the cultural knowledge base of its norm).
 	MetadataSource string `json:"metadata_source,omitempty" parquet:"metadata_source,optional"`
+	// PersonaCountry and PersonaDemo are whom the model under test is
+	// asked to answer as: a respondent of that country and demographic
+	// group (the PACT authors' persona-prompted run, their prediction
+	// files' persona_country and persona_demo, matched to the human
+	// study's respondent_country and respondent_demo). Not the actor's
+	// attributes (those are Record.Persona and the actor_* fields). An
+	// item with either is of the persona-prompted run, which ngstats
+	// keeps apart from the persona-free one.
+	PersonaCountry string `json:"persona_country,omitempty" parquet:"persona_country,optional"`
+	PersonaDemo    string `json:"persona_demo,omitempty" parquet:"persona_demo,optional"`
 	Expectation    string `json:"expectation" parquet:"expectation"`
 	Preference     string `json:"preference" parquet:"preference"`
 	// FollowOption and AllowOption are the two options, worded neutrally:

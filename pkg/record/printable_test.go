@@ -2,7 +2,7 @@ package record
 
 import "testing"
 
-// Hostile values: nothing a terminal obeys survives (issue 24).
+// Hostile values: nothing a terminal obeys survives.
 func TestPrintable(t *testing.T) {
 	for _, c := range []struct{ in, want, line string }{
 		{"plain 한국어 text", "plain 한국어 text", "plain 한국어 text"},

@@ -43,11 +43,15 @@ type Record struct {
 	Refinement   *Refinement `json:"refinement,omitempty" parquet:"refinement,optional"`
 	Turns        []Turn      `json:"turns,omitempty" parquet:"turns,optional,list"`
 	Narration    []string    `json:"narration,omitempty" parquet:"narration,optional,list"`
-	LabelsMeta   *LabelsMeta `json:"labels_meta,omitempty" parquet:"labels_meta,optional"`
-	Quality      *Quality    `json:"quality,omitempty" parquet:"quality,optional"`
-	Checks       *Checks     `json:"checks,omitempty" parquet:"checks,optional"`
-	Review       *Review     `json:"review,omitempty" parquet:"review,optional"`
-	Gen          []Gen       `json:"gen,omitempty" parquet:"gen,optional,list"`
+	// NarrationAt[i] is where Narration[i] stands: the number of turns
+	// before it (0 before the first turn, len(Turns) after the last).
+	// Absent, the narration goes after the last turn (NarrationPos).
+	NarrationAt []int       `json:"narration_at,omitempty" parquet:"narration_at,optional,list"`
+	LabelsMeta  *LabelsMeta `json:"labels_meta,omitempty" parquet:"labels_meta,optional"`
+	Quality     *Quality    `json:"quality,omitempty" parquet:"quality,optional"`
+	Checks      *Checks     `json:"checks,omitempty" parquet:"checks,optional"`
+	Review      *Review     `json:"review,omitempty" parquet:"review,optional"`
+	Gen         []Gen       `json:"gen,omitempty" parquet:"gen,optional,list"`
 
 	// Persona are the attributes of who is talking or acting (age band,
 	// gender, relationship, hierarchy, setting; pkg/persona), by name.
@@ -309,4 +313,17 @@ func (r *Record) AddDefect(d string) {
 		}
 	}
 	r.Checks.Defects = append(r.Checks.Defects, d)
+}
+
+// NarrationPos returns where narration line i stands: the number of turns
+// before it. A record without narration_at (written before positions were
+// kept, or by ngv2r's JSON mode, whose reply gives none) has its narration
+// after the last turn, where dialogue text rendering puts lines of unknown
+// place; a position out of range is clamped to the turns. Every view and
+// export places narration through here.
+func (r *Record) NarrationPos(i int) int {
+	if i < len(r.NarrationAt) {
+		return min(max(r.NarrationAt[i], 0), len(r.Turns))
+	}
+	return len(r.Turns)
 }

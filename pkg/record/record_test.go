@@ -148,6 +148,50 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestNarrationPositions: narration_at places each line among the turns,
+// a record without it (written before positions were kept) has its
+// narration after the last turn, and Validate refuses positions that are
+// out of range, out of order or not one per line.
+func TestNarrationPositions(t *testing.T) {
+	r := &Record{ID: "n", Turns: []Turn{{Index: 0}, {Index: 1}}, Narration: []string{"a", "b", "c"}, NarrationAt: []int{0, 1, 2}}
+	for i, want := range []int{0, 1, 2} {
+		if got := r.NarrationPos(i); got != want {
+			t.Errorf("NarrationPos(%d) = %d, want %d", i, got, want)
+		}
+	}
+	if err := r.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	old := &Record{ID: "o", Turns: r.Turns, Narration: r.Narration}
+	for i := range old.Narration {
+		if got := old.NarrationPos(i); got != 2 {
+			t.Errorf("old record: NarrationPos(%d) = %d, want 2 (after the last turn)", i, got)
+		}
+	}
+	if err := old.Validate(); err != nil {
+		t.Errorf("old record: Validate: %v", err)
+	}
+	for _, c := range []struct {
+		at   []int
+		want string
+	}{
+		{[]int{0, 1}, "narration_at has 2 positions for 3 narration lines"},
+		{[]int{0, 3, 3}, "narration_at[1] is 3: want 0 to 2"},
+		{[]int{1, 0, 2}, "narration_at[1] is 0: want 1 to 2"},
+		{[]int{-1, 0, 0}, "narration_at[0] is -1: want 0 to 2"},
+	} {
+		bad := &Record{ID: "b", Turns: r.Turns, Narration: r.Narration, NarrationAt: c.at}
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("narration_at %v: Validate = %v, want %q", c.at, err, c.want)
+		}
+		for i := range bad.Narration {
+			if p := bad.NarrationPos(i); p < 0 || p > 2 {
+				t.Errorf("narration_at %v: NarrationPos(%d) = %d, outside the turns", c.at, i, p)
+			}
+		}
+	}
+}
+
 func TestExplode(t *testing.T) {
 	rows := Explode(Full())
 	if len(rows) != 2 || rows[1].ID != "r1/1" || rows[0].Intent != "QUE" || rows[1].Turns != 2 || rows[0].Culture != "korean" {

@@ -111,8 +111,9 @@ func Full() *Record {
 					StageDist: map[string]float64{"context": 1}, SafetyDist: map[string]float64{"casual": 1}, Agreement: 0.5}},
 			{Index: 1, Speaker: "상민", Text: "죄송합니다.", Stage: "repair"},
 		},
-		Narration:  []string{"회의실에 잠시 적막이 흐른다."},
-		LabelsMeta: &LabelsMeta{Model: "m", Tasks: []string{"norm", "intent"}, Samples: 3, Agreement: 0.8, Kappa: 0.6},
+		Narration:   []string{"회의실에 잠시 적막이 흐른다."},
+		NarrationAt: []int{1},
+		LabelsMeta:  &LabelsMeta{Model: "m", Tasks: []string{"norm", "intent"}, Samples: 3, Agreement: 0.8, Kappa: 0.6},
 		Quality: &Quality{Consistency: 5, Naturalness: 4, Relevance: 5, Coherence: 4, Emotion: 3, Norm: 3, Fit: 4,
 			Explanations: map[string]string{"norm": "violated then resolved"}},
 		Checks: &Checks{LangExpected: "ko", LangOK: &yes, LangShare: 1, Defects: []string{DefectEndMarker}, Unplaced: []string{"???"}},
@@ -185,5 +186,85 @@ func TestSchemaPactQuestions(t *testing.T) {
 	}
 	if validates("vibes") {
 		t.Error("the schema accepts an unknown question framing")
+	}
+}
+
+// TestLabelTasksAgreeWithSchemas holds the schemas' label lists to the
+// table (LabelTasks): each row's values are the enum of its field in
+// labels and labels_human (record.schema.json) and in the label_turns
+// reply (schemas/llm), by_model and the *_dist shares have its field, and
+// the row's accessors point at the fields of its name.
+func TestLabelTasksAgreeWithSchemas(t *testing.T) {
+	var root node
+	if err := json.Unmarshal(schemas.Record(), &root); err != nil {
+		t.Fatal(err)
+	}
+	props := func(n node, path ...string) node {
+		for _, p := range path {
+			next, _ := n[p].(map[string]any)
+			n = next
+		}
+		return n
+	}
+	turn := props(root, "properties", "turns", "items", "properties")
+	raw, err := schemas.LLM("label_turns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply node
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		t.Fatal(err)
+	}
+	entry := props(reply, "properties", "turns", "items", "properties")
+	enum := func(where string, p node, want []string) {
+		var got []string
+		for _, v := range p["enum"].([]any) {
+			got = append(got, v.(string))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: enum %v, the table's values %v", where, got, want)
+		}
+	}
+	for _, task := range LabelTasks {
+		for _, place := range []struct {
+			where string
+			p     node
+		}{
+			{"record.schema.json turns[].labels." + task.Name, props(turn, "labels", "properties", task.Name)},
+			{"record.schema.json turns[].labels_human." + task.Name, props(turn, "labels_human", "properties", task.Name)},
+			{"llm/label_turns.schema.json turns[]." + task.Name, props(entry, task.Name)},
+		} {
+			if _, ok := place.p["enum"].([]any); !ok {
+				t.Errorf("%s: not in the schema", place.where)
+				continue
+			}
+			enum(place.where, place.p, task.Values)
+		}
+		if props(turn, "labels", "properties", task.Name+"_dist") == nil {
+			t.Errorf("record.schema.json turns[].labels.%s_dist: not in the schema", task.Name)
+		}
+		if props(turn, "labels", "properties", "by_model", "items", "properties", task.Name) == nil {
+			t.Errorf("record.schema.json turns[].labels.by_model[].%s: not in the schema", task.Name)
+		}
+		// The accessors write the fields that carry the task's name.
+		var l Labels
+		*task.Field(&l), *task.Dist(&l) = task.Values[0], map[string]float64{task.Values[0]: 1}
+		var m ModelLabels
+		*task.ByModel(&m) = task.Values[0]
+		for _, c := range []struct {
+			v    any
+			want string
+		}{{l, `"` + task.Name + `":`}, {l, `"` + task.Name + `_dist":`}, {m, `"` + task.Name + `":`}} {
+			if b, _ := json.Marshal(c.v); !strings.Contains(string(b), c.want) {
+				t.Errorf("%s: the row's accessors do not write %s: %s", task.Name, c.want, b)
+			}
+		}
+		if task.Column != nil {
+			var r TurnRow
+			*task.Column(&r) = task.Values[0]
+			if b, _ := json.Marshal(r); !strings.Contains(string(b), `"label_`+task.Name+`":`) {
+				t.Errorf("%s: Column does not write label_%s: %s", task.Name, task.Name, b)
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"testing"
 )
@@ -17,17 +19,34 @@ func TestParseSplits(t *testing.T) {
 	}
 }
 
+// TestAssignShares holds each split's share within sampling error on the
+// id shapes users have: hashes (ngkit's own ids), sequential row numbers,
+// bare numbers and zero-padded names.
 func TestAssignShares(t *testing.T) {
 	s, _ := ParseSplits("train=0.9,test=0.1")
-	n := map[string]int{}
-	for i := 0; i < 20000; i++ {
-		n[AssignSplit(s, NewID(strconv.Itoa(i)))]++
+	shapes := map[string]func(int) string{
+		"ngkit ids":  func(i int) string { return NewID(strconv.Itoa(i)) },
+		"row-N":      func(i int) string { return "row-" + strconv.Itoa(i) },
+		"N":          strconv.Itoa,
+		"item_0000N": func(i int) string { return fmt.Sprintf("item_%05d", i) },
 	}
-	if n["test"] < 1800 || n["test"] > 2200 {
-		t.Errorf("test share %d of 20000", n["test"])
+	for name, id := range shapes {
+		for _, n := range []int{1000, 20000} {
+			test := 0
+			for i := 1; i <= n; i++ {
+				if AssignSplit(s, id(i)) == "test" {
+					test++
+				}
+			}
+			// Four standard deviations of a binomial(n, 0.1) count.
+			want, sd := 0.1*float64(n), math.Sqrt(float64(n)*0.1*0.9)
+			if math.Abs(float64(test)-want) > 4*sd {
+				t.Errorf("%s, %d ids: %d in test, want %.0f ± %.0f", name, n, test, want, 4*sd)
+			}
+		}
 	}
 	// Pinned: a split must not move between versions.
-	if a, b := AssignSplit(s, "e3782b806605f052"), AssignSplit(s, "0b918943df0962bc"); a != "train" || b != "test" {
+	if a, b := AssignSplit(s, "e3782b806605f052"), AssignSplit(s, "row-2"); a != "train" || b != "test" {
 		t.Errorf("Assign = %s, %s", a, b)
 	}
 }

@@ -39,7 +39,11 @@ func Explode(r *Record) []TurnRow {
 			Text: t.Text, TurnLang: t.Lang, Stage: t.Stage,
 		}
 		if l := t.Labels; l != nil {
-			row.Norm, row.Intent, row.Emotion, row.LabelStage, row.Safety = l.Norm, l.Intent, l.Emotion, l.Stage, l.Safety
+			for _, task := range LabelTasks {
+				if task.Column != nil {
+					*task.Column(&row) = *task.Field(l)
+				}
+			}
 			row.Rots, row.Agreement = l.Rots, l.Agreement
 		}
 		rows[i] = row

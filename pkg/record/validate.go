@@ -32,7 +32,8 @@ func in(set []string, v string) bool {
 
 // Validate checks the record's invariants: an id, known dialogue type,
 // BCP-47 language tags, turns indexed 0..n-1, labels from the closed sets,
-// scores in range, a culture that is a culture name. Culture and category
+// scores in range, narration positions within the turns and in order, a
+// culture that is a culture name. Culture and category
 // are open sets (users add their own).
 func (r *Record) Validate() error {
 	var errs []error
@@ -60,20 +61,26 @@ func (r *Record) Validate() error {
 			bad("turns[%d].stage %q is not one of %v", i, t.Stage, Stages)
 		}
 		if l := t.Labels; l != nil {
-			check := func(name, v string, set []string) {
-				if v != "" && !in(set, v) {
-					bad("turns[%d].labels.%s %q is not one of %v", i, name, v, set)
+			for _, task := range LabelTasks {
+				if v := *task.Field(l); v != "" && !in(task.Values, v) {
+					bad("turns[%d].labels.%s %q is not one of %v", i, task.Name, v, task.Values)
 				}
 			}
-			check("norm", l.Norm, NormLabels)
-			check("intent", l.Intent, Intents)
-			check("emotion", l.Emotion, Emotions)
-			check("stage", l.Stage, Stages)
-			check("safety", l.Safety, SafetyLabels)
 			if l.Agreement < 0 || l.Agreement > 1 {
 				bad("turns[%d].labels.agreement %v is outside [0,1]", i, l.Agreement)
 			}
 		}
+	}
+	if len(r.NarrationAt) > 0 && len(r.NarrationAt) != len(r.Narration) {
+		bad("narration_at has %d positions for %d narration lines", len(r.NarrationAt), len(r.Narration))
+	}
+	lo := 0 // positions go in the narration's order
+	for i, at := range r.NarrationAt {
+		if at < lo || at > len(r.Turns) {
+			bad("narration_at[%d] is %d: want %d to %d", i, at, lo, len(r.Turns))
+			continue
+		}
+		lo = at
 	}
 	if q := r.Quality; q != nil {
 		for name, v := range map[string]int{"consistency": q.Consistency, "naturalness": q.Naturalness,

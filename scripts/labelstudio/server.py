@@ -20,7 +20,7 @@ Then, as reviewers do:
 Exports JSON, JSON_MIN and CSV (GET /api/projects/ID/export), writes them
 to --out, and expect.json: what ngcat --from labelstudio must make of them.
 
-Project "ngkit-bad" (section 5 of issue 39): tasks 0 and 1 again; u1
+Project "ngkit-bad" (bad input): tasks 0 and 1 again; u1
 reviews both; task 1's data is then edited to drop its last two turns (the
 annotation on turn 4 now points past the dialogue); a third task is
 annotated, then deleted. Its JSON export is bad.json.

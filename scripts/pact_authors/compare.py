@@ -9,8 +9,9 @@ into the tables the authors' scripts read (their prediction CSVs, their
 tidy human file, their grouped and region summaries), calls the authors'
 functions on them (section5_metrics.py, compute_current_eval_metrics.py,
 plot_section4_demographics_pastel.py: verbatim copies, see README.md), and
-compares every paper figure with ngstats' to 1e-9. It exits 1 on any
-difference, 2 on bad input.
+compares every paper figure with ngstats' to 1e-9 (the human regressions'
+coefficients, standard errors, z and p to REG_TOL, see there). It exits 1
+on any difference, 2 on bad input.
 
 The glue does only what the authors' CSVs did before their code ran: one
 decision per result (the argmax of ngkit's distribution, follow_culture
@@ -19,13 +20,17 @@ has no valid answer, an item's variants sharing their scenario item id
 (variant_of, else the record's id), and each region's allow-rate delta
 (the authors' region CSVs come ready-made: the region's valid allow rate
 minus the model's, per model and dataset, by ngkit's country -> region
-table), the item's dataset from its metadata_source.
+table), the item's dataset from its metadata_source. Records with
+pact_item.persona_country or persona_demo are the authors' persona setting:
+they go to a prediction file of that setting, read by the authors'
+read_prediction_files, and to none of the no_persona tables.
 """
 
 import csv
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 import types
@@ -112,10 +117,14 @@ def regions() -> dict:
 def main() -> None:
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    recs = load(sys.argv[1])
+    every = load(sys.argv[1])
     with open(sys.argv[2], encoding="utf-8") as f:
         ng = json.load(f)["pact"]
     region_of = regions()
+    # The persona-prompted run is the authors' persona setting, apart
+    # from every other figure (their no_persona files).
+    recs = [r for r in every if not is_persona(r)]
+    persona = [r for r in every if is_persona(r)]
 
     # The prediction rows (one per model and record, both framings) and the
     # decision rows of compute_current_eval_metrics.py (one per model,
@@ -143,7 +152,7 @@ def main() -> None:
 
     # The tidy human file: one row per respondent and item, an item once.
     human, seen = [], set()
-    for r in recs:
+    for r in every:
         it = r.get("pact_item") or {}
         answers = (it.get("human") or {}).get("answers") or []
         g = group_of(r)
@@ -155,7 +164,8 @@ def main() -> None:
                           "scenario_country": it.get("receiver_country") or r.get("culture", ""), "scenario": r.get("scenario", ""),
                           "human_personal": letter_of(a.get("personal")), "human_norm": letter_of(a.get("norm")),
                           "receiver_demo": "", "receiver_age": it.get("receiver_age") or np.nan,
-                          "receiver_gender": it.get("receiver_gender") or np.nan, "respondent_demo": a.get("demo") or np.nan})
+                          "receiver_gender": it.get("receiver_gender") or np.nan, "respondent_demo": a.get("demo") or np.nan,
+                          "respondent_age_bucket": a.get("age") or np.nan, "respondent_gender": a.get("gender") or np.nan})
     human = s5.add_human_features(pd.DataFrame(human))
 
     compare_human_study(ng, human)
@@ -163,6 +173,8 @@ def main() -> None:
     pred_long = s5.prediction_long(pred)
     compare_alignment(ng, pred_long, profiles)
     compare_subgroups(ng, pred_long, human)
+    compare_persona(ng, persona, human)
+    compare_regressions(ng, human)
     for framing in FRAMINGS:
         q = next(x for x in ng["questions"] if x["question"] == framing)
         d = dec[dec["framing"] == framing]
@@ -178,19 +190,205 @@ def main() -> None:
         sys.exit(1)
 
 
+def is_persona(rec: dict) -> bool:
+    it = rec.get("pact_item") or {}
+    return bool(it.get("persona_country") or it.get("persona_demo"))
+
+
+def compare_persona(ng, recs, human) -> None:
+    # S5:154-176, 696-706 and 728-741 as the authors run them: the persona run's
+    # prediction file (one row per model, persona and item, persona_setting
+    # "persona") read by their read_prediction_files, merged with the
+    # subgroup profiles on the persona's country and demo, summarised per
+    # framing, model and persona.
+    rows = []
+    for r in recs:
+        it = r["pact_item"]
+        by_model = {}
+        for res in r.get("pact") or []:
+            by_model.setdefault(res["model"], {})[res["question"]] = letter(res.get("p_follow"))
+        for model, q in by_model.items():
+            rows.append({"persona_setting": "persona", "model_tag": model, "scenario_item_id": group_of(r),
+                         "persona_country": it.get("persona_country", ""), "persona_demo": it.get("persona_demo", ""),
+                         "llm_personal": q.get("personal", ""), "llm_norm": q.get("norm", "")})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "llm_predictions.csv"
+        pd.DataFrame(rows).to_csv(path, index=False)
+        pred = s5.read_prediction_files([str(path)], "persona")
+    if len(pred) != len(rows):
+        failures.append(f"persona run: the authors keep {len(pred)} of {len(rows)} prediction rows (duplicates in the fixture)")
+    pred_long_df = s5.prediction_long(pred)
+    profiles = pd.concat([s5.human_item_profiles(human, rt, ["respondent_country", "respondent_demo"]) for rt in FRAMINGS], ignore_index=True)
+    subgroup_profiles = profiles.dropna(subset=["respondent_country", "respondent_demo"])
+    persona_join = pred_long_df[pred_long_df["setting"] == "persona"].merge(
+        subgroup_profiles,
+        left_on=["scenario_item_id", "response_type", "persona_country", "persona_demo"],
+        right_on=["scenario_item_id", "response_type", "respondent_country", "respondent_demo"],
+        how="inner",
+    )
+    summary = s5.summarize_alignment(persona_join, ["setting", "model_tag", "response_type", "persona_country", "persona_demo"])
+    run = ng["persona"]
+    got = {(x["question"], x["model"], x["persona_country"], x["persona_demo"]): x for x in run["alignment"]}
+
+    def iv(x):
+        return x["mean"] if x["n"] else None
+
+    for _, a in summary.iterrows():
+        what = f"persona {a['response_type']} {a['model_tag']} {a['persona_country']}/{a['persona_demo']}"
+        g = got.get((a["response_type"], a["model_tag"], a["persona_country"], a["persona_demo"]))
+        if g is None:
+            failures.append(what + ": missing in ngstats")
+            continue
+        check(what + " rows", g["rows"], a["n_model_rows"])
+        check(what + " items", g["items"], a["n_items"])
+        check(what + " human culture rate", g["human_culture_rate"], a["human_culture_rate"])
+        check(what + " model culture rate", g["model_culture_rate"], a["model_culture_rate"])
+        check(what + " majority alignment", g["majority_alignment"]["mean"], a["majority_choice_alignment"])
+        check(what + " distributional MAE", iv(g["distributional_mae"]), a["distributional_mae"])
+        check(what + " signed gap pp", None if not g["signed_gap_pp"]["n"] else g["signed_gap_pp"]["mean"],
+              100 * a["signed_culture_rate_gap_model_minus_human"])
+        check(what + " human agreement", g["human_majority_agreement"], a["mean_human_majority_agreement"])
+    if len(got) != len(summary):
+        failures.append(f"persona run: ngstats has {len(got)} rows, the authors {len(summary)}")
+    # S5:751-756: the uncertainty alignment of both settings; the paper's
+    # figures are of the persona one (plot_section5_acl_figures.py:245-248).
+    overall = pd.concat([s5.human_item_profiles(human, rt, []) for rt in FRAMINGS], ignore_index=True)
+    unc = s5.model_uncertainty(pred_long_df, overall, [])
+    unc = unc[unc["setting"] == "persona"]
+    gotu = {(x["question"], x["model"]): x for x in run["uncertainty"]}
+    for _, u in unc.iterrows():
+        what = f"persona uncertainty {u['response_type']} {u['model_tag']}"
+        g = gotu.get((u["response_type"], u["model_tag"]))
+        if g is None:
+            failures.append(what + ": missing in ngstats")
+            continue
+        check(what + " items", g["uncertainty_items"], u["n_items"])
+        check(what + " model agreement", g["model_majority_agreement"], u["mean_model_majority_agreement"])
+        check(what + " model agreement where humans disagree", g["model_majority_agreement_low_human_agreement"],
+              u["mean_model_majority_agreement_low_human_agreement"])
+        check(what + " r", g["uncertainty_r"], u["human_model_agreement_correlation"])
+    if len(gotu) != len(unc):
+        failures.append(f"persona uncertainty: ngstats has {len(gotu)} rows, the authors {len(unc)}")
+    # the site's uncertaintyAvg: corr and modelAgreement, means per model
+    uavg = unc.groupby("model_tag")[["human_model_agreement_correlation", "mean_model_majority_agreement"]].mean()
+    gota = {x["model"]: x for x in run["uncertainty_averages"]}
+    for model, a in uavg.iterrows():
+        g = gota.get(model) or {}
+        check(f"persona uncertainty average {model} r", g.get("uncertainty_r"), a["human_model_agreement_correlation"])
+        check(f"persona uncertainty average {model} model agreement", g.get("model_majority_agreement"), a["mean_model_majority_agreement"])
+    if len(gota) != len(uavg):
+        failures.append(f"persona uncertainty averages: ngstats has {len(gota)}, the authors {len(uavg)}")
+    if len(summary) < 50 or run["incomplete"] == 0 or run["unmatched"] == 0:
+        failures.append(f"persona run: the fixture lacks its cases ({len(summary)} rows, {run['incomplete']} incomplete, {run['unmatched']} unmatched)")
+
+
+# The regressions' tolerances. Deviances, df_model and nobs are compared
+# to TOL; the coefficients, standard errors and z to REG_TOL relative (of
+# max(1, |value|)): the collinear dummy columns leave directions of the
+# penalised Hessian whose curvature is the ridge alone (1e-6) next to
+# ones of hundreds, so rounding in the sums of X'(y - p), which differ in
+# order between numpy's BLAS and ngkit, is amplified about 1e8 times in
+# those coefficients and their standard errors (the fitted
+# probabilities, hence the deviances, do not move).
+REG_TOL = 1e-6
+
+
+def compare_regressions(ng, human) -> None:
+    # S5:252-664 by the authors' default backend (write_manual_regressions,
+    # the NumPy ridge-logistic fit): their output files read back (pandas
+    # writes floats round-trip exact). A blank cell of their tidy CSV is
+    # NaN to pandas (the design's "NA" level): the glue's "" is made NaN.
+    reg_human = human.copy()
+    for c in ["respondent_country", "respondent_age_bucket", "respondent_gender", "scenario_country", "receiver_age", "receiver_gender"]:
+        reg_human[c] = reg_human[c].replace("", np.nan)
+    os.environ.pop("SECTION5_USE_STATSMODELS", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        s5.write_regressions(reg_human, Path(tmp))
+        backend = (Path(tmp) / "human_regression_backend.txt").read_text(encoding="utf-8")
+        summary = (Path(tmp) / "human_regression_summary.txt").read_text(encoding="utf-8")
+        coef = pd.read_csv(Path(tmp) / "human_regression_coefficients.csv", keep_default_na=False, na_values=[""])
+        dev = pd.read_csv(Path(tmp) / "human_regression_drop_one_deviance.csv", keep_default_na=False, na_values=[""])
+    if "NumPy ridge-logistic" not in backend:
+        failures.append(f"regressions: the authors used another backend: {backend.strip()}")
+    run = ng.get("human_regression") or {}
+    got = {m["model"]: m for m in run.get("models", [])}
+    fits = re.findall(r"=== (\S+) ===\nManual ridge logistic regression fallback\nnobs=(\d+); df_model=(\d+); deviance=", summary)
+    if len(fits) != 3 or len(got) != 3:
+        failures.append(f"regressions: the authors fitted {len(fits)} models, ngstats {len(got)}")
+
+    worst = {}
+
+    def reg_check(what, a, b):
+        global checks
+        checks += 1
+        if a is None or b is None or (isinstance(b, float) and math.isnan(b)):
+            if not same(a, b):
+                failures.append(f"{what}: ngstats {a!r}, authors {b!r}")
+            return
+        d = abs(float(a) - float(b)) / max(1.0, abs(float(b)))
+        kind = what.rsplit(" ", 1)[1]
+        worst[kind] = max(worst.get(kind, 0.0), d)
+        if not d <= REG_TOL:
+            failures.append(f"{what}: ngstats {a!r}, authors {b!r}")
+
+    for name, nobs, df_model in fits:
+        g = got.get(name)
+        if g is None:
+            failures.append(f"regression {name}: missing in ngstats")
+            continue
+        check(f"regression {name} nobs", g["nobs"], int(nobs))
+        check(f"regression {name} df_model", g["df_model"], int(df_model))
+        c = coef[coef["model"] == name]
+        if list(c["term"]) != [x["term"] for x in g["coefficients"]]:
+            failures.append(f"regression {name}: terms differ: ngstats {[x['term'] for x in g['coefficients']]}, authors {list(c['term'])}")
+            continue
+        for x, (_, a) in zip(g["coefficients"], c.iterrows()):
+            what = f"regression {name} {a['term']}"
+            reg_check(what + " coef", x["coef"], a["coef"])
+            reg_check(what + " std_err", x["std_err"], a["std_err"])
+            reg_check(what + " z", x["z"], a["z_value"])
+            # p = erfc(|z|/sqrt 2): within REG_TOL where z is
+            reg_check(what + " p", x["p"], a["p_value"])
+    print("pact-authors: regressions, largest relative difference: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
+    gotd = {(d["model"], d["dropped_factor"]): d for d in run.get("drop_one", [])}
+    for _, a in dev.iterrows():
+        what = f"regression {a['model']} drop {a['dropped_factor']}"
+        g = gotd.get((a["model"], a["dropped_factor"]))
+        if g is None:
+            failures.append(what + ": missing in ngstats")
+            continue
+        check(what + " full deviance", g["full_deviance"], a["full_deviance"])
+        check(what + " reduced deviance", g["reduced_deviance"], a["reduced_deviance"])
+        check(what + " drop-one deviance", g["drop_one_deviance"], a["drop_one_deviance"])
+        check(what + " full df", g["full_df_model"], a["full_df_model"])
+        check(what + " reduced df", g["reduced_df_model"], a["reduced_df_model"])
+        check(what + " df difference", g["df_difference"], a["df_difference"])
+    if len(gotd) != len(dev) or len(dev) != 21:
+        failures.append(f"regressions: ngstats has {len(gotd)} drop-one rows, the authors {len(dev)}")
+    # the awkward cases the fixture must keep: collinear columns (rank
+    # below the columns), a factor of one level (no column), blank answers
+    # (fewer rows than twice the answers)
+    comb = got.get("combined_personal_vs_norm") or {"coefficients": [], "df_model": 0, "nobs": 0}
+    terms = [x["term"] for x in comb["coefficients"]]
+    if comb["df_model"] >= len(terms) - 1 or any(t.startswith("respondent_age_") for t in terms) or comb["nobs"] >= 2 * len(human):
+        failures.append(f"regressions: the fixture lacks its cases (df_model {comb['df_model']} of {len(terms)} columns, nobs {comb['nobs']} of {2 * len(human)} answers)")
+
+
 def letter_of(choice):
     return {"follow_culture": "A", "allow_preference": "B"}.get(choice or "", np.nan)
 
 
 def compare_human_study(ng, human) -> None:
+    # S5:677-687, every grouping of the authors'
     groupings = {"overall": [], "respondent_country": ["respondent_country"], "relation": ["country_relation"],
+                 "respondent_country+relation": ["respondent_country", "country_relation"],
                  "scenario_country": ["scenario_country"], "receiver_age": ["receiver_age"], "receiver_gender": ["receiver_gender"],
-                 "respondent_demo": ["respondent_demo"]}
+                 "respondent_demo": ["respondent_demo"], "scenario_theme": ["scenario_theme"]}
     got = {(g["framing"], g["grouping"], g["value"]): g for g in ng["human_study"]}
     for grouping, cols in groupings.items():
         summary = s5.summarize_human_group(human, cols)
         for _, row in summary.iterrows():
-            value = "" if not cols or pd.isna(row[cols[0]]) else str(row[cols[0]])
+            value = " / ".join("" if pd.isna(row[c]) else str(row[c]) for c in cols)
             for framing in FRAMINGS:
                 g = got.get((framing, grouping, value))
                 what = f"human {framing} {grouping}={value}"

@@ -140,64 +140,81 @@ func readStep(dir, name, model, stage, culture, input string) (Step, error) {
 			}
 		}
 	}
-	if b, err := os.ReadFile(p(".stats.json")); err == nil {
-		var st stats
-		if err := json.Unmarshal(b, &st); err != nil {
-			return s, fmt.Errorf("%s: %v", p(".stats.json"), err)
-		}
-		s.HasStats = true
-		if p := st.Panel; p != nil {
-			for _, a := range p.Agreement {
-				s.Panel = append(s.Panel, fmt.Sprintf("%s: panel %s on %d records, task %s over %d turns: Fleiss' kappa %s, Krippendorff's alpha %s%s",
-					name, strings.Join(p.Labellers, " + "), p.Records, a.Task, a.Turns, num(a.Fleiss), num(a.Alpha), failedNote(p.Failed)))
-			}
-		}
-		s.Dialogues = st.Dialogues
-		in := map[string]int{}
-		if b, err := os.ReadFile(p(".in.stats.json")); err == nil {
-			// a stage that keeps the turns (nglabel) answers only for
-			// the defects it added
-			var ist stats
-			if err := json.Unmarshal(b, &ist); err != nil {
-				return s, fmt.Errorf("%s: %v", p(".in.stats.json"), err)
-			}
-			for _, d := range ist.Defects {
-				in[d.Name] += d.Count
-			}
-		}
-		for _, d := range st.Defects {
-			s.Defects += d.Count
-			s.Added += max(0, d.Count-in[d.Name])
-		}
-		if len(st.Language) > 0 {
-			s.Lang = &ratio{}
-			for _, l := range st.Language {
-				s.Lang.of += l.Records
-				s.Lang.ok += l.Records - l.RecordsBelow
-			}
-		}
+	if err := s.readStats(p); err != nil {
+		return s, err
 	}
 	if stage == "ngpact" {
-		for _, r := range outs {
-			s.PactItems++
-			entries, _ := r["pact"].([]any)
-			ok := len(entries) > 0
-			for _, e := range entries {
-				m, _ := e.(map[string]any)
-				// a distribution from at least one valid reply; an error
-				// beside it only notes the samples that named no option
-				valid, _ := m["valid"].(float64)
-				if _, has := m["p_follow"].(float64); !has || valid == 0 {
-					ok = false
-				}
-			}
-			if ok {
-				s.PactUsable++
-			}
-		}
-		s.PactItems += s.Failed
+		s.countPact(outs)
 	}
 	return s, nil
+}
+
+// readStats reads the step's ngstats report (p(".stats.json"), and its
+// input's, p(".in.stats.json")), when there is one.
+func (s *Step) readStats(p func(ext string) string) error {
+	name := s.Name
+	b, err := os.ReadFile(p(".stats.json"))
+	if err != nil {
+		return nil
+	}
+	var st stats
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("%s: %v", p(".stats.json"), err)
+	}
+	s.HasStats = true
+	if p := st.Panel; p != nil {
+		for _, a := range p.Agreement {
+			s.Panel = append(s.Panel, fmt.Sprintf("%s: panel %s on %d records, task %s over %d turns: Fleiss' kappa %s, Krippendorff's alpha %s%s",
+				name, strings.Join(p.Labellers, " + "), p.Records, a.Task, a.Turns, num(a.Fleiss), num(a.Alpha), failedNote(p.Failed)))
+		}
+	}
+	s.Dialogues = st.Dialogues
+	in := map[string]int{}
+	if b, err := os.ReadFile(p(".in.stats.json")); err == nil {
+		// a stage that keeps the turns (nglabel) answers only for
+		// the defects it added
+		var ist stats
+		if err := json.Unmarshal(b, &ist); err != nil {
+			return fmt.Errorf("%s: %v", p(".in.stats.json"), err)
+		}
+		for _, d := range ist.Defects {
+			in[d.Name] += d.Count
+		}
+	}
+	for _, d := range st.Defects {
+		s.Defects += d.Count
+		s.Added += max(0, d.Count-in[d.Name])
+	}
+	if len(st.Language) > 0 {
+		s.Lang = &ratio{}
+		for _, l := range st.Language {
+			s.Lang.of += l.Records
+			s.Lang.ok += l.Records - l.RecordsBelow
+		}
+	}
+	return nil
+}
+
+// countPact counts ngpact's items and those with a usable distribution.
+func (s *Step) countPact(outs []map[string]any) {
+	for _, r := range outs {
+		s.PactItems++
+		entries, _ := r["pact"].([]any)
+		ok := len(entries) > 0
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			// a distribution from at least one valid reply; an error
+			// beside it only notes the samples that named no option
+			valid, _ := m["valid"].(float64)
+			if _, has := m["p_follow"].(float64); !has || valid == 0 {
+				ok = false
+			}
+		}
+		if ok {
+			s.PactUsable++
+		}
+	}
+	s.PactItems += s.Failed
 }
 
 type usage struct {

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/batch"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
 )
 
-// BatchFlags are --batch and its options (issue 17): every LLM program
+// BatchFlags are --batch and its options: every LLM program
 // runs its calls through the provider's Batch API in rounds.
 type BatchFlags struct {
 	On          bool
@@ -35,8 +36,8 @@ func (f *BatchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Poll, "batch-poll", time.Minute, "with --batch, look at the batches in flight every `D`")
 	fs.StringVar(&f.State, "batch-state", "", "with --batch, keep every file and batch id in `DIR`, so that the same command run again resumes without submitting anything twice (default: the -o file's name + .batch; needed when writing to stdout)")
 	fs.BoolVar(&f.Cancel, "batch-cancel", false, "cancel the batches in flight of --batch-state and exit")
-	fs.IntVar(&f.MaxRequests, "batch-max-requests", llm.DefaultBatchMaxRequests, "with --batch, most requests in one input file, `N` (a round of more is split into several batches)")
-	fs.Int64Var(&f.MaxBytes, "batch-max-bytes", llm.DefaultBatchMaxBytes, "with --batch, largest input file, `BYTES`")
+	fs.IntVar(&f.MaxRequests, "batch-max-requests", batch.DefaultMaxRequests, "with --batch, most requests in one input file, `N` (a round of more is split into several batches)")
+	fs.Int64Var(&f.MaxBytes, "batch-max-bytes", batch.DefaultMaxBytes, "with --batch, largest input file, `BYTES`")
 }
 
 // check is the usage errors of the batch flags.
@@ -95,7 +96,7 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		return fail(err)
 	}
 	f := p.LLM.Batch
-	b, err := llm.OpenBatcher(llm.BatchOptions{Dir: dir, Poll: f.Poll, MaxRequests: f.MaxRequests, MaxBytes: f.MaxBytes,
+	b, err := batch.Open(batch.Options{Dir: dir, Poll: f.Poll, MaxRequests: f.MaxRequests, MaxBytes: f.MaxBytes,
 		Prog: p.Name, Stderr: pipeline.MessageWriter(env.Stderr), Bar: recio.IsTerminal(env.Stderr), Quiet: p.IO.Quiet}, clients)
 	if err != nil {
 		return fail(err)
@@ -110,7 +111,7 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		if err != nil {
 			return FailedError(p.Name, err.Error())
 		}
-		fmt.Fprintf(env.Stderr, "%s: cancelled %s (%s); their state stays in %s (remove it to start afresh)\n", p.Name, plural(len(ids), "batch"), strings.Join(ids, ", "), dir)
+		fmt.Fprintf(env.Stderr, "%s: cancelled %s (%s); their state stays in %s (remove it to start afresh)\n", p.Name, Plural(len(ids), "batch"), strings.Join(ids, ", "), dir)
 		return nil
 	}
 	items, err := spool(spec.source(env))
@@ -130,7 +131,7 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 	}
 	for {
 		b.BeginPass(true)
-		next, err := probe(ctx, inner, items, waiting, p.IO.Workers, shard, done)
+		next, err := probe(ctx, inner, items, waiting, p.IO.Workers, shard, spec.Slots, done)
 		if err != nil {
 			return InputError(p.Name, err)
 		}
@@ -145,8 +146,8 @@ func (p *Program) execute(env Env, spec RunSpec, clients map[string]*llm.Client)
 		case err == nil:
 		case ctx.Err() != nil:
 			return InterruptedError(p.Name, fmt.Sprintf("interrupted: %s still run at the provider (state in %s); run the same command again to resume:\n  %s",
-				plural(b.InFlight(), "batch"), dir, resumeCommand(p.Name, env.Args)))
-		case errors.Is(err, llm.ErrBatchFailed):
+				Plural(b.InFlight(), "batch"), dir, resumeCommand(p.Name, env.Args)))
+		case errors.Is(err, batch.ErrFailed):
 			return FailedError(p.Name, err.Error()+"; fix the cause and run the same command again")
 		default:
 			return FailedError(p.Name, err.Error()+"; run the same command again to resume")
@@ -228,20 +229,30 @@ func (s *itemSource) Next() (pipeline.Item, error) {
 
 func (s *itemSource) Close() error { return nil }
 
-// probe runs one pass over the items still waiting and returns those
-// whose calls are not all answered yet; outputs and failures are
-// dropped (the final pass makes them again from the same replies).
-func probe(ctx context.Context, stage pipeline.Stage, items []pipeline.Item, idx []int, workers int, shard pipeline.Shard, done map[string]struct{}) ([]int, error) {
+// probe runs one pass over the items still waiting (idx) and returns
+// those whose calls are not all answered yet; outputs and failures are
+// dropped (the final pass makes them again from the same replies). With a
+// shard, every item is read, so that each keeps its place in the input,
+// which the shard deals by; those not waiting go no further.
+func probe(ctx context.Context, stage pipeline.Stage, items []pipeline.Item, idx []int, workers int, shard pipeline.Shard, slots int, done map[string]struct{}) ([]int, error) {
 	marks := &sync.Map{}
 	var mu sync.Mutex
 	var next []int
-	ps := probeStage{stage, marks, func(k int) {
+	ps := probeStage{Stage: stage, marks: marks, deferred: func(k int) {
 		mu.Lock()
 		next = append(next, k)
 		mu.Unlock()
 	}}
-	_, err := pipeline.Run(ctx, pipeline.Config{Stage: ps, Source: &itemSource{items: items, idx: idx, marks: marks},
-		Sink: discard{}, Workers: workers, Shard: shard, Done: done, Stderr: io.Discard})
+	src := &itemSource{items: items, idx: idx, marks: marks}
+	if shard.N > 1 {
+		ps.waiting = make(map[int]bool, len(idx))
+		for _, k := range idx {
+			ps.waiting[k] = true
+		}
+		src.idx = allIndices(len(items))
+	}
+	_, err := pipeline.Run(ctx, pipeline.Config{Stage: ps, Source: src,
+		Sink: discard{}, Workers: workers, Shard: shard, Slots: slots, Done: done, Stderr: io.Discard})
 	if err != nil {
 		return nil, err
 	}
@@ -263,11 +274,15 @@ type probeStage struct {
 	pipeline.Stage
 	marks    *sync.Map
 	deferred func(int)
+	waiting  map[int]bool // nil: every item read is waiting
 }
 
 func (s probeStage) Process(ctx context.Context, rec *record.Record) ([]*record.Record, error) {
 	k, ok := s.marks.Load(rec)
 	if ok {
+		if s.waiting != nil && !s.waiting[k.(int)] {
+			return nil, nil
+		}
 		ctx = llm.WithBatchOrder(ctx, k.(int))
 	}
 	_, err := s.Stage.Process(ctx, rec)
@@ -299,7 +314,8 @@ func resumeCommand(prog string, args []string) string {
 	return strings.Join(q, " ")
 }
 
-func plural(n int, noun string) string {
+// Plural is n with the noun in its number: "1 record", "2 records", "3 batches".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

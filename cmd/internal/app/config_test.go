@@ -48,7 +48,7 @@ func TestConfigOrder(t *testing.T) {
 	if _, err := resolve(t, all, "--api-key-env", "UNSET_VAR"); err == nil || !strings.Contains(err.Error(), "UNSET_VAR is empty or not set") {
 		t.Errorf("--api-key-env of an unset variable: %v", err)
 	}
-	// A key pasted as the variable's name is never printed (issue 24).
+	// A key pasted as the variable's name is never printed.
 	if _, err := resolve(t, all, "--api-key-env", "ZqXw9PlMnBvC8rTyUiOpAsDfGhJkL4e2"); err == nil ||
 		!strings.Contains(err.Error(), "must name an environment variable") || strings.Contains(err.Error(), "ZqXw") {
 		t.Errorf("--api-key-env of a key: %v", err)

@@ -60,7 +60,7 @@ func (p *Program) estimate(env Env, spec RunSpec, clients map[string]*llm.Client
 	for _, c := range clients {
 		c.BeginEstimate()
 	}
-	if _, err := probe(context.Background(), inner, items, allIndices(k), p.IO.Workers, pipeline.Shard{}, nil); err != nil {
+	if _, err := probe(context.Background(), inner, items, allIndices(k), p.IO.Workers, pipeline.Shard{}, spec.Slots, nil); err != nil {
 		return InputError(p.Name, err)
 	}
 	prof, ok := callProfiles[p.Name]

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/ngkit/ngkit/pkg/pipeline"
 )
@@ -13,6 +14,7 @@ const (
 	ExitFailed      = 1   // some records failed; they are in the errors file
 	ExitUsage       = 2   // bad usage or unreadable input
 	ExitInterrupted = 130 // stopped by a signal; what was done is flushed
+	ExitBrokenPipe  = 141 // the reader of stdout left early (| head), as SIGPIPE ends a Unix program; silent
 )
 
 // ExitError ends a program with an exit status other than 0 (or with 0
@@ -84,8 +86,11 @@ func Exit(env Env, err error) int {
 	return e.Code
 }
 
-// Main runs a program in this process: main calls os.Exit(app.Main(cli.Ngcat)).
-func Main(prog func(Env) error) int {
+// Main runs a program in this process: main calls
+// os.Exit(app.Main(cli.Ngv2r, demo.Endpoint)); demo is Env.Demo, nil for a
+// program that calls no model.
+func Main(prog func(Env) error, demo func() (baseURL string, client *http.Client)) int {
 	env := OSEnv()
+	env.Demo = demo
 	return Exit(env, prog(env))
 }

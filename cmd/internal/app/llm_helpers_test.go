@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +21,7 @@ import (
 // child process: for signals and for several processes sharing a cache.
 func TestMain(m *testing.M) {
 	if os.Getenv("NGKIT_TEST_ROLE") == "koecho" {
-		os.Exit(Main(koecho))
+		os.Exit(Main(koecho, nil))
 	}
 	os.Exit(m.Run())
 }
@@ -81,19 +80,8 @@ func koecho(env Env) error {
 	return p.Run(env, func(b *Build) (RunSpec, error) { return RunSpec{Stage: koStage{b.Client}}, nil })
 }
 
-// koReply is the fake model: a Korean sentence about the scenario (the
-// first user message, also when the model is asked again).
-func koReply(req *llmtest.ChatRequest) string {
-	scenario := ""
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			scenario = m.Text()
-			break
-		}
-	}
-	b, _ := json.Marshal(map[string]string{"text": "안녕하세요, " + scenario + "에 대해 이야기해요.", "lang": "ko"})
-	return string(b)
-}
+// koReply is llmtest.KoreanReply, the fake model of these tests.
+var koReply = llmtest.KoreanReply
 
 // run runs koecho in this process with args and the environment vars.
 func run(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {

@@ -27,7 +27,7 @@ func TestUsageAndCost(t *testing.T) {
 	os.WriteFile(prices, []byte(`{"gpt-4o-mini": {"input": 0.15, "output": 0.60}, "llama3.1": {"input": 1, "output": 2}}`), 0o644)
 	// A local server answering under an OpenAI model name is not priced
 	// at OpenAI's rates...
-	_, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "-o", out, in)
+	_, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "-v", "-o", out, in)
 	if !strings.Contains(stderr, "cost not estimated (no price for gpt-4o-mini-2024-07-18 here: the built-in prices are OpenAI's") {
 		t.Errorf("a local gpt-4o-mini priced: %s", stderr)
 	}
@@ -65,7 +65,13 @@ func TestUsageAndCost(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, usage %+v", code, stderr, u)
 	}
 	vars["NG_MODEL"] = "mystery"
+	// Every stage of a pipeline prints its summary: one line, the note
+	// short; -v says why.
 	_, _, stderr = run(t, vars, "--no-cache", "--backoff", "1ms", "-o", out, in)
+	if !strings.HasSuffix(stderr, "; cost not estimated (see --prices)\n") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("unpriced model, without -v: %s", stderr)
+	}
+	_, _, stderr = run(t, vars, "--no-cache", "--backoff", "1ms", "--verbose", "-o", out, in)
 	if !strings.Contains(stderr, "cost not estimated (no price for mystery") {
 		t.Errorf("unpriced model: %s", stderr)
 	}

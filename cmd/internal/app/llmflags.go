@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ngkit/ngkit/cmd/internal/demo"
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
+	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
 )
 
@@ -30,6 +31,7 @@ type LLMFlags struct {
 	Cache                     string
 	NoCache                   bool
 	UsageJSON, Prices         string
+	Verbose                   bool
 	EmitRequests, Responses   string
 	Batch                     BatchFlags
 	Budget                    float64
@@ -37,6 +39,9 @@ type LLMFlags struct {
 	// API is ngpact's --api (llm.APIChat or llm.APICompletions): other
 	// programs leave it empty, chat.
 	API string
+	// Demo is the built-in demo model (Env.Demo), nil when main gave none:
+	// then --model demo with no base URL is a model like any other.
+	Demo func() (baseURL string, client *http.Client)
 
 	fs *pflag.FlagSet
 }
@@ -67,6 +72,7 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Cache, "cache", "", "reply cache `DIR` (default: ngkit/llm under the user cache directory)")
 	fs.BoolVar(&f.NoCache, "no-cache", false, "neither read nor write the reply cache")
 	fs.StringVar(&f.UsageJSON, "usage-json", "", "write calls, tokens and estimated cost to `FILE` (JSON) at the end")
+	fs.BoolVarP(&f.Verbose, "verbose", "v", false, "the usage summary also per call (per role with several endpoints), and why a cost is not estimated")
 	fs.StringVar(&f.Prices, "prices", "", "price table `FILE`, JSON {\"model\": {\"input\": USD, \"output\": USD}} per million tokens, over the built-in one")
 	fs.StringVar(&f.EmitRequests, "emit-requests", "", "write the calls to `FILE` as OpenAI Batch API input (custom_id = record id/call) instead of calling")
 	fs.StringVar(&f.Responses, "responses", "", "answer the calls from `FILE`, an OpenAI Batch output file (or recorded replies); calls it does not answer fail")
@@ -84,7 +90,7 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		MaxRetries: f.MaxRetries, MaxReasks: f.MaxReasks,
 		Backoff: f.Backoff, RetryAfterCap: f.RetryAfterCap, WaitServer: f.WaitServer,
 		ResponseFormat: f.ResponseFormat, API: f.API,
-		UsageJSON: f.UsageJSON, Prices: f.Prices,
+		UsageJSON: f.UsageJSON, Prices: f.Prices, Verbose: f.Verbose,
 		EmitRequests: f.EmitRequests, Responses: f.Responses,
 		Batch: f.Batch.On || f.Estimate, // --estimate: a pass that only collects the requests
 	}
@@ -93,28 +99,54 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		return cfg, err
 	}
 	cfg.Budget = budget
+	f.sampling(&cfg.Sampling)
+	if err := f.endpoint(&cfg, getenv); err != nil {
+		return cfg, err
+	}
+	if err := f.check(); err != nil {
+		return cfg, err
+	}
+	if !f.NoCache {
+		cfg.CacheDir = f.Cache
+		if cfg.CacheDir == "" {
+			d, err := llm.DefaultCacheDir()
+			if err != nil {
+				return cfg, fmt.Errorf("no user cache directory (%v): give --cache DIR or --no-cache", err)
+			}
+			cfg.CacheDir = d
+		}
+	}
+	return cfg, nil
+}
+
+// sampling sets what the sampling flags given say.
+func (f *LLMFlags) sampling(sp *llm.Sampling) {
 	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 	if changed("temperature") {
 		t := f.Temperature
-		cfg.Sampling.Temperature = &t
+		sp.Temperature = &t
 	}
 	if changed("top-p") {
 		p := f.TopP
-		cfg.Sampling.TopP = &p
+		sp.TopP = &p
 	}
 	if changed("seed") {
 		s := f.Seed
-		cfg.Sampling.Seed = &s
+		sp.Seed = &s
 	}
-	cfg.Sampling.MaxTokens = f.MaxTokens
+	sp.MaxTokens = f.MaxTokens
+}
 
+// endpoint resolves the endpoint, the model and the API key of cfg; a
+// missing endpoint or model is an error that says how to set it.
+func (f *LLMFlags) endpoint(cfg *llm.Config, getenv func(string) string) error {
 	key := ""
 	if f.APIKeyEnv != "" {
-		if !llm.ValidEnvName(f.APIKeyEnv) {
-			return cfg, errors.New("--api-key-env: " + llm.ErrAPIKeyEnvName)
+		if !roles.ValidEnvName(f.APIKeyEnv) {
+			return errors.New("--api-key-env: " + roles.ErrAPIKeyEnvName)
 		}
 		if key = getenv(f.APIKeyEnv); key == "" {
-			return cfg, fmt.Errorf("--api-key-env %s: the variable %s is empty or not set", f.APIKeyEnv, f.APIKeyEnv)
+			return fmt.Errorf("--api-key-env %s: the variable %s is empty or not set", f.APIKeyEnv, f.APIKeyEnv)
 		}
 	} else {
 		key = getenv("NG_API_KEY")
@@ -122,11 +154,12 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 	openaiKey := getenv("OPENAI_API_KEY")
 	cfg.BaseURL = first(f.BaseURL, getenv("NG_BASE_URL"), getenv("OPENAI_BASE_URL"))
 	cfg.Model = first(f.Model, getenv("NG_MODEL"))
-	cfg.Demo = func() (string, *http.Client) { return demo.BaseURL, demo.Client() }
-	if cfg.BaseURL == "" && cfg.Model == demo.Model {
+	cfg.Demo = f.Demo
+	if cfg.BaseURL == "" && cfg.Model == record.DemoModel && f.Demo != nil {
 		// The built-in demo model, answered in-process (cmd/internal/demo);
 		// its replies are not worth a cache.
-		cfg.BaseURL, cfg.HTTPClient, f.NoCache = demo.BaseURL, demo.Client(), true
+		cfg.BaseURL, cfg.HTTPClient = f.Demo()
+		f.NoCache = true
 	}
 	offline := f.Responses != "" || f.EmitRequests != "" || f.Estimate
 	if cfg.BaseURL == "" && (key != "" || openaiKey != "" || offline) {
@@ -150,36 +183,31 @@ func (f *LLMFlags) Config(getenv func(string) string) (llm.Config, error) {
 		missing = append(missing, "no model: set --model or NG_MODEL (e.g. gpt-4o-mini on OpenAI, llama3.1 on Ollama)")
 	}
 	if len(missing) > 0 {
-		return cfg, errors.New(strings.Join(missing, "; "))
+		return errors.New(strings.Join(missing, "; "))
 	}
+	return nil
+}
+
+// check refuses flag values that cannot make a run.
+func (f *LLMFlags) check() error {
 	switch {
 	case f.Concurrency.N < 1 && !f.Concurrency.Auto:
-		return cfg, errors.New("--concurrency must be at least 1, or auto")
+		return errors.New("--concurrency must be at least 1, or auto")
 	case f.RPM < 0 || f.TPM < 0 || f.MaxRetries < 0 || f.MaxReasks < 0 || f.MaxTokens < 0 || f.WaitServer < 0:
-		return cfg, errors.New("--rpm, --tpm, --max-retries, --max-reasks, --max-tokens and --wait-server cannot be negative")
+		return errors.New("--rpm, --tpm, --max-retries, --max-reasks, --max-tokens and --wait-server cannot be negative")
 	case f.Timeout <= 0:
-		return cfg, errors.New("--timeout must be positive")
+		return errors.New("--timeout must be positive")
 	case f.EmitRequests != "" && f.EmitRequests == f.Responses:
-		return cfg, errors.New("--emit-requests and --responses name the same file")
+		return errors.New("--emit-requests and --responses name the same file")
 	case f.Batch.On && (f.EmitRequests != "" || f.Responses != ""):
-		return cfg, errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
+		return errors.New("--batch runs the Batch API itself: not with --emit-requests or --responses")
 	}
 	if f.fs != nil {
 		if err := f.Batch.check(f.fs); err != nil {
-			return cfg, err
+			return err
 		}
 	}
-	if !f.NoCache {
-		cfg.CacheDir = f.Cache
-		if cfg.CacheDir == "" {
-			d, err := llm.DefaultCacheDir()
-			if err != nil {
-				return cfg, fmt.Errorf("no user cache directory (%v): give --cache DIR or --no-cache", err)
-			}
-			cfg.CacheDir = d
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 // Concurrency is the value of --concurrency: a number, or auto.

@@ -9,7 +9,7 @@ import (
 )
 
 // OPENAI_API_KEY goes only to OpenAI or to $OPENAI_BASE_URL; any other
-// server gets NG_API_KEY or a named variable (issue 24).
+// server gets NG_API_KEY or a named variable.
 func TestOpenAIKeyOnlyToOpenAI(t *testing.T) {
 	for _, c := range []struct {
 		name     string

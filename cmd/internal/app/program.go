@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -19,9 +20,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ngkit/ngkit/cmd/internal/manual"
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/spf13/pflag"
@@ -40,6 +43,11 @@ type Env struct {
 	// registered, in place of a run (as after --help): how `ngkit help
 	// --markdown` and `ngkit man` read every program's help.
 	Describe func(*Program)
+	// Demo, when set, is the built-in demo model that --model demo with
+	// no base URL selects: its URL as shown and a client that answers it
+	// in-process. Each program's main sets it (cmd/internal/demo), so
+	// that the framework imports no canned model.
+	Demo func() (baseURL string, client *http.Client)
 }
 
 // OSEnv is the real process environment.
@@ -74,7 +82,7 @@ type Program struct {
 	LLM LLMFlags
 	// Roles are the model-role flags, registered by WithRoles (roles.go).
 	Roles RoleFlags
-	roles []llm.Role
+	roles []roles.Role
 	// OwnSource: the build makes the input from the arguments left after
 	// the flags (ngseed reads the built-in norm bank when given no file),
 	// so Run does not open them as record files first.
@@ -199,7 +207,7 @@ func (f *IOFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", "", "write to `FILE` (atomically: a temporary file renamed at the end); format from the extension (.jsonl .parquet .arrow .arrows)")
 	fs.StringVarP(&f.Format, "format", "f", "", "output `FORMAT`: jsonl, parquet, arrow (IPC stream), arrow-file (default: from -o, else jsonl)")
 	fs.StringVar(&f.Errors, "errors", "", "write records that failed, with the reason, to `FILE` (JSONL of {id, stage, error, where, record})")
-	fs.StringVar(&f.Shard, "shard", "", "keep only the records whose id hashes to shard `K/N` (K from 0), to split a run over N machines; auto or auto/N: K and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, N from auto/N or NGKIT_SHARDS) or a Slurm job array (K: SLURM_ARRAY_TASK_ID mod N; N from auto/N, NGKIT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
+	fs.StringVar(&f.Shard, "shard", "", "keep shard `K/N` (K from 0) of the input, to split a run over N machines: the records at places K, K+N, K+2N, ... (ngseed: of the norm x scenario slots), so N shards differ by one record at most; auto or auto/N: K and N from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, N from auto/N or NGKIT_SHARDS) or a Slurm job array (K: SLURM_ARRAY_TASK_ID mod N; N from auto/N, NGKIT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
 	fs.IntVarP(&f.Workers, "workers", "j", runtime.NumCPU(), "records processed `N` at a time (default: the number of CPUs)")
 	fs.Lookup("workers").DefValue = "0" // the help says it: the same on every machine (docs/)
 	fs.BoolVar(&f.Progress, "progress", false, "draw a progress bar even when stdout is a pipe (only ever on a terminal)")
@@ -254,6 +262,9 @@ type RunSpec struct {
 	Stage  pipeline.Stage
 	Source pipeline.Source // default: the input files named by Inputs
 	Inputs []string
+	// Slots is how many work items each input record holds, which --shard
+	// deals one by one (pipeline.Config.Slots); 0: a record is one.
+	Slots int
 	// Sink, when set, replaces the default sink (records to -o or stdout).
 	Sink func() (pipeline.Sink, error)
 	// Finish, when set, runs once the run is over and before the last
@@ -265,8 +276,8 @@ type RunSpec struct {
 	// Activity, when set, is the model calls finished and in flight, for
 	// the progress line.
 	Activity func() (done, inFlight int64)
-	// After, when set, runs once a run without an LLM has ended well; its
-	// error is the program's (ngstats' --fail-on).
+	// After, when set, runs once the run has ended well; its error is the
+	// program's (ngstats' --fail-on).
 	After func() error
 }
 
@@ -286,6 +297,54 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	// First, so that what the sink and stage set up (e.g. pkg/lang raising
 	// the limit for its models) builds on it.
 	tuneGC()
+	cfg, err := f.prepare(env, prog, spec)
+	if err != nil {
+		return err
+	}
+	msgs := pipeline.MessageWriter(env.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A write to a pipe whose reader is gone fails with EPIPE instead of
+	// killing the process, so that the run can tell why (awaitInterrupt).
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	sig := ctx
+	if spec.Budget != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		spec.Budget.OnReach = cancel
+	}
+	cfg.Stderr = msgs
+	st, err := pipeline.Run(ctx, cfg)
+	elog := cfg.Errors
+	if cerr := elog.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	finished := true
+	if spec.Finish != nil {
+		if ferr := spec.Finish(); ferr != nil {
+			fmt.Fprintf(msgs, "%s: %v\n", prog, ferr)
+			finished = false
+		}
+	}
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		if !awaitInterrupt(sig) {
+			return &ExitError{Code: ExitBrokenPipe, Err: err}
+		}
+		st.Interrupted, err = true, nil
+	}
+	if err != nil {
+		return InputError(prog, err)
+	}
+	return f.ended(env, prog, spec, st, elog, msgs, finished)
+}
+
+// prepare opens what a run needs (the sink, --resume's done ids, the
+// errors file, the source and the progress bar) after checking the run
+// flags; its error is a usage error.
+func (f *IOFlags) prepare(env Env, prog string, spec RunSpec) (pipeline.Config, error) {
 	// fail is for errors before the run: Run closes the source, so here
 	// it is closed by hand.
 	fail := func(err error) error {
@@ -296,10 +355,10 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	}
 	shard, err := pipeline.ParseShard(f.Shard)
 	if err != nil {
-		return fail(err)
+		return pipeline.Config{}, fail(err)
 	}
 	if err := f.checkRunFlags(); err != nil {
-		return fail(err)
+		return pipeline.Config{}, fail(err)
 	}
 	var sink pipeline.Sink
 	if spec.Sink != nil {
@@ -311,20 +370,20 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 		}
 	}
 	if err != nil {
-		return fail(err)
+		return pipeline.Config{}, fail(err)
 	}
 	var done map[string]struct{}
 	if f.Resume {
 		if done, err = pipeline.ResumeFrom(f.Output, sink); err != nil {
 			sink.Abort()
-			return fail(err)
+			return pipeline.Config{}, fail(err)
 		}
 	}
 	var elog *pipeline.ErrorLog
 	if f.Errors != "" {
 		if elog, err = pipeline.OpenErrorLog(f.Errors); err != nil {
 			sink.Abort()
-			return fail(err)
+			return pipeline.Config{}, fail(err)
 		}
 	}
 	src := spec.source(env)
@@ -337,31 +396,14 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 			bar.SetInput(total, nil)
 		}
 	}
-	msgs := pipeline.MessageWriter(env.Stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if spec.Budget != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		spec.Budget.OnReach = cancel
-	}
-	st, err := pipeline.Run(ctx, pipeline.Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
-		Workers: f.Workers, Shard: shard, Progress: bar, Stderr: msgs, Done: done,
-		MaxErrorRate: f.MaxErrorRate})
-	if cerr := elog.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	finished := true
-	if spec.Finish != nil {
-		if ferr := spec.Finish(); ferr != nil {
-			fmt.Fprintf(msgs, "%s: %v\n", prog, ferr)
-			finished = false
-		}
-	}
-	if err != nil {
-		return InputError(prog, err)
-	}
+	return pipeline.Config{Stage: spec.Stage, Source: src, Sink: sink, Errors: elog,
+		Workers: f.Workers, Shard: shard, Slots: spec.Slots, Progress: bar, Done: done,
+		MaxErrorRate: f.MaxErrorRate}, nil
+}
+
+// ended is the error that says how a run that went to its end ended, nil
+// when every record made it; it prints the records dropped.
+func (f *IOFlags) ended(env Env, prog string, spec RunSpec, st pipeline.Stats, elog *pipeline.ErrorLog, msgs io.Writer, finished bool) error {
 	if st.Dropped > 0 && !f.Quiet {
 		where := "keep them with --errors FILE"
 		if elog != nil {
@@ -375,27 +417,77 @@ func (f *IOFlags) Execute(env Env, prog string, spec RunSpec) error {
 	}
 	switch {
 	case st.Interrupted && spec.Budget.Reached():
-		return FailedError(prog, fmt.Sprintf("stopped: the spend estimate $%.4f reached --budget $%g; %d records written, %d failed or not processed (%s); run again with --resume (and a larger --budget) to go on",
-			spec.Budget.Spent(), spec.Budget.Limit, st.Out, st.Failed, where))
+		return FailedError(prog, fmt.Sprintf("stopped: the spend estimate $%.4f reached --budget $%g; %s written, %d failed or not processed (%s); run again with --resume (and a larger --budget) to go on",
+			spec.Budget.Spent(), spec.Budget.Limit, Plural(int(st.Out), "record"), st.Failed, where))
 	case st.Stopped != "":
-		return FailedError(prog, fmt.Sprintf("stopped early: %s; %d records written, %d failed or not processed (%s); fix the cause and run again with --resume",
-			st.Stopped, st.Out, st.Failed, where))
+		return FailedError(prog, fmt.Sprintf("stopped early: %s; %s written, %d failed or not processed (%s); fix the cause and run again with --resume",
+			st.Stopped, Plural(int(st.Out), "record"), st.Failed, where))
 	case st.Interrupted:
-		msg := fmt.Sprintf("interrupted: %d records written, %d failed or cancelled", st.Out, st.Failed)
-		if f.Output != "" && f.Output != "-" {
-			args := env.Args
-			if !slices.Contains(args, "--resume") {
-				args = append(slices.Clip(args), "--resume")
-			}
-			msg += "; to go on from here, run:\n  " + resumeCommand(prog, args)
-		}
-		return InterruptedError(prog, msg)
+		return InterruptedError(prog, f.interrupted(env, prog, spec, st, where))
 	case st.Failed > 0:
 		return FailedError(prog, fmt.Sprintf("%d of %d records failed (%s)", st.Failed, st.In, where))
 	case !finished:
 		return FailedError(prog, "") // the reason is printed above
 	}
 	return nil
+}
+
+// interrupted is the one line an interrupted run ends with: what it
+// wrote, what the interrupt cancelled (no line each), and, for a run with
+// an -o file, how to go on. A program fed by a pipe cannot resume alone:
+// the stages before it start over, so the hint says to run the whole
+// pipeline again with --resume on this stage.
+func (f *IOFlags) interrupted(env Env, prog string, spec RunSpec, st pipeline.Stats, where string) string {
+	msg := fmt.Sprintf("interrupted: %s written", Plural(int(st.Out), "record"))
+	if st.Cancelled > 0 {
+		msg += fmt.Sprintf(", %d cancelled", st.Cancelled)
+	}
+	if failed := st.Failed - st.Cancelled; failed > 0 {
+		msg += fmt.Sprintf(", %d failed (%s)", failed, where)
+	}
+	if f.Output == "" || f.Output == "-" {
+		return msg
+	}
+	args := env.Args
+	if !slices.Contains(args, "--resume") {
+		args = append(slices.Clip(args), "--resume")
+	}
+	if spec.Source == nil && fromPipe(env.Stdin, spec.Inputs) {
+		return msg + "; to go on from here, run the whole pipeline again, this stage with --resume (the stages before it start over):\n  ... | " + resumeCommand(prog, args)
+	}
+	return msg + "; to go on from here, run:\n  " + resumeCommand(prog, args)
+}
+
+// fromPipe tells whether a run reads its records from a pipe: no input
+// file but stdin, and stdin a pipe.
+func fromPipe(stdin io.Reader, inputs []string) bool {
+	for _, in := range inputs {
+		if in != "-" {
+			return false
+		}
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
+}
+
+// awaitInterrupt is called when a write failed because the pipe's reader
+// is gone. Ctrl-C reaches every program of a pipeline at once, and the one
+// downstream may be gone before this one has seen its own signal: given a
+// moment, the interrupt arrives (true: the run ends as interrupted, exit
+// 130, one summary line). Without one the reader left early (ngcat ... |
+// head): false, and the program ends silently with 141, as Unix programs
+// killed by SIGPIPE do.
+func awaitInterrupt(sig context.Context) bool {
+	select {
+	case <-sig.Done():
+		return context.Cause(sig) != context.Canceled // a signal (its cause Is Canceled too), not stop()
+	case <-time.After(200 * time.Millisecond):
+		return false
+	}
 }
 
 // tuneGC trades heap for fewer collections — records are short-lived and

@@ -43,7 +43,7 @@ func slowFirst(t *testing.T) string {
 // An upstream stage (stdout a pipe, stderr a terminal) publishes on the
 // board its records written, not read, and its calls finished and in
 // flight: the entry moves while the first record's call is still out and
-// nothing is written (issue 25: "ngv2r 0 records" for the whole run).
+// nothing is written ("ngv2r 0 records" for the whole run).
 func TestProgressBoardMovesDuringCalls(t *testing.T) {
 	xdg := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", xdg)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/spf13/pflag"
 )
 
@@ -26,45 +26,40 @@ type RoleFlags struct {
 	// Subjects is --subjects A,B,C (ngpact's models under test).
 	Subjects string
 
-	roles []llm.Role
+	roles []roles.Role
 	fs    *pflag.FlagSet
 }
 
 // Register adds the role flags of a program with these roles to fs.
-func (f *RoleFlags) Register(fs *pflag.FlagSet, roles []llm.Role) {
-	f.roles, f.fs = roles, fs
+func (f *RoleFlags) Register(fs *pflag.FlagSet, rs []roles.Role) {
+	f.roles, f.fs = rs, fs
 	fs.StringVar(&f.Models, "models", "", "models `FILE` (YAML) naming endpoints by alias (default $NG_MODELS, else ~/.config/ngkit/models.yaml if present); see --role")
 	var names []string
-	for _, r := range roles {
+	for _, r := range rs {
 		names = append(names, r.Name)
 	}
 	fs.StringArrayVar(&f.Roles, "role", nil, "serve a model role by an endpoint of the models file, `ROLE=ALIAS` (repeatable; roles: "+strings.Join(names, ", ")+"; alias default: the flags' endpoint)")
-	for _, r := range roles {
+	for _, r := range rs {
 		switch {
-		case r.Name == llm.RoleJudge:
+		case r.Name == roles.Judge:
 			fs.StringVar(&f.Judge, "judge", "", "endpoint `ALIAS` of the judge role (as --role judge=ALIAS)")
-		case r.Name == llm.RoleLabeller && r.Panel:
+		case r.Name == roles.Labeller && r.Panel:
 			fs.StringVar(&f.Labellers, "labellers", "", "a panel of labelling models, endpoint aliases `A,B,C` (as --role labeller=A,B,C): majority label, each model's label and inter-model agreement")
 			fs.BoolVar(&f.RequireAll, "require-all-labellers", false, "fail a record when a labeller of the panel gave no labels (default: keep the others' labels and name the failed one)")
-		case r.Name == llm.RoleSubject:
+		case r.Name == roles.Subject:
 			fs.StringVar(&f.Subjects, "subjects", "", "the models under test, endpoint aliases `A,B,C` of the models file (as --role subject=A,B,C; default: the flags' endpoint)")
-		case r.Name == llm.RoleAssistant && r.Panel:
+		case r.Name == roles.Assistant && r.Panel:
 			fs.StringVar(&f.Assistants, "assistants", "", "the assistants under test, endpoint aliases `A,B` (as --role assistant=A,B): every spec is run against each")
 		}
 	}
 }
 
-// AllRoleNames are the roles of every program, so that a models file's
-// roles section, shared by a whole pipeline, can name a role another
-// program has without an error, and a misspelt one is still caught.
-var AllRoleNames = []string{llm.RoleWriter, llm.RoleRewriter, llm.RoleJudge, llm.RoleLabeller, llm.RolePairwise, llm.RoleSubject, llm.RoleUser, llm.RoleAssistant}
-
 // Settings are the role assignments of the flags, typed: each --role
 // ROLE=ALIAS[,ALIAS...] and short flag (--judge ALIAS) is one
-// llm.Assignment, in the order given; a role given twice is an error.
+// roles.Assignment, in the order given; a role given twice is an error.
 // prog names the program in the errors.
-func (f *RoleFlags) Settings(prog string) (llm.RoleSettings, error) {
-	rs := llm.RoleSettings{Models: f.Models}
+func (f *RoleFlags) Settings(prog string) (roles.Settings, error) {
+	rs := roles.Settings{Models: f.Models}
 	var names []string
 	for _, r := range f.roles {
 		names = append(names, r.Name)
@@ -85,7 +80,7 @@ func (f *RoleFlags) Settings(prog string) (llm.RoleSettings, error) {
 			}
 			aliases = append(aliases, a)
 		}
-		rs.Assign = append(rs.Assign, llm.Assignment{Role: role, Aliases: aliases, Given: flag})
+		rs.Assign = append(rs.Assign, roles.Assignment{Role: role, Aliases: aliases, Given: flag})
 		return nil
 	}
 	for _, a := range f.Roles {
@@ -99,7 +94,7 @@ func (f *RoleFlags) Settings(prog string) (llm.RoleSettings, error) {
 			return rs, err
 		}
 	}
-	short := []struct{ flag, role, v string }{{"judge", llm.RoleJudge, f.Judge}, {"labellers", llm.RoleLabeller, f.Labellers}, {"subjects", llm.RoleSubject, f.Subjects}, {"assistants", llm.RoleAssistant, f.Assistants}}
+	short := []struct{ flag, role, v string }{{"judge", roles.Judge, f.Judge}, {"labellers", roles.Labeller, f.Labellers}, {"subjects", roles.Subject, f.Subjects}, {"assistants", roles.Assistant, f.Assistants}}
 	for _, s := range short {
 		if s.v == "" {
 			continue
@@ -115,10 +110,10 @@ func (f *RoleFlags) Settings(prog string) (llm.RoleSettings, error) {
 }
 
 // RolesHelp is the --help section that lists a program's roles (Markdown).
-func RolesHelp(roles []llm.Role) HelpSection {
+func RolesHelp(rs []roles.Role) HelpSection {
 	var b strings.Builder
 	b.WriteString("`--models FILE` names endpoints by alias; `--role ROLE=ALIAS` assigns them; a role left unassigned uses the endpoint of `--base-url`/`--model` and the environment.\n\n")
-	for _, r := range roles {
+	for _, r := range rs {
 		fmt.Fprintf(&b, "- `%s`: %s\n", r.Name, r.Help)
 	}
 	return HelpSection{Title: "Model roles", Body: b.String()}

@@ -1,14 +1,17 @@
 package app
 
-import "github.com/ngkit/ngkit/pkg/llm"
+import (
+	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
+)
 
-// WithRoles gives an LLM program its model roles (issue 14): the
+// WithRoles gives an LLM program its model roles: the
 // --models, --role and short role flags, and the roles listed in --help.
 // Call before Run.
-func (p *Program) WithRoles(roles []llm.Role) *Program {
-	p.roles = roles
-	p.Roles.Register(p.Flags, roles)
-	p.Sections = append(p.Sections, RolesHelp(roles))
+func (p *Program) WithRoles(rs []roles.Role) *Program {
+	p.roles = rs
+	p.Roles.Register(p.Flags, rs)
+	p.Sections = append(p.Sections, RolesHelp(rs))
 	return p
 }
 

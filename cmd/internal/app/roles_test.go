@@ -12,11 +12,12 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // duoRoles are the roles of the test program duo: a writer and a judge.
-var duoRoles = []llm.Role{{Name: llm.RoleWriter, Help: "writes the sentence"}, {Name: llm.RoleJudge, Help: "judges it"}}
+var duoRoles = []roles.Role{{Name: roles.Writer, Help: "writes the sentence"}, {Name: roles.Judge, Help: "judges it"}}
 
 // duoStage writes a Korean sentence with the writer and has the judge
 // call too, each through its role's endpoint.
@@ -43,10 +44,10 @@ func duo(env Env) error {
 	p := NewLLMProgram("duo", "two roles (test program)", "[flags] [FILE...]").WithRoles(duoRoles)
 	return p.Run(env, func(b *Build) (RunSpec, error) {
 		m := b.Models
-		if err := m.Need(llm.RoleWriter, llm.RoleJudge); err != nil {
+		if err := m.Need(roles.Writer, roles.Judge); err != nil {
 			return RunSpec{}, err
 		}
-		return RunSpec{Stage: duoStage{m.Caller(llm.RoleWriter), m.Caller(llm.RoleJudge)}}, nil
+		return RunSpec{Stage: duoStage{m.Caller(roles.Writer), m.Caller(roles.Judge)}}, nil
 	})
 }
 
@@ -100,7 +101,7 @@ roles:
 	in := writeRecords(t, dir, 5)
 	out := filepath.Join(dir, "out.jsonl")
 	vars := map[string]string{"W_KEY": "key-of-writer-0123456789", "J_KEY": "key-of-judge-0123456789"}
-	code, _, stderr := runDuo(t, vars, "--models", models, "--judge", "j", in, "-o", out, "--no-cache", "--usage-json", filepath.Join(dir, "u.json"))
+	code, _, stderr := runDuo(t, vars, "--models", models, "--judge", "j", in, "-o", out, "--no-cache", "-v", "--usage-json", filepath.Join(dir, "u.json"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -117,8 +118,8 @@ roles:
 			t.Fatalf("%s: gen %+v", rec.ID, rec.Gen)
 		}
 		g0, g1 := rec.Gen[0], rec.Gen[1]
-		if g0.Role != llm.RoleWriter || g0.Endpoint != "w" || g0.Model != "writer-model" ||
-			g1.Role != llm.RoleJudge || g1.Endpoint != "j" || g1.Model != "judge-model" {
+		if g0.Role != roles.Writer || g0.Endpoint != "w" || g0.Model != "writer-model" ||
+			g1.Role != roles.Judge || g1.Endpoint != "j" || g1.Model != "judge-model" {
 			t.Fatalf("%s: gen %+v", rec.ID, rec.Gen)
 		}
 	}
@@ -127,12 +128,12 @@ roles:
 	if err := json.Unmarshal(b, &u); err != nil {
 		t.Fatal(err)
 	}
-	if len(u.Endpoints) != 2 || u.Total.Calls != 10 || u.ByRole[llm.RoleWriter].Calls != 5 || u.ByRole[llm.RoleJudge].Calls != 5 {
+	if len(u.Endpoints) != 2 || u.Total.Calls != 10 || u.ByRole[roles.Writer].Calls != 5 || u.ByRole[roles.Judge].Calls != 5 {
 		t.Fatalf("usage %s", b)
 	}
 	e0, e1 := u.Endpoints[0], u.Endpoints[1]
-	if e0.Alias != "w" || e0.Concurrency != 3 || !e0.Priced || e0.ByRole[llm.RoleWriter].Calls != 5 || e0.ByRole[llm.RoleJudge] != nil ||
-		e1.Alias != "j" || e1.Priced || e1.ByRole[llm.RoleJudge].Calls != 5 || u.Priced {
+	if e0.Alias != "w" || e0.Concurrency != 3 || !e0.Priced || e0.ByRole[roles.Writer].Calls != 5 || e0.ByRole[roles.Judge] != nil ||
+		e1.Alias != "j" || e1.Priced || e1.ByRole[roles.Judge].Calls != 5 || u.Priced {
 		t.Fatalf("usage by endpoint %s", b)
 	}
 	if want := (float64(e0.Total.TokensIn)*1 + float64(e0.Total.TokensOut)*2) / 1e6; e0.Total.CostUSD != want || e0.Total.TokensIn == 0 {
@@ -160,13 +161,13 @@ func TestRolesWithoutModelsFile(t *testing.T) {
 		t.Fatalf("exit %d, %d requests: %s", code, srv.Count(), stderr)
 	}
 	for _, rec := range readRecords(t, out) {
-		if rec.Gen[0].Endpoint != llm.DefaultAlias || rec.Gen[1].Endpoint != llm.DefaultAlias || rec.Gen[1].Role != llm.RoleJudge {
+		if rec.Gen[0].Endpoint != llm.DefaultAlias || rec.Gen[1].Endpoint != llm.DefaultAlias || rec.Gen[1].Role != roles.Judge {
 			t.Fatalf("gen %+v", rec.Gen)
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "u.json"))
 	var u llm.Usage
-	if err := json.Unmarshal(b, &u); err != nil || u.Endpoints != nil || u.Model != "m" || u.Total.Calls != 6 || u.ByRole[llm.RoleJudge].Calls != 3 {
+	if err := json.Unmarshal(b, &u); err != nil || u.Endpoints != nil || u.Model != "m" || u.Total.Calls != 6 || u.ByRole[roles.Judge].Calls != 3 {
 		t.Fatalf("usage %s (%v)", b, err)
 	}
 }

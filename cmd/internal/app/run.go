@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/prompt"
@@ -56,7 +57,7 @@ type Build struct {
 	Env  Env
 	Args []string
 	// Models are the roles' endpoints (an LLM program with roles).
-	Models *llm.Models
+	Models *roles.Models
 	// Client is the one endpoint of an LLM program without roles.
 	Client *llm.Client
 	// Cultures are the --culture-file profiles and the lookup (WithCultures).
@@ -86,10 +87,11 @@ func (b *Build) WithPersonas(stage pipeline.Stage) (pipeline.Stage, error) {
 }
 
 // Run is every program's run: it parses the flags and checks the
-// options, opens the models (an LLM program), loads --culture-file,
-// --prompts and the personas, then hands them to build and runs what it
-// returns over the inputs (Execute; with --batch or --estimate, their
-// runs). Its error is an *ExitError: bad usage is exit 2 (see Execute).
+// options, opens the models (an LLM program; a program without a model
+// has no endpoints), loads --culture-file, --prompts and the personas,
+// then hands them to build and runs what it returns over the inputs
+// (Execute; with --batch or --estimate, their runs). Its error is an
+// *ExitError: bad usage is exit 2 (see Execute).
 func (p *Program) Run(env Env, build func(*Build) (RunSpec, error)) error {
 	args, err := p.Parse(env)
 	if err != nil {
@@ -101,69 +103,70 @@ func (p *Program) Run(env Env, build func(*Build) (RunSpec, error)) error {
 		}
 	}
 	b := &Build{Env: env, Args: args, resume: p.IO.Resume}
-	if !p.llm {
-		if err := p.load(b); err != nil {
-			return p.usage(err)
+	m := &endpoints{} // none, unless the program calls models
+	if p.llm {
+		if r := p.IO.MaxErrorRate; r < 0 || r > 1 {
+			return p.Usagef("--max-error-rate %g: want a share of records from 0 to 1 (1: never stop)", r)
 		}
-		spec, err := build(b)
-		if err != nil {
-			return p.usage(err)
+		if m, err = p.openModels(env); err != nil {
+			return p.Usagef("%v", err)
 		}
-		if spec.Inputs == nil {
-			spec.Inputs = args
+		b.Models, b.Client = m.models, m.client
+		if !p.Flags.Changed("workers") {
+			p.IO.Workers = m.workers()
 		}
-		if err := p.IO.Execute(env, p.Name, spec); err != nil || spec.After == nil {
+		if err := p.checkInputs(args); err != nil {
+			m.abort()
 			return err
 		}
-		return spec.After()
-	}
-	if r := p.IO.MaxErrorRate; r < 0 || r > 1 {
-		return p.Usagef("--max-error-rate %g: want a share of records from 0 to 1 (1: never stop)", r)
-	}
-	m, err := p.openModels(env)
-	if err != nil {
-		return p.Usagef("%v", err)
-	}
-	b.Models, b.Client = m.models, m.client
-	if !p.Flags.Changed("workers") {
-		p.IO.Workers = m.workers()
-	}
-	if err := p.checkInputs(args); err != nil {
-		m.abort()
-		return err
 	}
 	if err := p.load(b); err != nil {
 		m.abort()
-		return p.Usagef("%v", err)
+		return p.usage(err)
 	}
 	spec, err := build(b)
 	if err != nil {
 		m.abort()
 		return p.usage(err)
 	}
-	if err := checkPriced(m.budget, m.clients); err != nil {
-		m.abort()
-		if spec.Source != nil {
-			spec.Source.Close()
+	if spec.Inputs == nil {
+		spec.Inputs = args
+	}
+	if p.llm {
+		if err := checkPriced(m.budget, m.clients); err != nil {
+			m.abort()
+			if spec.Source != nil {
+				spec.Source.Close()
+			}
+			return p.Usagef("%v", err)
 		}
-		return p.Usagef("%v", err)
+		spec.Stage = deferredStage{spec.Stage, m.primary, p.LLM.Batch.On}
+		spec.Budget = m.budget
+		if m.models != nil {
+			spec.Activity = m.models.Activity
+		} else {
+			spec.Activity = m.client.Activity
+		}
 	}
-	spec.Stage = deferredStage{spec.Stage, m.primary, p.LLM.Batch.On}
-	spec.Inputs, spec.Budget = args, m.budget
-	if m.models != nil {
-		spec.Activity = m.models.Activity
-	} else {
-		spec.Activity = m.client.Activity
+	// The program's own end (what an import left out), then the models'
+	// summary: both before the line that ends the run, never after it.
+	finished, finish := false, spec.Finish
+	spec.Finish = func() error {
+		finished = true
+		var err error
+		if finish != nil {
+			err = finish()
+		}
+		return errors.Join(err, m.close())
 	}
-	// The summary comes before the line that ends the run (a fatal input
-	// error, the failed count), never after it.
-	finished := false
-	spec.Finish = func() error { finished = true; return m.close() }
 	err = p.execute(env, spec, m.clients)
 	if !finished { // a usage error before the run: nothing to commit
 		m.abort()
 	}
-	return err
+	if err != nil || spec.After == nil {
+		return err
+	}
+	return spec.After()
 }
 
 // usage is err as a usage error, unless it is an *ExitError already.
@@ -201,9 +204,10 @@ func (p *Program) load(b *Build) error {
 }
 
 // endpoints are an LLM program's open clients: its roles' (Models) or,
-// for a program without roles, one.
+// for a program without roles, one; a program without a model has none,
+// and nothing to abort or close.
 type endpoints struct {
-	models  *llm.Models
+	models  *roles.Models
 	client  *llm.Client
 	clients map[string]*llm.Client
 	primary *llm.Client // counts the records deferred to --emit-requests
@@ -218,23 +222,28 @@ func (e *endpoints) workers() int {
 }
 
 func (e *endpoints) abort() {
-	if e.models != nil {
+	switch {
+	case e.models != nil:
 		e.models.Abort()
-	} else {
+	case e.client != nil:
 		e.client.Abort()
 	}
 }
 
 func (e *endpoints) close() error {
-	if e.models != nil {
+	switch {
+	case e.models != nil:
 		return e.models.Close()
+	case e.client != nil:
+		return e.client.Close()
 	}
-	return e.client.Close()
+	return nil
 }
 
 // openModels makes the clients from the LLM flags, the environment and,
 // for a program with roles, the models file and the role flags.
 func (p *Program) openModels(env Env) (*endpoints, error) {
+	p.LLM.Demo = env.Demo
 	if len(p.roles) == 0 {
 		cfg, err := p.LLM.Config(env.Var)
 		if err != nil {
@@ -256,7 +265,7 @@ func (p *Program) openModels(env Env) (*endpoints, error) {
 	if err != nil {
 		return nil, err
 	}
-	models, err := llm.OpenModels(rs, p.Name, p.roles, AllRoleNames, base, endpointErr, env.Var)
+	models, err := roles.Open(rs, p.Name, p.roles, base, endpointErr, env.Var)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// registerSpend adds --budget (issue 17 item 5).
+// registerSpend adds --estimate and --budget.
 func (f *LLMFlags) registerSpend(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Estimate, "estimate", false, "print the expected requests, tokens and cost for the input (prompts of the first records rendered, the program's calls per record measured on the fake model, the price table), send nothing, exit 0")
 	fs.Float64Var(&f.Budget, "budget", 0, "stop the run, as Ctrl-C does, once its spend estimate reaches `USD` (the price table's; with --batch, the replies downloaded); --resume (or, with --batch, the same command) goes on (0: no budget)")

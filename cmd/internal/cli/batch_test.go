@@ -289,3 +289,49 @@ func TestBatchPanel(t *testing.T) {
 		}
 	}
 }
+
+// --batch with --shard makes the records the online run of the shard
+// makes, with the same calls: its passes deal the input as the online run
+// does (each record at its place in the whole input), ngseed's norm x
+// scenario slots included, and ask nothing for another shard's.
+func TestBatchShardEqualsOnline(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		prog func(app.Env) error
+		args []string
+		in   string
+	}{
+		{"ngseed", Ngseed, []string{"--culture", "korean", "--limit", "6", "--per-norm", "3", "--shard", "1/4"}, ""},
+		{"ngrefine", Ngrefine, []string{"--shard", "2/3"}, ""},
+	} {
+		online, batch := chainFake(t), chainFake(t)
+		in := c.in
+		if c.name == "ngrefine" {
+			gen := chainFake(t)
+			code, seeds, stderr := run(t, Ngseed, "", testkit.FastRetryFlags("--base-url", gen.URL, "--model", "fake", "--culture", "korean", "--limit", "6", "--per-norm", "2")...)
+			if code != 0 {
+				t.Fatalf("seeds: exit %d: %s", code, stderr)
+			}
+			in = seeds
+		}
+		base := func(srv *llmtest.Server) []string {
+			return testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake"}, c.args...)...)
+		}
+		code, outOnline, stderr := run(t, c.prog, in, base(online)...)
+		if code != 0 {
+			t.Fatalf("%s online: exit %d: %s", c.name, code, stderr)
+		}
+		code, outBatch, stderr := run(t, c.prog, in, append(base(batch), "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, c.name))...)
+		if code != 0 {
+			t.Fatalf("%s --batch: exit %d: %s", c.name, code, stderr)
+		}
+		a, b := untimedAll(readJSONL(t, outOnline)), untimedAll(readJSONL(t, outBatch))
+		if len(a) == 0 || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: %d records online, %d with --batch, or they differ:\nonline %s\nbatch  %s", c.name, len(a), len(b), outOnline, outBatch)
+		}
+		if online.Count() != batch.Count() {
+			t.Errorf("%s: %d requests online, %d in batches", c.name, online.Count(), batch.Count())
+		}
+	}
+}

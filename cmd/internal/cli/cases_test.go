@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/cmd/internal/demo"
 	"github.com/ngkit/ngkit/internal/fakeng"
 	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
@@ -253,7 +255,7 @@ func runCase(t *testing.T, name string, file string, c cliCase) {
 		}
 		out.Reset()
 		env := app.Env{Args: args, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return vars[k] }}
+			Getenv: func(k string) string { return vars[k] }, Demo: demo.Endpoint}
 		if p[0] == "cat" {
 			code = catFiles(env)
 		} else {
@@ -472,4 +474,42 @@ func diffLines(s string) []string {
 		return l[:len(l)-1]
 	}
 	return append(l[:len(l)-1], l[len(l)-1], "(no newline at the end)")
+}
+
+// The case format is described once, in internal/testkit/README.md, and
+// its keys are frozen: every yaml key of a case (and of the record and
+// file checks it holds) is described there, and no key is added without
+// a reason to leave Go tests.
+func TestCaseKeysAreDescribed(t *testing.T) {
+	b, err := os.ReadFile("../../../internal/testkit/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if key == "" || key == "-" {
+				continue
+			}
+			if !regexp.MustCompile(`(^|[^a-z_])` + key + `([^a-z_]|$)`).MatchString(doc) {
+				t.Errorf("the case key %q (%s.%s) is not described in internal/testkit/README.md", key, ty.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(cliCase{}))
+	if len(seen) < 3 {
+		t.Fatalf("walked %d types", len(seen))
+	}
 }

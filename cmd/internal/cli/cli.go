@@ -1,6 +1,7 @@
-// Package cli wires each program's flags to its stage and the shared
-// runner. Each function takes the process environment and returns the exit
-// code; only main calls os.Exit.
+// Package cli holds the programs: each wires its flags to its stages and
+// hands them to the shared runner (cmd/internal/app). Each takes the
+// process environment and returns an error that carries the exit status
+// (app.Exit prints it and returns the status; only main calls os.Exit).
 package cli
 
 import (

@@ -28,7 +28,7 @@ func fakeRun(t *testing.T, srv *llmtest.Server, prog func(app.Env) error, stdin 
 	return code, out.String(), errb.String()
 }
 
-// A new culture from its profile (issue 18, item 6), end to end on the
+// A new culture from its profile, end to end on the
 // fake: a culture file of a culture with no norm bank and no exemplars
 // (testdata/cultures/new-zealand.yaml) -> ngseed --make-norms -> ngseed
 // with those norms -> ngrefine --exemplars self -> ngv2r -> ngstats.

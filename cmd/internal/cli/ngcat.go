@@ -75,73 +75,38 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 	if err != nil {
 		return app.RunSpec{}, err
 	}
-	fields := o.fields()
-	if err := fields.Check(); err != nil {
-		return app.RunSpec{}, err
-	}
 	spec := app.RunSpec{Inputs: b.Args}
 	if o.from != "" {
-		im := findImporter(o.from)
-		if im == nil {
-			var names []string
-			for _, im := range importers {
-				names = append(names, im.Name)
-			}
-			return app.RunSpec{}, fmt.Errorf("--from %q: want %s", o.from, orList(names, "or"))
-		}
-		src, err := im.New(importIn{Args: b.Args, Stdin: env.Stdin, Fields: fields, Opt: o})
-		if err != nil {
+		if err := ngcatImport(p, b, o, &spec); err != nil {
 			return app.RunSpec{}, err
-		}
-		spec.Source = src
-		if n, ok := src.(notes); ok {
-			// What the import left out (Argilla drafts, ...), before the last line.
-			spec.Finish = func() error {
-				if iof.Quiet {
-					return nil
-				}
-				for _, line := range n.Notes() {
-					fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, line)
-				}
-				return nil
-			}
-		}
-		if o.splitDialogues {
-			spec.Stage = imports.SplitDialogues
-		}
-		if im.Stage != nil {
-			spec.Stage = im.Stage
 		}
 	}
 	// --where, --drop-defects: on each dialogue, after the split.
 	spec.Stage = chain(spec.Stage, filter)
-	ex := exportIn{Write: iof.WriteOptions(), Quality: quality}
-	if o.to == "messages" {
-		if ex.Messages, err = o.messagesOptions(); err != nil {
-			return app.RunSpec{}, err
+	if quality.dropDefects != "" {
+		notes := spec.Finish
+		spec.Finish = func() error {
+			if notes != nil {
+				if err := notes(); err != nil {
+					return err
+				}
+			}
+			if n := quality.repaired.note(); n != "" && !iof.Quiet {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, n)
+			}
+			return nil
 		}
 	}
+	out := ngcatOut{p: p, env: env, o: o, quality: quality, splits: splits, format: format}
+	out.ex = exportIn{Name: o.to, Write: iof.WriteOptions(), Quality: quality}
+	if e := findExporter(o.to); e != nil {
+		out.ex.Flags = o.toFlags[e.Names[0]]
+	}
 	var warnOnce sync.Once
-	ex.TemplateFailed = func(rec *record.Record, err error) {
+	out.ex.Warn = func(rec *record.Record, err error) {
 		warnOnce.Do(func() {
 			fmt.Fprintf(env.Stderr, "ngcat: %s: %s (no example written; further failures not shown)\n", record.PrintableLine(rec.ID), record.PrintableLine(err.Error()))
 		})
-	}
-
-	// One output file (or stdout) as records, exploded turns or an
-	// exporter's rows.
-	open := func(path string) (pipeline.Sink, error) {
-		out, err := recio.Create(path, format, env.Stdout)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case o.explode != "":
-			return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
-		case o.to != "":
-			return findExporter(o.to).New(out, ex)
-		}
-		return pipeline.NewRecordSink(out, iof.WriteOptions())
 	}
 	// The card's statistics: records are audited on the workers, except
 	// with --sample, where most records never reach the card (and the
@@ -150,51 +115,119 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 	if o.hfDir != "" && o.sample == 0 {
 		spec.Stage = chain(spec.Stage, summary.Stage())
 	}
-	spec.Sink = func() (pipeline.Sink, error) {
-		var sink pipeline.Sink
-		switch {
-		case o.hfDir != "":
-			w, err := hfSink.New(o, splits, iof.WriteOptions(), hfShard, summary)
-			if err != nil {
-				return nil, err
-			}
-			sink = w
-		case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
-			files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
-			for _, sp := range splits {
-				s, err := open(strings.ReplaceAll(iof.Output, "{split}", sp.Name))
-				if err != nil {
-					files.Abort()
-					return nil, err
-				}
-				files.Sinks[sp.Name] = s
-			}
-			sink = files
-		default:
-			s, err := open(iof.Output)
-			if err != nil {
-				return nil, err
-			}
-			sink = s
-			if len(splits) > 0 {
-				sink = &cat.SplitField{Sink: sink, Splits: splits}
-			}
-		}
-		if len(splits) > 0 && iof.Shard == "" { // a shard may rightly miss a small split
-			sink = &emptySplitWarning{Sink: sink, splits: splits, n: map[string]int64{}, w: env.Stderr, prog: p.Name}
-		}
-		switch {
-		case o.sample > 0:
-			sink = &cat.Sample{Sink: sink, N: o.sample, Seed: o.seed}
-		case o.head > 0:
-			sink = &cat.Head{Sink: sink, N: o.head}
-		}
-		return quality.sink(sink), nil
-	}
+	spec.Sink = func() (pipeline.Sink, error) { return out.sink(hfShard, summary) }
 	if strings.Contains(iof.Output, "{split}") && len(splits) == 0 {
 		return app.RunSpec{}, fmt.Errorf("-o %q has {split} but no --split was given", iof.Output)
 	}
 	return spec, nil
+}
+
+// ngcatImport sets the spec's source, notes and stage of --from.
+func ngcatImport(p *app.Program, b *app.Build, o *ngcatOptions, spec *app.RunSpec) error {
+	env, iof := b.Env, &p.IO
+	im := findImporter(o.from)
+	if im == nil {
+		return fmt.Errorf("--from %q: want %s", o.from, orList(importerNames(), "or"))
+	}
+	in := importIn{Name: o.from, Args: b.Args, Stdin: env.Stdin, Fields: o.fields(), Flags: o.fromFlags[im.Names[0]]}
+	src, err := im.New(in)
+	if err != nil {
+		return err
+	}
+	spec.Source = src
+	if n, ok := src.(notes); ok {
+		// What the import left out (Argilla drafts, ...), before the last line.
+		spec.Finish = func() error {
+			if iof.Quiet {
+				return nil
+			}
+			for _, line := range n.Notes() {
+				fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, line)
+			}
+			return nil
+		}
+	}
+	if o.splitDialogues {
+		spec.Stage = imports.SplitDialogues
+	}
+	if im.Stage != nil {
+		spec.Stage = im.Stage(in)
+	}
+	return nil
+}
+
+// ngcatOut is what ngcat's output is made of: the files (one, or one per
+// split, or the --hf folder) and what writes them (records, exploded
+// turns, an exporter's rows), cut by --sample or --head.
+type ngcatOut struct {
+	p       *app.Program
+	env     app.Env
+	o       *ngcatOptions
+	quality *ngcatQuality
+	splits  []record.Split
+	format  recio.Format
+	ex      exportIn
+}
+
+// open is one output file (or stdout) as records, exploded turns or an
+// exporter's rows.
+func (n ngcatOut) open(path string) (pipeline.Sink, error) {
+	iof := &n.p.IO
+	out, err := recio.Create(path, n.format, n.env.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case n.o.explode != "":
+		return pipeline.NewRowSink(out, iof.WriteOptions(), record.Explode)
+	case n.o.to != "":
+		return findExporter(n.o.to).New(out, n.ex)
+	}
+	return pipeline.NewRecordSink(out, iof.WriteOptions())
+}
+
+// sink is the run's sink.
+func (n ngcatOut) sink(hfShard pipeline.Shard, summary *stats.CardSummary) (pipeline.Sink, error) {
+	o, iof, splits := n.o, &n.p.IO, n.splits
+	var sink pipeline.Sink
+	switch {
+	case o.hfDir != "":
+		w, err := hfSink.New(o, splits, iof.WriteOptions(), hfShard, summary)
+		if err != nil {
+			return nil, err
+		}
+		sink = w
+	case len(splits) > 0 && strings.Contains(iof.Output, "{split}"):
+		files := &cat.SplitFiles{Splits: splits, Sinks: map[string]pipeline.Sink{}}
+		for _, sp := range splits {
+			s, err := n.open(strings.ReplaceAll(iof.Output, "{split}", sp.Name))
+			if err != nil {
+				files.Abort()
+				return nil, err
+			}
+			files.Sinks[sp.Name] = s
+		}
+		sink = files
+	default:
+		s, err := n.open(iof.Output)
+		if err != nil {
+			return nil, err
+		}
+		sink = s
+		if len(splits) > 0 {
+			sink = &cat.SplitField{Sink: sink, Splits: splits}
+		}
+	}
+	if len(splits) > 0 && iof.Shard == "" { // a shard may rightly miss a small split
+		sink = &emptySplitWarning{Sink: sink, splits: splits, n: map[string]int64{}, w: n.env.Stderr, prog: n.p.Name}
+	}
+	switch {
+	case o.sample > 0:
+		sink = &cat.Sample{Sink: sink, N: o.sample, Seed: o.seed}
+	case o.head > 0:
+		sink = &cat.Head{Sink: sink, N: o.head}
+	}
+	return n.quality.sink(sink), nil
 }
 
 // emptySplitWarning says, when the output is committed, which splits got
@@ -223,7 +256,7 @@ func (s *emptySplitWarning) Close() error {
 	}
 	for _, sp := range s.splits {
 		if s.n[sp.Name] == 0 {
-			fmt.Fprintf(s.w, "%s: warning: split %s has no record (%d records in all); give more records or change --split\n", s.prog, sp.Name, total)
+			fmt.Fprintf(s.w, "%s: warning: split %s has no record (%s in all); give more records or change --split\n", s.prog, sp.Name, app.Plural(int(total), "record"))
 		}
 	}
 	return nil

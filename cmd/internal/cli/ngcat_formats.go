@@ -15,35 +15,52 @@ import (
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/spf13/pflag"
 )
 
 // ngcat's formats, as tables (Miller's reader factory and verb table): an
-// importer per --from name, an exporter per --to name, and the --hf sink.
-// Each entry has its name, the ngcat flags that go with it only, its
-// constructor and its --help paragraph; ngcat's checks of those flags, its
-// --from and --to errors and its help sections come from here. A new
-// format is one entry (and its package).
+// importer per --from reader, an exporter per --to writer, and the --hf
+// sink. Each entry has its names, its words in --from's or --to's list,
+// its own flags, its constructor and its --help paragraph; ngcat's flag
+// list, its checks of those flags, its --from and --to errors and its help
+// sections come from here. A new format is one entry (and its package).
+
+// formatFlags are the flags of one format, made afresh for each run.
+type formatFlags interface {
+	// Register defines them on ngcat's flag set; each usage says which
+	// format it goes with.
+	Register(fs *pflag.FlagSet)
+	// Check reads them when their format is chosen, before the run.
+	Check() error
+}
 
 // importer is a --from format.
 type importer struct {
-	Name string
-	// Flags are the flags that go with this importer (and the others that
-	// list them) only.
-	Flags []string
+	// Names are the --from names it answers to (csv and tsv are one reader).
+	Names []string
+	// About is its part of --from's list: "(the NormGenesis release JSON)".
+	About string
+	// SplitDialogues says that its texts may hold several dialogues: it
+	// takes --split-dialogues.
+	SplitDialogues bool
+	// Flags makes its own flags; nil: it has none.
+	Flags func() formatFlags
 	// New makes the source of the files named.
 	New func(in importIn) (pipeline.Source, error)
-	// Stage, when set, checks each imported record (pact: CheckPactItems).
-	Stage pipeline.Stage
+	// Stage, when set, is the stage each imported record goes through
+	// (pact: CheckPactItems, then --respondent-personas).
+	Stage func(in importIn) pipeline.Stage
 	// Section is its part of ngcat's help (none: described with another).
 	Section *app.HelpSection
 }
 
 // importIn is what an importer is made from.
 type importIn struct {
+	Name   string // the --from name given
 	Args   []string
 	Stdin  io.Reader
 	Fields imports.Fields
-	Opt    *ngcatOptions
+	Flags  formatFlags // what its Flags made, or nil
 }
 
 // notes is a source that has notes for stderr once the run is over (what
@@ -51,55 +68,112 @@ type importIn struct {
 type notes interface{ Notes() []string }
 
 var importers = []importer{
-	{Name: "normgenesis", Flags: []string{"split-dialogues"}, Section: ngcatHelp("--from normgenesis", "from-normgenesis"),
+	{Names: []string{"normgenesis"}, About: "the NormGenesis release JSON", SplitDialogues: true,
+		Section: ngcatHelp("--from normgenesis", "from-normgenesis"),
 		New: func(in importIn) (pipeline.Source, error) {
 			return imports.NewNormGenesis(in.Args, imports.NormGenesisOptions{Fields: in.Fields, Stdin: in.Stdin})
 		}},
-	{Name: "prosocial", Section: ngcatHelp("--from prosocial", "from-prosocial"),
+	{Names: []string{"prosocial"}, About: "ProsocialDialog rows from the Hugging Face Hub",
+		Section: ngcatHelp("--from prosocial", "from-prosocial"),
 		New: func(in importIn) (pipeline.Source, error) {
-			return imports.NewProsocial(in.Args, imports.ProsocialOptions{Fields: in.Fields, Stdin: in.Stdin}), nil
+			return imports.NewProsocial(in.Args, imports.ProsocialOptions{Fields: in.Fields, Stdin: in.Stdin})
 		}},
-	{Name: "text", Flags: []string{"separator", "split-dialogues"}, Section: ngcatHelp("--from text", "from-text"),
+	{Names: []string{"text"}, About: `"Name: text" transcripts`, SplitDialogues: true,
+		Flags:   func() formatFlags { return new(textFlags) },
+		Section: ngcatHelp("--from text", "from-text"),
 		New: func(in importIn) (pipeline.Source, error) {
-			return imports.NewText(in.Args, imports.TextOptions{Separator: in.Opt.separator, Fields: in.Fields, Stdin: in.Stdin})
+			sep := in.Flags.(*textFlags).separator
+			return imports.NewText(in.Args, imports.TextOptions{Separator: sep, Fields: in.Fields, Stdin: in.Stdin})
 		}},
-	{Name: "csv", Flags: []string{"text-column", "column", "split-dialogues"}, Section: ngcatHelp("--from csv, --from tsv", "from-csv"),
-		New: func(in importIn) (pipeline.Source, error) { return newCSV(in, false) }},
-	{Name: "tsv", Flags: []string{"text-column", "column", "split-dialogues"},
-		New: func(in importIn) (pipeline.Source, error) { return newCSV(in, true) }},
-	{Name: "messages", Section: ngcatHelp("--from messages", "from-messages"),
+	{Names: []string{"csv", "tsv"}, About: "one transcript per row", SplitDialogues: true,
+		Flags:   func() formatFlags { return new(csvFlags) },
+		Section: ngcatHelp("--from csv, --from tsv", "from-csv"),
 		New: func(in importIn) (pipeline.Source, error) {
-			return imports.NewMessages(in.Args, imports.MessagesOptions{Fields: in.Fields, Stdin: in.Stdin}), nil
+			f := in.Flags.(*csvFlags)
+			return imports.NewCSV(in.Args, imports.CSVOptions{TextColumn: f.textColumn, Columns: f.parsed, TSV: in.Name == "tsv", Fields: in.Fields, Stdin: in.Stdin})
 		}},
-	{Name: "pact", Stage: imports.CheckPactItems, Section: ngcatHelp("--from pact", "from-pact"),
+	{Names: []string{"messages"}, About: "chat messages JSONL, OpenAI or ShareGPT",
+		Section: ngcatHelp("--from messages", "from-messages"),
 		New: func(in importIn) (pipeline.Source, error) {
-			return imports.NewPact(in.Args, imports.PactOptions{Fields: in.Fields, Stdin: in.Stdin}), nil
+			return imports.NewMessages(in.Args, imports.MessagesOptions{Fields: in.Fields, Stdin: in.Stdin})
 		}},
-	{Name: "episodes", Section: ngcatHelp("--from episodes", "from-episodes"),
+	{Names: []string{"pact"}, About: "PACT items, CSV or JSONL",
+		Flags:   func() formatFlags { return new(pactFlags) },
+		Section: ngcatHelp("--from pact", "from-pact"),
+		Stage: func(in importIn) pipeline.Stage {
+			if in.Flags.(*pactFlags).respondentPersonas {
+				return chain(imports.CheckPactItems, imports.RespondentPersonas)
+			}
+			return imports.CheckPactItems
+		},
 		New: func(in importIn) (pipeline.Source, error) {
-			return imports.NewEpisodes(in.Args, imports.EpisodesOptions{Fields: in.Fields, Stdin: in.Stdin}), nil
+			return imports.NewPact(in.Args, imports.PactOptions{Fields: in.Fields, Stdin: in.Stdin})
+		}},
+	{Names: []string{"episodes"}, About: "ngsim episode specs, JSONL or CSV",
+		Section: ngcatHelp("--from episodes", "from-episodes"),
+		New: func(in importIn) (pipeline.Source, error) {
+			return imports.NewEpisodes(in.Args, imports.EpisodesOptions{Fields: in.Fields, Stdin: in.Stdin})
 		}},
 	// Both ways of the review tools are one section.
-	{Name: review.ToolLabelStudio, Section: ngcatHelp("--to and --from labelstudio, argilla (review)", "review"), New: func(in importIn) (pipeline.Source, error) { return review.NewLabelStudio(in.Args, in.Stdin), nil }},
-	{Name: review.ToolArgilla, New: func(in importIn) (pipeline.Source, error) { return review.NewArgilla(in.Args, in.Stdin), nil }},
+	{Names: []string{review.ToolLabelStudio, review.ToolArgilla}, About: "review exports",
+		Section: ngcatHelp("--to and --from labelstudio, argilla (review)", "review"),
+		New: func(in importIn) (pipeline.Source, error) {
+			if in.Name == review.ToolArgilla {
+				return review.NewArgilla(in.Args, in.Stdin), nil
+			}
+			return review.NewLabelStudio(in.Args, in.Stdin), nil
+		}},
 }
 
-func newCSV(in importIn, tsv bool) (pipeline.Source, error) {
-	opt := imports.CSVOptions{TextColumn: in.Opt.textColumn, Columns: map[string]string{}, TSV: tsv, Fields: in.Fields, Stdin: in.Stdin}
-	for _, c := range in.Opt.columns {
-		f, col, ok := strings.Cut(c, "=")
-		if !ok || f == "" || col == "" {
-			return nil, fmt.Errorf("--column %q: want FIELD=COLUMN", c)
-		}
-		opt.Columns[strings.TrimSpace(f)] = col
-	}
-	return imports.NewCSV(in.Args, opt)
+// textFlags are --from text's.
+type textFlags struct{ separator string }
+
+func (f *textFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.separator, "separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
 }
+
+func (f *textFlags) Check() error { return nil } // imports.NewText checks --separator
+
+// csvFlags are --from csv's and tsv's.
+type csvFlags struct {
+	textColumn string
+	columns    []string
+	parsed     map[string]string // columns, as field -> column
+}
+
+func (f *csvFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.textColumn, "text-column", "", "with --from csv or tsv: the `COLUMN` that holds the dialogue text")
+	fs.StringArrayVar(&f.columns, "column", nil, "with --from csv or tsv: fill a record field from a column, `FIELD=COLUMN` (culture, lang, category, norm, norm_id, dialogue_type, scenario, situation; repeatable)")
+}
+
+func (f *csvFlags) Check() error {
+	f.parsed = map[string]string{}
+	for _, c := range f.columns {
+		field, col, ok := strings.Cut(c, "=")
+		if !ok || field == "" || col == "" {
+			return fmt.Errorf("--column %q: want FIELD=COLUMN", c)
+		}
+		f.parsed[strings.TrimSpace(field)] = col
+	}
+	return nil
+}
+
+// pactFlags are --from pact's.
+type pactFlags struct{ respondentPersonas bool }
+
+func (f *pactFlags) Register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.respondentPersonas, "respondent-personas", false, "with --from pact: also write each item once per respondent subgroup (respondent_country and respondent_demo) that answered it, for the persona-prompted run (pact_item.persona_country, persona_demo)")
+}
+
+func (f *pactFlags) Check() error { return nil }
 
 // exporter is a --to format: rows of another dataset instead of records.
 type exporter struct {
-	Name  string
-	Flags []string
+	Names []string
+	// About is its part of --to's list.
+	About string
+	// Flags makes its own flags; nil: it has none.
+	Flags func() formatFlags
 	// New makes the sink of one output file.
 	New func(out *recio.Output, in exportIn) (pipeline.Sink, error)
 	// Section is its part of ngcat's help (none: described with another).
@@ -108,43 +182,60 @@ type exporter struct {
 
 // exportIn is what an exporter is made from.
 type exportIn struct {
-	Write    recio.WriteOptions
-	Messages export.MessagesOptions
-	// TemplateFailed says that a record's system template failed.
-	TemplateFailed func(*record.Record, error)
-	Quality        *ngcatQuality
+	Name  string // the --to name given
+	Write recio.WriteOptions
+	Flags formatFlags // what its Flags made, or nil
+	// Warn says, once, that a record could not be written as a row.
+	Warn    func(*record.Record, error)
+	Quality *ngcatQuality
 }
 
 var exporters = []exporter{
-	{Name: "prosocial", Section: ngcatHelp("--to prosocial", "to-prosocial"),
+	{Names: []string{"prosocial"}, About: "ProsocialDialog rows, one per pair of turns",
+		Section: ngcatHelp("--to prosocial", "to-prosocial"),
 		New: func(out *recio.Output, in exportIn) (pipeline.Sink, error) {
 			return pipeline.NewRowSink(out, in.Write, export.Prosocial)
 		}},
-	{Name: "messages", Flags: []string{"per-turn", "assistant", "system-template"}, Section: ngcatHelp("--to messages", "to-messages"),
+	{Names: []string{"messages"}, About: "OpenAI chat fine-tuning examples",
+		Flags:   func() formatFlags { return &messagesFlags{assistant: export.AssistantAuto} },
+		Section: ngcatHelp("--to messages", "to-messages"),
 		New: func(out *recio.Output, in exportIn) (pipeline.Sink, error) {
-			return pipeline.NewRowSink(out, in.Write, export.Messages(in.Messages, in.TemplateFailed))
+			return pipeline.NewRowSink(out, in.Write, export.Messages(in.Flags.(*messagesFlags).opt, in.Warn))
 		}},
-	// Described with the review importers (help/ngcat/review.md); their flags are checked in ngcat_quality.go.
-	{Name: review.ToolLabelStudio, New: func(out *recio.Output, in exportIn) (pipeline.Sink, error) {
-		return in.Quality.reviewSink(review.ToolLabelStudio, out)
-	}},
-	{Name: review.ToolArgilla, New: func(out *recio.Output, in exportIn) (pipeline.Sink, error) {
-		return in.Quality.reviewSink(review.ToolArgilla, out)
-	}},
+	// Described with the review importers (help/ngcat/review.md); their
+	// flags are ngcat_quality.go's, which checks them.
+	{Names: []string{review.ToolLabelStudio, review.ToolArgilla}, About: "review tasks, one per dialogue",
+		New: func(out *recio.Output, in exportIn) (pipeline.Sink, error) {
+			return in.Quality.reviewSink(in.Name, out)
+		}},
 }
 
-// messagesOptions reads --system-template for --to messages.
-func (o *ngcatOptions) messagesOptions() (export.MessagesOptions, error) {
-	opt := export.MessagesOptions{PerTurn: o.perTurn, Assistant: o.assistant}
-	if o.systemTemplate == "" {
-		return opt, nil
+// messagesFlags are --to messages'.
+type messagesFlags struct {
+	perTurn        bool
+	assistant      string
+	systemTemplate string
+	opt            export.MessagesOptions // made by Check
+}
+
+func (f *messagesFlags) Register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.perTurn, "per-turn", false, "with --to messages: one example per assistant turn instead of one per dialogue")
+	fs.StringVar(&f.assistant, "assistant", f.assistant, "with --to messages: who is the assistant: first, second, auto or a speaker's `NAME`")
+	fs.StringVar(&f.systemTemplate, "system-template", "", "with --to messages: make the system message from `FILE`, a Go template over the record ({{.Norm}}, {{.Situation}}, ...)")
+}
+
+// Check reads --system-template.
+func (f *messagesFlags) Check() error {
+	f.opt = export.MessagesOptions{PerTurn: f.perTurn, Assistant: f.assistant}
+	if f.systemTemplate == "" {
+		return nil
 	}
-	b, err := os.ReadFile(o.systemTemplate)
+	b, err := os.ReadFile(f.systemTemplate)
 	if err != nil {
-		return opt, fmt.Errorf("--system-template: %v", err)
+		return fmt.Errorf("--system-template: %v", err)
 	}
-	opt.System, err = export.ParseSystemTemplate(o.systemTemplate, string(b))
-	return opt, err
+	f.opt.System, err = export.ParseSystemTemplate(f.systemTemplate, string(b))
+	return err
 }
 
 // hfSink is the --hf entry: a Hugging Face dataset folder.
@@ -168,7 +259,7 @@ var hfSink = struct {
 
 func findImporter(name string) *importer {
 	for i := range importers {
-		if importers[i].Name == name {
+		if slices.Contains(importers[i].Names, name) {
 			return &importers[i]
 		}
 	}
@@ -177,11 +268,35 @@ func findImporter(name string) *importer {
 
 func findExporter(name string) *exporter {
 	for i := range exporters {
-		if exporters[i].Name == name {
+		if slices.Contains(exporters[i].Names, name) {
 			return &exporters[i]
 		}
 	}
 	return nil
+}
+
+// formatList is --from's or --to's list of formats: "a (what a is), b or
+// c (what b and c are)".
+func formatList(names [][]string, about []string) string {
+	parts := make([]string, len(names))
+	for i := range names {
+		parts[i] = orList(names[i], "or") + " (" + about[i] + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func importerNames() (names []string) {
+	for _, im := range importers {
+		names = append(names, im.Names...)
+	}
+	return names
+}
+
+func exporterNames() (names []string) {
+	for _, ex := range exporters {
+		names = append(names, ex.Names...)
+	}
+	return names
 }
 
 // ngcatHelp is a format's help section: its text is help/ngcat/FILE.md.

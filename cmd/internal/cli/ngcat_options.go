@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
-	"github.com/ngkit/ngkit/filters/export"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/spf13/pflag"
@@ -16,18 +15,12 @@ import (
 // one concern per method, in the order ngcat has always reported them.
 type ngcatOptions struct {
 	from           string
-	separator      string
 	culture        string
 	typ            string
 	lang           string
 	category       string
 	norm           string
-	textColumn     string
-	columns        []string
 	splitDialogues bool
-	perTurn        bool
-	assistant      string
-	systemTemplate string
 	head           int
 	sample         int
 	seed           int64
@@ -42,32 +35,64 @@ type ngcatOptions struct {
 	shardMB        float64
 	force          bool
 
+	// fromFlags and toFlags are the formats' own flags, by entry, and
+	// fromTakes and toTakes the names of the flags each format name takes.
+	fromFlags, toFlags map[string]formatFlags
+	fromTakes, toTakes map[string][]string
+
 	io *app.IOFlags
 	fs *pflag.FlagSet
 }
 
-// Register adds ngcat's flags to fs.
+// Register adds ngcat's flags to fs: --from, the record fields and each
+// importer's flags; the selections; --to and each exporter's; --hf and
+// its.
 func (o *ngcatOptions) Register(fs *pflag.FlagSet) {
 	o.fs = fs
-	fs.StringVar(&o.from, "from", "", "import a foreign `FORMAT`: normgenesis (the NormGenesis release JSON), prosocial (ProsocialDialog rows from the Hugging Face Hub), text (\"Name: text\" transcripts), csv or tsv (one transcript per row), messages (chat messages JSONL, OpenAI or ShareGPT), pact (PACT items, CSV or JSONL), episodes (ngsim episode specs, JSONL or CSV), labelstudio or argilla (review exports)")
-	fs.StringVar(&o.separator, "separator", imports.SeparatorBlank, "with --from text: the dialogues of a file are separated by blank lines (blank), not at all (none: one per file) or by lines of exactly `SEP`")
+	var names, about [][]string
+	var splitters []string // the importers that take --split-dialogues
+	for _, im := range importers {
+		names, about = append(names, im.Names), append(about, []string{im.About})
+		if im.SplitDialogues {
+			splitters = append(splitters, im.Names...)
+		}
+	}
+	fs.StringVar(&o.from, "from", "", "import a foreign `FORMAT`: "+formatList(names, flat(about)))
 	fs.StringVar(&o.culture, "culture", "", "with --from: the `CULTURE` of every record (--from normgenesis: default from the file name)")
 	fs.StringVar(&o.typ, "type", "", "with --from: the dialogue `TYPE` of every record, adherence, violation or v2r (--from normgenesis: default from the file name)")
 	fs.StringVar(&o.lang, "lang", "", "with --from: the `LANG` (BCP-47) of every record (default: the culture's language when known)")
 	fs.StringVar(&o.category, "category", "", "with --from: the norm `CATEGORY` of every record")
 	fs.StringVar(&o.norm, "norm", "", "with --from: the `NORM` of every record")
-	fs.StringVar(&o.textColumn, "text-column", "", "with --from csv or tsv: the `COLUMN` that holds the dialogue text")
-	fs.StringArrayVar(&o.columns, "column", nil, "with --from csv or tsv: fill a record field from a column, `FIELD=COLUMN` (culture, lang, category, norm, norm_id, dialogue_type, scenario, situation; repeatable)")
-	fs.BoolVar(&o.splitDialogues, "split-dialogues", false, "with --from text, csv, tsv or normgenesis: write each dialogue of a text that holds several as its own record")
-	fs.BoolVar(&o.perTurn, "per-turn", false, "with --to messages: one example per assistant turn instead of one per dialogue")
-	fs.StringVar(&o.assistant, "assistant", export.AssistantAuto, "with --to messages: who is the assistant: first, second, auto or a speaker's `NAME`")
-	fs.StringVar(&o.systemTemplate, "system-template", "", "with --to messages: make the system message from `FILE`, a Go template over the record ({{.Norm}}, {{.Situation}}, ...)")
+	fs.BoolVar(&o.splitDialogues, "split-dialogues", false, "with --from "+orList(splitters, "or")+": write each dialogue of a text that holds several as its own record")
+	o.fromFlags, o.fromTakes = map[string]formatFlags{}, map[string][]string{}
+	for i := range importers {
+		im := importers[i]
+		takes := registerFormat(fs, im.Flags, im.Names[0], o.fromFlags)
+		if im.SplitDialogues {
+			takes = append(takes, "split-dialogues")
+		}
+		for _, n := range im.Names {
+			o.fromTakes[n] = takes
+		}
+	}
 	fs.IntVar(&o.head, "head", 0, "stop after `N` records")
 	fs.IntVar(&o.sample, "sample", 0, "keep `N` records chosen by a seeded hash of their ids, in input order")
 	fs.Int64Var(&o.seed, "seed", 1, "`SEED` of --sample")
 	fs.StringVar(&o.split, "split", "", "assign records to splits by id, e.g. `train=0.9,test=0.1`")
 	fs.StringVar(&o.explode, "explode", "", "write one flat row per `turns` instead of one per record")
-	fs.StringVar(&o.to, "to", "", "write rows of a foreign `FORMAT` instead of records: prosocial (ProsocialDialog rows, one per pair of turns), messages (OpenAI chat fine-tuning examples), labelstudio or argilla (review tasks, one per dialogue)")
+	names, about = nil, nil
+	for _, ex := range exporters {
+		names, about = append(names, ex.Names), append(about, []string{ex.About})
+	}
+	fs.StringVar(&o.to, "to", "", "write rows of a foreign `FORMAT` instead of records: "+formatList(names, flat(about)))
+	o.toFlags, o.toTakes = map[string]formatFlags{}, map[string][]string{}
+	for i := range exporters {
+		ex := exporters[i]
+		takes := registerFormat(fs, ex.Flags, ex.Names[0], o.toFlags)
+		for _, n := range ex.Names {
+			o.toTakes[n] = takes
+		}
+	}
 	fs.StringVar(&o.hfDir, "hf", "", "write a Hugging Face dataset folder `DIR`: DIR/data/<split>-0000K-of-0000N.parquet and the dataset card DIR/README.md")
 	fs.StringVar(&o.prettyName, "pretty-name", "", "with --hf: the dataset's `NAME` on its card (default: the folder's name)")
 	fs.StringVar(&o.license, "license", "unknown", "with --hf: the licence `ID` on the card, as the Hub names it (cc-by-sa-4.0, apache-2.0, ..., other)")
@@ -75,6 +100,33 @@ func (o *ngcatOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.licenseLink, "license-link", "", "with --hf --license other: the `URL` of the licence's text")
 	fs.Float64Var(&o.shardMB, "shard-mb", hf.DefaultShardBytes>>20, "with --hf: `MB` of records per Parquet file, uncompressed")
 	fs.BoolVar(&o.force, "force", false, "with --hf: replace DIR/data and DIR/README.md if they exist")
+}
+
+// registerFormat makes a format's own flags (none when mk is nil), adds
+// them to fs, keeps them in made under the entry's key, and returns their
+// names.
+func registerFormat(fs *pflag.FlagSet, mk func() formatFlags, key string, made map[string]formatFlags) []string {
+	if mk == nil {
+		return nil
+	}
+	f := mk()
+	own := pflag.NewFlagSet("", pflag.ContinueOnError)
+	own.SortFlags = false // as they are registered, in help too
+	f.Register(own)
+	var names []string
+	own.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	fs.AddFlagSet(own)
+	made[key] = f
+	return names
+}
+
+// flat is the one-word lists' words.
+func flat(lists [][]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 // Check runs the checks of each concern.
@@ -100,21 +152,20 @@ func (o *ngcatOptions) checkSelect() error {
 	return nil
 }
 
-// checkTo: --to names an exporter, its flags go with it.
+// checkTo: --to names an exporter, its flags go with it and are read.
 func (o *ngcatOptions) checkTo() error {
-	var names []string
-	var takes [][]string
-	for _, ex := range exporters {
-		names, takes = append(names, ex.Name), append(takes, ex.Flags)
-	}
+	names := exporterNames()
 	if o.to != "" && findExporter(o.to) == nil {
 		return fmt.Errorf("--to %q: want %s", o.to, orList(names, "or"))
 	}
-	if err := onlyWith("--to", o.to, names, takes, o.fs.Changed); err != nil {
+	if err := onlyWith("--to", o.to, names, takes(names, o.toTakes), o.fs.Changed); err != nil {
 		return err
 	}
 	if o.to != "" && (o.explode != "" || o.hfDir != "") {
 		return errors.New("--to goes with neither --explode nor --hf")
+	}
+	if ex := findExporter(o.to); ex != nil && o.toFlags[ex.Names[0]] != nil {
+		return o.toFlags[ex.Names[0]].Check()
 	}
 	return nil
 }
@@ -126,12 +177,23 @@ func (o *ngcatOptions) checkFrom() error {
 	if (o.culture != "" || o.typ != "" || o.lang != "" || o.category != "" || o.norm != "") && o.from == "" {
 		return errors.New("--culture, --type, --lang, --category and --norm go with --from")
 	}
-	var names []string
-	var takes [][]string
-	for _, im := range importers {
-		names, takes = append(names, im.Name), append(takes, im.Flags)
+	names := importerNames()
+	if err := onlyWith("--from", o.from, names, takes(names, o.fromTakes), o.fs.Changed); err != nil {
+		return err
 	}
-	return onlyWith("--from", o.from, names, takes, o.fs.Changed)
+	if im := findImporter(o.from); im != nil && o.fromFlags[im.Names[0]] != nil {
+		return o.fromFlags[im.Names[0]].Check()
+	}
+	return nil
+}
+
+// takes is, per name, the flags it takes.
+func takes(names []string, by map[string][]string) [][]string {
+	out := make([][]string, len(names))
+	for i, n := range names {
+		out[i] = by[n]
+	}
+	return out
 }
 
 // checkHF: --hf writes its own files; its flags go with it.

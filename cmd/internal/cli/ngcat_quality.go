@@ -3,9 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
@@ -26,6 +29,46 @@ type ngcatQuality struct {
 	reviewTasksFlag           string
 	reviewConfig              string
 	fs                        *pflag.FlagSet
+	repaired                  repairedCount
+}
+
+// repairedCount counts, over the workers, the records whose defects the
+// parser had repaired, by class, for the line --drop-defects ends with.
+type repairedCount struct {
+	mu      sync.Mutex
+	records int
+	classes map[string]int
+}
+
+func (c *repairedCount) add(classes []string) {
+	if len(classes) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.classes == nil {
+		c.classes = map[string]int{}
+	}
+	c.records++
+	for _, d := range classes {
+		c.classes[d]++
+	}
+}
+
+// note is the line that says which repaired defects did not drop records,
+// "" when none did.
+func (c *repairedCount) note() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.records == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range slices.Sorted(maps.Keys(c.classes)) {
+		parts = append(parts, fmt.Sprintf("%s %d", d, c.classes[d]))
+	}
+	return fmt.Sprintf("--drop-defects: %s had defects the parser repaired (%s): not a reason to drop, ngstats reports them",
+		app.Plural(c.records, "record"), strings.Join(parts, ", "))
 }
 
 // Register adds the quality flags to fs.
@@ -34,21 +77,24 @@ func (q *ngcatQuality) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&q.where, "where", "", "keep the records for which the expression `EXPR` holds, e.g. 'quality.norm >= 4 && checks.lang_ok && len(turns) <= 12'")
 	fs.StringVar(&q.dedup, "dedup", "", "keep the first record of each cluster of duplicates: `MODE` exact (same turns, or same scenario) or near (as ngstats clusters them)")
 	fs.Float64Var(&q.dupThreshold, "dup-threshold", stats.DefaultDupThreshold, "with --dedup near: texts at least this `SIMILAR` (estimated Jaccard of character shingles) are near-duplicates")
-	fs.StringVar(&q.reviewTasksFlag, "review-tasks", strings.Join(review.DefaultReviewTasks, ","), "with --to labelstudio or argilla: the turn label `TASKS` to review")
+	fs.StringVar(&q.reviewTasksFlag, "review-tasks", strings.Join(review.DefaultReviewTasks(), ","), "with --to labelstudio or argilla: the turn label `TASKS` to review")
 	fs.StringVar(&q.reviewConfig, "review-config", "", "with --to labelstudio: also write the project's labeling config (XML) to `FILE`")
-	fs.StringVar(&q.dropDefects, "drop-defects", "", "drop the records with any of these defects: `CLASS,...` or any (ngstats' classes; duplicates: see --dedup)")
+	fs.StringVar(&q.dropDefects, "drop-defects", "", "drop the records with any of these defects: `CLASS,...` or any (ngstats' classes or kinds: content, format, ...; duplicates: see --dedup)")
 }
 
 // dropClasses are the classes --drop-defects accepts: every ngstats class
-// but the duplicates, which need the whole stream (--dedup).
-func dropClasses() []string {
-	var out []string
-	for _, d := range audit.DefectNames() {
-		if !strings.Contains(d, "duplicate") {
-			out = append(out, d)
+// but the duplicates, which need the whole stream (--dedup); kinds groups
+// them by ngstats' kind (content, format, ...).
+func dropClasses() (classes []string, kinds map[string][]string) {
+	kinds = map[string][]string{}
+	for kind, names := range audit.Kinds() {
+		if kind != "duplicate" {
+			kinds[kind] = names
+			classes = append(classes, names...)
 		}
 	}
-	return out
+	slices.Sort(classes)
+	return classes, kinds
 }
 
 func isReviewTool(s string) bool { return s == review.ToolLabelStudio || s == review.ToolArgilla }
@@ -137,18 +183,23 @@ func (q *ngcatQuality) stage() (pipeline.Stage, error) {
 		d.Where = w
 	}
 	if q.dropDefects != "" {
-		classes, err := cat.ParseDefects(q.dropDefects, dropClasses())
-		if err != nil {
+		known, kinds := dropClasses()
+		classes, err := cat.ParseDefects(q.dropDefects, known, kinds)
+		if err != nil && strings.Contains(q.dropDefects, "dup") {
 			return nil, fmt.Errorf("%w; for duplicates use --dedup exact|near", err)
+		}
+		if err != nil {
+			return nil, err
 		}
 		d.Defects = classes
 		audit := audit.Default()
 		d.Find = func(rec *record.Record) []string {
-			// Audit a copy: ngcat passes records through as they came.
-			if c := audit.Copy(rec); c.Checks != nil {
-				return c.Checks.Defects
-			}
-			return nil
+			// Audit a copy: ngcat passes records through as they came. A
+			// defect the parser repaired ([END] taken out of the text) is
+			// counted for the summary, not a reason to drop.
+			live, repaired := audit.Live(rec)
+			q.repaired.add(repaired)
+			return live
 		}
 	}
 	return d, nil

@@ -6,8 +6,9 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/label"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
+	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
 )
 
@@ -37,10 +38,10 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 	p.WithRoles(nglabelRoles)
 	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
 		m := b.Models
-		c := m.Caller(llm.RoleLabeller)
+		c := m.Caller(roles.Labeller)
 		opt := label.Options{Samples: o.samples, ExplainLang: o.explain, RotsLang: o.rots, DropInconsistent: o.drop,
-			Judge: m.Caller(llm.RoleJudge), Pairwise: m.Caller(llm.RolePairwise), RequireAll: p.Roles.RequireAll}
-		if panel := m.Panel(llm.RoleLabeller); len(panel) > 1 {
+			Judge: m.Caller(roles.Judge), Pairwise: m.Caller(roles.Pairwise), RequireAll: p.Roles.RequireAll}
+		if panel := m.Panel(roles.Labeller); len(panel) > 1 {
 			for _, l := range panel {
 				opt.Panel = append(opt.Panel, label.Labeller{Name: l.Alias, Model: l.Model, Caller: l.Caller})
 			}
@@ -65,13 +66,13 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b nglabel dialogues.json
 		}
 		need := []string{}
 		if opt.Tasks.LabelsTurns() {
-			need = append(need, llm.RoleLabeller)
+			need = append(need, roles.Labeller)
 		}
 		if opt.Tasks[label.TaskQuality] {
-			need = append(need, llm.RoleJudge)
+			need = append(need, roles.Judge)
 		}
 		if opt.Baseline != nil {
-			need = append(need, llm.RolePairwise)
+			need = append(need, roles.Pairwise)
 		}
 		if err := m.Need(need...); err != nil {
 			return nil, err
@@ -104,7 +105,7 @@ type nglabelOptions struct {
 
 // Register adds nglabel's flags to fs.
 func (o *nglabelOptions) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.tasks, "tasks", strings.Join(label.DefaultTasks, ","), "comma-separated label `TASKS`: norm, intent, emotion, stage, safety (+rots), quality, or all")
+	fs.StringVar(&o.tasks, "tasks", strings.Join(label.DefaultTasks(), ","), "comma-separated label `TASKS`: "+labelTaskNames()+", quality, or all")
 	fs.IntVar(&o.samples, "samples", 1, "independent labellings per dialogue, `K`; turns get the majority, the distribution and the agreement")
 	fs.StringVar(&o.explain, "explain-lang", label.DefaultExplainLang, "language of the explanations: `LANG` code, or dialogue for the dialogue's language")
 	fs.StringVar(&o.rots, "rots-lang", label.DefaultRotsLang, "language of the rules-of-thumb: `LANG` code, or dialogue for the dialogue's language")
@@ -135,4 +136,17 @@ func (o *nglabelOptions) Check() error {
 		o.parsedTasks = t
 	}
 	return nil
+}
+
+// labelTaskNames lists the turn label tasks for --tasks' usage, each with
+// its first alias: "safety (+rots)".
+func labelTaskNames() string {
+	names := make([]string, len(record.LabelTasks))
+	for i, t := range record.LabelTasks {
+		names[i] = t.Name
+		if len(t.Aliases) > 0 {
+			names[i] += " (+" + t.Aliases[0] + ")"
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,14 +10,18 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
+	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/imports"
 	"github.com/ngkit/ngkit/filters/label"
 	"github.com/ngkit/ngkit/filters/label/labeltest"
+	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -343,5 +348,118 @@ func TestNglabelBatchRoundTrip(t *testing.T) {
 		if len(r.Turns) > 0 && (r.Quality == nil || r.LabelsMeta.Samples != 2 || r.Turns[0].Labels.NormDist == nil) {
 			t.Fatalf("%s not labelled from the replies: %+v", r.ID, r.LabelsMeta)
 		}
+	}
+}
+
+// A new turn label is one row of record.LabelTasks: a row added here
+// (testkit.AddLabel) is in nglabel's help and --tasks, its prompt's label
+// list and reply schema, is read from the replies and merged over a panel
+// (majority and labels.by_model), and reaches ngstats' tables, the review
+// exports (Label Studio's config and tasks, Argilla's suggestions) and the
+// dataset card.
+func TestNewLabelIsOneRow(t *testing.T) {
+	testkit.AddLabel(t, record.LabelTask{Name: "politeness", Values: []string{"polite", "plain", "rude"},
+		Title: "politeness", Help: "(a test's label)", Prompt: "how polite the turn is.", Merge: record.MergeMajority})
+
+	if h := Help("nglabel"); !strings.Contains(h, "- `politeness`: polite plain rude (a test's label)") {
+		t.Errorf("nglabel's help does not list the label:\n%s", h)
+	}
+	if _, stdout, _ := labelRun(t, nil, "", "--help"); !strings.Contains(stdout, "safety (+rots), politeness, quality, or all") {
+		t.Errorf("--tasks' usage does not name the label:\n%s", stdout)
+	}
+	tasks, err := label.ParseTasks("norm,politeness")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Two labellers: a says polite on every turn, b rude on turn 0.
+	var mu sync.Mutex
+	var prompts, schemas []string
+	labeller := func(rude0 bool) *llmtest.Server {
+		return labelFake(t, llmtest.Options{Reply: func(req *llmtest.ChatRequest) string {
+			mu.Lock()
+			prompts = append(prompts, req.Messages[0].Text())
+			if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+				schemas = append(schemas, string(rf.JSONSchema.Schema))
+			}
+			mu.Unlock()
+			var reply map[string][]map[string]any
+			if err := json.Unmarshal([]byte(labeltest.Answer(req)), &reply); err != nil {
+				return err.Error()
+			}
+			for i, e := range reply["turns"] {
+				e["politeness"] = "polite"
+				if rude0 && i == 0 {
+					e["politeness"] = "rude"
+				}
+			}
+			b, _ := json.Marshal(reply)
+			return string(b)
+		}})
+	}
+	a, b := labeller(false), labeller(true)
+	_, recs := labelInput(t)
+	var rec *record.Record
+	for _, r := range recs {
+		if r.DialogueType == record.TypeViolation && len(r.Turns) > 0 {
+			rec = r
+			break
+		}
+	}
+	st, err := label.New(testkit.Client(t, testkit.LLMConfig(a.URL, "nglabel")), label.Options{Tasks: tasks, Panel: []label.Labeller{
+		{Name: "a", Caller: testkit.Client(t, testkit.LLMConfig(a.URL, "nglabel"))},
+		{Name: "b", Caller: testkit.Client(t, testkit.LLMConfig(b.URL, "nglabel"))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := st.Process(context.Background(), rec)
+	if err != nil || len(out) != 1 {
+		t.Fatalf("nglabel: %v", err)
+	}
+	if len(prompts) == 0 || !strings.Contains(prompts[0], "- politeness: how polite the turn is.") || !strings.Contains(prompts[0], `"politeness": "..."`) {
+		t.Errorf("the prompt does not ask for the label:\n%s", prompts)
+	}
+	if len(schemas) == 0 || !strings.Contains(schemas[0], `"politeness":{"enum":["polite","plain","rude"],"type":"string"}`) {
+		t.Errorf("the reply schema has no politeness:\n%s", schemas)
+	}
+	l := rec.Turns[0].Labels
+	if l.Get("politeness") != "polite" || len(l.ByModel) != 2 || l.ByModel[0].Get("politeness") != "polite" || l.ByModel[1].Get("politeness") != "rude" {
+		t.Errorf("turn 0: politeness %q, by model %+v", l.Get("politeness"), l.ByModel)
+	}
+
+	// ngstats' tables.
+	c := stats.NewCollector()
+	c.Add(rec)
+	var rep bytes.Buffer
+	if err := stats.WriteText(&rep, c.Report(), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Labels: politeness", "Labelling panel: politeness by labeller"} {
+		if !strings.Contains(rep.String(), want) {
+			t.Errorf("ngstats has no %q:\n%s", want, rep.String())
+		}
+	}
+
+	// The review exports.
+	if _, err := review.ParseReviewTasks("politeness"); err != nil {
+		t.Error(err)
+	}
+	cfg := review.LabelStudioConfig([]string{"politeness"})
+	if !strings.Contains(cfg, `"politeness"`) || !strings.Contains(cfg, `"rude"`) {
+		t.Errorf("Label Studio config:\n%s", cfg)
+	}
+	if ls, _ := json.Marshal(review.LabelStudio([]string{"politeness"})(rec)); !strings.Contains(string(ls), `"polite"`) {
+		t.Errorf("Label Studio task: %s", ls)
+	}
+	ar := review.Argilla([]string{"politeness"})(rec)
+	if len(ar) != 1 || ar[0].Suggestions[review.ArgillaQuestion("politeness", 0)].Value != "polite" {
+		t.Errorf("Argilla: %+v", ar)
+	}
+
+	// The dataset card.
+	var p hf.Provenance
+	p.Add(rec)
+	if md := p.Markdown(); !strings.Contains(md, "safety, politeness) were assigned") {
+		t.Errorf("card:\n%s", md)
 	}
 }

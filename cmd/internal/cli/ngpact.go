@@ -9,6 +9,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/pact"
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
@@ -18,8 +19,6 @@ import (
 // distribution when --temperature is not given (many servers default to 0
 // or near it, which would give K copies of one answer).
 const defaultPactTemperature = 1.0
-
-var ngpactRoles = []llm.Role{{Name: llm.RoleSubject, Help: "the models under test (--subjects A,B,C)", Panel: true, BaseModels: true}}
 
 // Ngpact evaluates PACT items: for each model under test and question
 // framing, the distribution over following the culture and allowing the
@@ -42,7 +41,7 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 	p.WithRoles(ngpactRoles)
 	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
 		m := b.Models
-		if err := m.Need(llm.RoleSubject); err != nil {
+		if err := m.Need(roles.Subject); err != nil {
 			return nil, err
 		}
 		pack := b.Pack
@@ -61,7 +60,7 @@ NG_BASE_URL=http://localhost:8080/v1 NG_MODEL=local ngpact items.jsonl --method 
 			opt.Temperature = &t
 		}
 		seen := map[string]bool{}
-		for _, s := range m.Panel(llm.RoleSubject) {
+		for _, s := range m.Panel(roles.Subject) {
 			name := s.Alias
 			if name == llm.DefaultAlias && s.Model != "" {
 				name = s.Model

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -50,13 +50,13 @@ ngrefine seeds.jsonl --personas personas.yaml --vary hierarchy=junior,senior --s
 	p.OwnSource = true
 	return p.Run(env, func(b *app.Build) (app.RunSpec, error) {
 		m := b.Models
-		if err := m.Need(llm.RoleRewriter, llm.RoleJudge); err != nil {
+		if err := m.Need(roles.Rewriter, roles.Judge); err != nil {
 			return app.RunSpec{}, err
 		}
-		c := m.Caller(llm.RoleRewriter)
+		c := m.Caller(roles.Rewriter)
 		warnSameJudge(m, p.IO.Quiet)
 		opt := o.refineOptions()
-		opt.Judge = m.Caller(llm.RoleJudge)
+		opt.Judge = m.Caller(roles.Judge)
 		// Said even with -q: it explains why seeds fail or are refined without exemplars.
 		opt.Warn = func(format string, args ...any) { fmt.Fprintf(msgs, "ngrefine: "+format+"\n", args...) }
 		switch o.exemplars {

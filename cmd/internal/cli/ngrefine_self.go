@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/refine"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -69,7 +70,7 @@ func (s *selfSource) firstPass() error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("--exemplars self: first pass judged %d seeds", sum.Judged)
+	msg := fmt.Sprintf("--exemplars self: first pass judged %s", app.Plural(sum.Judged, "seed"))
 	if sum.Failed > 0 {
 		msg += fmt.Sprintf(" (%d judge calls failed)", sum.Failed)
 	}

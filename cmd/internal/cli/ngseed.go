@@ -8,6 +8,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/seed"
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
@@ -49,7 +50,11 @@ NG_BASE_URL=http://localhost:11434/v1 NG_MODEL=qwen2.5:7b ngseed --culture korea
 			p.Estimate = seedEstimate(o.perNorm, len(o.types))
 		}
 		src, err := o.source(b.Args, b.Cultures, env)
-		return app.RunSpec{Stage: st, Source: src}, err
+		spec := app.RunSpec{Stage: st, Source: src}
+		if s, ok := st.(*seed.Stage); ok {
+			spec.Slots = s.Slots() // --shard deals the scenarios
+		}
+		return spec, err
 	})
 }
 
@@ -112,19 +117,19 @@ func (o *ngseedOptions) Check() error {
 // stage is the writer's stage: norms (--make-norms), episode specs or seeds.
 func (o *ngseedOptions) stage(b *app.Build, env app.Env) (pipeline.Stage, error) {
 	m := b.Models
-	if err := m.Need(llm.RoleWriter); err != nil {
+	if err := m.Need(roles.Writer); err != nil {
 		return nil, err
 	}
-	c := m.Caller(llm.RoleWriter)
+	c := m.Caller(roles.Writer)
 	if o.mk.on {
 		return o.mk.stage(c, b.Pack, o.topUps, b.Cultures)
 	}
 	var judge llm.Caller
 	if slices.Contains(o.types, seed.TypePact) {
-		if err := m.Need(llm.RoleJudge); err != nil {
+		if err := m.Need(roles.Judge); err != nil {
 			return nil, err
 		}
-		judge = m.Caller(llm.RoleJudge)
+		judge = m.Caller(roles.Judge)
 	}
 	if o.episode {
 		return o.episodes.stage(m, b.Pack, b.Cultures.Lookup, b.Personas, b.Args, o.culture, o.normsFile, o.categories, env.Stderr)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ngkit/ngkit/filters/seed"
 	"github.com/ngkit/ngkit/pkg/episode"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -106,7 +106,7 @@ const subgroupCatalogue = "catalogue"
 // the built-in ones of the culture, or --norms FILE's; a culture with none
 // (the newer profiles) is said once, and its constraints rest on the
 // profile.
-func (f *episodeFlags) stage(m *llm.Models, pack *prompt.Pack, lookup func(string) (*normbank.Culture, error), sampler *persona.Sampler,
+func (f *episodeFlags) stage(m *roles.Models, pack *prompt.Pack, lookup func(string) (*normbank.Culture, error), sampler *persona.Sampler,
 	args []string, culture, normsFile string, categories []string, stderr io.Writer) (pipeline.Stage, error) {
 	if _, err := f.source(args, culture, lookup); err != nil {
 		return nil, err // the same checks as the source's, before the note below
@@ -130,5 +130,5 @@ func (f *episodeFlags) stage(m *llm.Models, pack *prompt.Pack, lookup func(strin
 		fmt.Fprintf(stderr, "ngseed: no %s norms (built in: %s; or --norms FILE): the episodes' constraints rest on the %s profile alone, with no norm_id\n",
 			c.Name, strings.Join(normbank.NormCultures(), ", "), c.Name)
 	}
-	return seed.NewEpisodes(m.Caller(llm.RoleWriter), seed.EpisodeOptions{Pack: pack, Profile: lookup, Norms: f.norms, Personas: sampler})
+	return seed.NewEpisodes(m.Caller(roles.Writer), seed.EpisodeOptions{Pack: pack, Profile: lookup, Norms: f.norms, Personas: sampler})
 }

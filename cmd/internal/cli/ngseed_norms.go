@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// makeNorms is ngseed --make-norms (issue 18): norms for a new culture,
+// makeNorms is ngseed --make-norms: norms for a new culture,
 // from its profile, instead of seeds.
 type makeNorms struct {
 	on          bool

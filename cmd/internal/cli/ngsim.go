@@ -7,19 +7,11 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/sim"
 	"github.com/ngkit/ngkit/pkg/episode"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/spf13/pflag"
 )
-
-// ngsimRoles are ngsim's model roles: the simulated user, the assistants
-// under test (several at once: --assistants) and the judge.
-var ngsimRoles = []llm.Role{
-	{Name: llm.RoleUser, Help: "the simulated user: plays the spec's person, reveals the hidden constraints as the spec says"},
-	{Name: llm.RoleAssistant, Help: "the assistants under test (--assistants A,B: every spec against each), called with plain chat messages", Panel: true},
-	{Name: llm.RoleJudge, Help: "scores each episode and gives an outcome per hidden constraint (--judge ALIAS)"},
-}
 
 // Ngsim runs episode specs against assistants under test (CultureConverse).
 func Ngsim(env app.Env) error {
@@ -51,17 +43,17 @@ ngcat --from episodes my-specs.csv | ngsim --max-turns 6 --errors failed.jsonl -
 func ngsimStage(b *app.Build, o *ngsimOptions) (pipeline.Stage, []string, error) {
 	m := b.Models
 	mode, maxTurns, system, turnRetries, noJudge := o.mode, o.maxTurns, o.system, o.turnRetries, o.noJudge
-	roles := []string{llm.RoleUser, llm.RoleAssistant}
+	rs := []string{roles.User, roles.Assistant}
 	if !noJudge {
-		roles = append(roles, llm.RoleJudge)
+		rs = append(rs, roles.Judge)
 	}
-	if err := m.Need(roles...); err != nil {
+	if err := m.Need(rs...); err != nil {
 		return nil, nil, err
 	}
-	opt := sim.Options{User: m.Caller(llm.RoleUser), Mode: mode, MaxTurns: maxTurns, TurnRetries: turnRetries,
+	opt := sim.Options{User: m.Caller(roles.User), Mode: mode, MaxTurns: maxTurns, TurnRetries: turnRetries,
 		NoJudge: noJudge, Pack: b.Pack, Profile: b.Cultures.Lookup}
 	if !noJudge {
-		opt.Judge = m.Caller(llm.RoleJudge)
+		opt.Judge = m.Caller(roles.Judge)
 	}
 	if system != "" {
 		text, err := os.ReadFile(system)
@@ -71,7 +63,7 @@ func ngsimStage(b *app.Build, o *ngsimOptions) (pipeline.Stage, []string, error)
 		opt.AssistantSystem = string(text)
 	}
 	var aliases []string
-	for _, mem := range m.Panel(llm.RoleAssistant) {
+	for _, mem := range m.Panel(roles.Assistant) {
 		opt.Assistants = append(opt.Assistants, sim.Assistant{Alias: mem.Alias, Caller: mem.Caller})
 		aliases = append(aliases, mem.Alias)
 	}

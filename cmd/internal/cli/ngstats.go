@@ -59,6 +59,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			shownIDs = 5
 		}
 		var exceeded []string // --fail-on rules broken
+		var warnings []string // one-class labellings
 		spec := app.RunSpec{
 			Inputs: args,
 			Stage:  &audit.Audit{MinTurns: o.minTurns, MaxTurns: o.maxTurns, MinLangShare: o.minShare},
@@ -77,6 +78,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				rs := &reportSink{Collector: c, out: out}
 				c.Done = func(r *stats.Report) error {
 					stats.ApplyFailOn(r, thresholds)
+					warnings = stats.OneClassWarnings(r.Labels)
 					for _, t := range r.FailOn {
 						if t.Exceeded {
 							exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
@@ -84,25 +86,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 					}
 					write := reportFormats[format]
 					if format == "card" {
-						write = func(w io.Writer, r *stats.Report, _ int) error {
-							langs, err := rs.langs.Codes()
-							if err != nil {
-								return err
-							}
-							info := hf.CardInfo{PrettyName: o.prettyName, License: o.license, LicenseName: o.licenseName,
-								LicenseLink: o.licenseLink, Languages: langs,
-								Splits: []hf.SplitInfo{{Name: o.split, NumExamples: r.Records}}}
-							// The data files of a dataset folder (ngcat --hf, from one run or
-							// N runs with --shard K/N) give the splits.
-							splits, size, ok, err := hf.ShardSplits(args)
-							if err != nil {
-								return err
-							}
-							if ok {
-								info.Splits, info.DownloadSize = splits, size
-							}
-							return writeCard(w, r, info, &rs.prov)
-						}
+						write = cardWriter(o, args, rs)
 					}
 					if err := write(out.Writer(), r, shownIDs); err != nil {
 						out.Abort()
@@ -114,6 +98,11 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 			},
 		}
 		spec.After = func() error {
+			if !iof.Quiet {
+				for _, w := range warnings {
+					fmt.Fprintf(env.Stderr, "%s: %s\n", p.Name, record.PrintableLine(w))
+				}
+			}
 			if len(exceeded) > 0 {
 				return app.FailedError(p.Name, "--fail-on: "+strings.Join(exceeded, "; "))
 			}
@@ -121,6 +110,29 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 		}
 		return spec, nil
 	})
+}
+
+// cardWriter writes the dataset card (--card) of the input files args.
+func cardWriter(o *ngstatsOptions, args []string, rs *reportSink) func(w io.Writer, r *stats.Report, _ int) error {
+	return func(w io.Writer, r *stats.Report, _ int) error {
+		langs, err := rs.langs.Codes()
+		if err != nil {
+			return err
+		}
+		info := hf.CardInfo{PrettyName: o.prettyName, License: o.license, LicenseName: o.licenseName,
+			LicenseLink: o.licenseLink, Languages: langs,
+			Splits: []hf.SplitInfo{{Name: o.split, NumExamples: r.Records}}}
+		// The data files of a dataset folder (ngcat --hf, from one run or
+		// N runs with --shard K/N) give the splits.
+		splits, size, ok, err := hf.ShardSplits(args)
+		if err != nil {
+			return err
+		}
+		if ok {
+			info.Splits, info.DownloadSize = splits, size
+		}
+		return writeCard(w, r, info, &rs.prov)
+	}
 }
 
 // reportSink discards the report file when the run is aborted, and notes

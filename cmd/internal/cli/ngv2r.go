@@ -5,7 +5,7 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/v2r"
-	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
@@ -34,14 +34,14 @@ ngv2r seeds.jsonl --vary gender=female,male --seed 7 | ngstats --by gender`
 	p.WithRoles(ngv2rRoles)
 	return p.Run(env, app.Stage(func(b *app.Build) (pipeline.Stage, error) {
 		m := b.Models
-		if err := m.Need(llm.RoleWriter); err != nil {
+		if err := m.Need(roles.Writer); err != nil {
 			return nil, err
 		}
 		var fit v2r.FitCheck
 		if o.checkFit {
-			fit = v2r.FitCheck{Judge: m.Caller(llm.RoleJudge), MinFit: o.minFit, Rounds: o.fitRounds, KeepUnfit: o.keepUnfit}
+			fit = v2r.FitCheck{Judge: m.Caller(roles.Judge), MinFit: o.minFit, Rounds: o.fitRounds, KeepUnfit: o.keepUnfit}
 		}
-		st, err := v2r.New(m.Caller(llm.RoleWriter), v2r.Options{
+		st, err := v2r.New(m.Caller(roles.Writer), v2r.Options{
 			Rules:    v2r.Rules{MinTurns: o.minTurns, MaxTurns: o.maxTurns, MinLangShare: o.minShare},
 			TextMode: o.textMode,
 			Pack:     b.Pack,

@@ -53,7 +53,7 @@ func v2rSeeds(t *testing.T, typ string, n int, text bool) (seeds []*record.Recor
 // v2rReply is a dialogue as the model writes it: JSON, or tagged lines.
 func v2rReply(turns []record.Turn, narration []string, typ string, text bool) string {
 	if text {
-		return v2rtest.Text(turns, narration)
+		return v2rtest.Text(turns, narration, nil)
 	}
 	return v2rtest.JSON(turns, narration, typ)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // ngcat -o /dev/fd/1 writes to its stdout (a pipe here), and -o FIFO to
-// the FIFO's reader: neither is replaced by a file (issue 24). Not
+// the FIFO's reader: neither is replaced by a file. Not
 // /dev/stdout itself: as root, a regression would replace the machine's.
 func TestNgcatOutputIntoStdoutAndFIFO(t *testing.T) {
 	dir := t.TempDir()

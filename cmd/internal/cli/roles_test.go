@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/roles"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -114,18 +116,18 @@ func TestNglabelPanel(t *testing.T) {
 		if bm := r.Turns[0].Labels.ByModel; len(bm) != 2 || bm[0].Labeller != "a" || bm[1].Intent != "NR" {
 			t.Fatalf("%s: by_model %+v", r.ID, bm)
 		}
-		roles := map[string]string{}
+		rs := map[string]string{}
 		for _, g := range r.Gen {
-			roles[g.Endpoint] = g.Role
+			rs[g.Endpoint] = g.Role
 		}
-		if roles["a"] != llm.RoleLabeller || roles["b"] != llm.RoleLabeller || roles["j"] != llm.RoleJudge || roles["c"] != "" {
+		if rs["a"] != roles.Labeller || rs["b"] != roles.Labeller || rs["j"] != roles.Judge || rs["c"] != "" {
 			t.Fatalf("%s: gen %+v", r.ID, r.Gen)
 		}
 	}
 	var u llm.Usage
 	ub, _ := os.ReadFile(usage)
-	if err := json.Unmarshal(ub, &u); err != nil || len(u.Endpoints) != 4 || u.ByRole[llm.RoleJudge].Calls != int64(withTurns) ||
-		u.ByRole[llm.RoleLabeller].Failed != int64(withTurns) || u.ByRole[llm.RoleLabeller].Calls != int64(2*withTurns) {
+	if err := json.Unmarshal(ub, &u); err != nil || len(u.Endpoints) != 4 || u.ByRole[roles.Judge].Calls != int64(withTurns) ||
+		u.ByRole[roles.Labeller].Failed != int64(withTurns) || u.ByRole[roles.Labeller].Calls != int64(2*withTurns) {
 		t.Fatalf("usage %s (%v)", ub, err)
 	}
 	// ngstats: the panel and the calls by role.
@@ -143,11 +145,11 @@ func TestNglabelPanel(t *testing.T) {
 		len(rep.Panel.Disagreements) == 0 {
 		t.Fatalf("panel report %+v", rep.Panel)
 	}
-	roles := map[string]int64{}
+	rs := map[string]int64{}
 	for _, g := range rep.Calls {
-		roles[g.Role+"@"+g.Endpoint] += g.Calls
+		rs[g.Role+"@"+g.Endpoint] += g.Calls
 	}
-	if roles["labeller@a"] != int64(withTurns) || roles["judge@j"] != int64(withTurns) {
+	if rs["labeller@a"] != int64(withTurns) || rs["judge@j"] != int64(withTurns) {
 		t.Fatalf("calls %+v", rep.Calls)
 	}
 
@@ -199,7 +201,7 @@ func TestNgrefineJudgeRole(t *testing.T) {
 		}
 	}
 	var rec record.Record
-	if err := rec.UnmarshalJSON([]byte(strings.SplitN(out, "\n", 2)[0])); err != nil || rec.Gen[0].Role != llm.RoleJudge || rec.Gen[0].Endpoint != "j" {
+	if err := rec.UnmarshalJSON([]byte(strings.SplitN(out, "\n", 2)[0])); err != nil || rec.Gen[0].Role != roles.Judge || rec.Gen[0].Endpoint != "j" {
 		t.Fatalf("gen %+v (%v)", rec.Gen, err)
 	}
 	if strings.Contains(stderr, "grades its own rewrites") {
@@ -208,5 +210,25 @@ func TestNgrefineJudgeRole(t *testing.T) {
 	_, _, stderr = runWith(Ngrefine, nil, "", seeds, "--models", models, "--role", "rewriter=w", "--judge", "w", "--no-cache")
 	if strings.Count(stderr, "the judge is the rewriter's endpoint (w), so it grades its own rewrites") != 1 {
 		t.Errorf("no note, or more than one: %s", stderr)
+	}
+}
+
+// The programs' roles and roles.Names are one vocabulary: every role a
+// program has is known to a models file, and every known role is some
+// program's (a models file's misspelt role is caught against that list).
+func TestRoleNamesAreTheProgramsRoles(t *testing.T) {
+	used := map[string]bool{}
+	for _, rs := range [][]roles.Role{ngseedRoles, ngv2rRoles, ngrefineRoles, nglabelRoles, ngpactRoles, ngsimRoles} {
+		for _, r := range rs {
+			used[r.Name] = true
+			if !slices.Contains(roles.Names, r.Name) {
+				t.Errorf("role %q is not in roles.Names", r.Name)
+			}
+		}
+	}
+	for _, n := range roles.Names {
+		if !used[n] {
+			t.Errorf("roles.Names has %q, which no program has", n)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // for what needs a real process: signals.
 func TestMain(m *testing.M) {
 	if os.Getenv("NGKIT_TEST_NGCAT") == "1" {
-		os.Exit(app.Main(Ngcat))
+		os.Exit(app.Main(Ngcat, nil))
 	}
 	os.Exit(m.Run())
 }
@@ -30,8 +31,9 @@ func TestNgcatInterruptFlushesWhatIsDone(t *testing.T) {
 	if !strings.Contains(stderr, "interrupted: 100 records written") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	// The command that goes on from here: the same, with --resume.
-	if !strings.Contains(stderr, "; to go on from here, run:\n  ngcat -o "+out+" --resume\n") {
+	// The command that goes on from here: the same, with --resume, fed
+	// again (its input is a pipe).
+	if !strings.Contains(stderr, "; to go on from here, run the whole pipeline again, this stage with --resume (the stages before it start over):\n  ... | ngcat -o "+out+" --resume\n") {
 		t.Errorf("no --resume command: %s", stderr)
 	}
 	code, got, errs := run(t, Ngcat, "", out)
@@ -72,4 +74,69 @@ func interruptNgcat(t *testing.T, path string, n int, args ...string) string {
 		t.Fatalf("exit: %v; stderr %s", err, stderr.String())
 	}
 	return stderr.String()
+}
+
+// Ctrl-C in a pipeline (ngcat | ngcat -o out): the signal reaches both. The
+// downstream one may be gone before the upstream one has seen its own
+// signal; the upstream one's write then fails on the broken pipe, and it
+// still ends as interrupted (130, not 141 for SIGPIPE), in one line. The
+// downstream one's hint says the whole pipeline is to be run again.
+func TestPipelineInterrupt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := exec.Command(os.Args[0])
+	up.Env = append(os.Environ(), "NGKIT_TEST_NGCAT=1")
+	up.Stdout = pw
+	var upErr, downErr strings.Builder
+	up.Stderr = &upErr
+	upIn, err := up.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := exec.Command(os.Args[0], "-o", out)
+	down.Env = up.Env
+	down.Stdin = pr
+	down.Stderr = &downErr
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := down.Start(); err != nil {
+		up.Process.Kill()
+		t.Fatal(err)
+	}
+	pr.Close()
+	pw.Close()
+	// The input never ends: upstream keeps writing until it is stopped.
+	go func() {
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(upIn, "{\"id\":\"r%d\",\"culture\":\"korean\"}\n", i); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(time.Second)
+	// The worst order: downstream gone first, then upstream's signal.
+	down.Process.Signal(syscall.SIGINT)
+	downExit := down.Wait()
+	up.Process.Signal(syscall.SIGINT)
+	upExit := up.Wait()
+	upIn.Close()
+	for _, c := range []struct {
+		name string
+		err  error
+	}{{"upstream", upExit}, {"downstream", downExit}} {
+		if ee, ok := c.err.(*exec.ExitError); !ok || ee.ExitCode() != app.ExitInterrupted {
+			t.Errorf("%s: %v, want exit 130; stderr:\n%s\n%s", c.name, c.err, upErr.String(), downErr.String())
+		}
+	}
+	if !regexp.MustCompile(`^ngcat: interrupted: \d+ records? written(, \d+ cancelled)?\n$`).MatchString(upErr.String()) {
+		t.Errorf("upstream stderr, want one line:\n%s", upErr.String())
+	}
+	want := "; to go on from here, run the whole pipeline again, this stage with --resume (the stages before it start over):\n  ... | ngcat -o " + out + " --resume\n"
+	if !strings.HasPrefix(downErr.String(), "ngcat: interrupted: ") || !strings.HasSuffix(downErr.String(), want) || strings.Count(downErr.String(), "\n") != 2 {
+		t.Errorf("downstream stderr:\n%s", downErr.String())
+	}
 }

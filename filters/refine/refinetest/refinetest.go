@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ngkit/ngkit/internal/canned/refinereply"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -78,17 +79,13 @@ func (m *Model) Add(s *Script) {
 
 // Request kinds, the reply schemas' titles.
 const (
-	Judge   = "refine_judge"
-	Rejudge = "refine_rejudge"
-	Rewrite = "refine_rewrite"
+	Judge   = refinereply.Judge
+	Rejudge = refinereply.Rejudge
+	Rewrite = refinereply.Rewrite
 )
 
 // Kind is the reply schema's title of a request ("" if none).
-func Kind(req *llmtest.ChatRequest) string {
-	var s struct{ Title string }
-	json.Unmarshal(req.Schema(), &s)
-	return s.Title
-}
+func Kind(req *llmtest.ChatRequest) string { return refinereply.Kind(req) }
 
 // SeedScenario is the scenario in the <seed> block of the request's first
 // user message (the prompt, also when the model is asked again).
@@ -159,24 +156,11 @@ func (m *Model) Reply(req *llmtest.ChatRequest) string {
 
 // Accept is a judge reply with 5 on every criterion (for Judge and
 // Rejudge); "{}" for other kinds.
-func Accept(kind string) string {
-	switch kind {
-	case Judge:
-		return Judged(5, 5, 0, "Nothing to change.")
-	case Rejudge:
-		return Judged(5, 5, 5, "Nothing to change.")
-	}
-	return "{}"
-}
+func Accept(kind string) string { return refinereply.Accept(kind) }
 
 // Judged is a judge reply; sp 0 leaves semantic preservation out.
 func Judged(tr, lq, sp int, critique string) string {
-	m := map[string]any{"task_relevance": tr, "linguistic_quality": lq, "critique": critique}
-	if sp > 0 {
-		m["semantic_preservation"] = sp
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
+	return refinereply.Judged(tr, lq, sp, critique)
 }
 
 // Rewritten is a rewrite reply.

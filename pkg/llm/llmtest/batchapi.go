@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ngkit/ngkit/internal/canned/wire"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -151,7 +152,7 @@ func isBatchPath(p string) bool {
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	b := s.batchAPI()
 	if s.opt.APIKey != "" && strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") != s.opt.APIKey {
-		writeError(w, http.StatusUnauthorized, "Incorrect API key provided", nil)
+		wire.WriteError(w, http.StatusUnauthorized, "Incorrect API key provided", nil)
 		return
 	}
 	b.mu.Lock()
@@ -160,7 +161,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		b.faulted++
 		if st != 0 && st != http.StatusOK {
 			b.mu.Unlock()
-			writeError(w, st, "injected Batch API fault", http.Header{"Retry-After-Ms": {"10"}})
+			wire.WriteError(w, st, "injected Batch API fault", http.Header{"Retry-After-Ms": {"10"}})
 			return
 		}
 	}
@@ -203,7 +204,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		}
 		b.mu.Unlock()
 		if bt == nil {
-			writeError(w, http.StatusNotFound, "No such Batch object: "+parts[1], nil)
+			wire.WriteError(w, http.StatusNotFound, "No such Batch object: "+parts[1], nil)
 			return
 		}
 		b.mu.Lock()
@@ -228,28 +229,28 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		}
 		b.mu.Unlock()
 		if bt == nil {
-			writeError(w, http.StatusNotFound, "No such Batch object: "+parts[1], nil)
+			wire.WriteError(w, http.StatusNotFound, "No such Batch object: "+parts[1], nil)
 			return
 		}
 		writeJSON(w, obj)
 	default:
-		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
+		wire.WriteError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 	}
 }
 
 func (s *Server) uploadFile(b *batchAPI, w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(64 << 20); err != nil {
-		writeError(w, http.StatusBadRequest, "want a multipart/form-data body: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "want a multipart/form-data body: "+err.Error(), nil)
 		return
 	}
 	purpose := r.FormValue("purpose")
 	if purpose != "batch" {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("purpose %q: this fake takes only batch", purpose), nil)
+		wire.WriteError(w, http.StatusBadRequest, fmt.Sprintf("purpose %q: this fake takes only batch", purpose), nil)
 		return
 	}
 	f, h, err := r.FormFile("file")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "no file part: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "no file part: "+err.Error(), nil)
 		return
 	}
 	data, err := io.ReadAll(f)
@@ -274,21 +275,21 @@ func (s *Server) createBatch(b *batchAPI, w http.ResponseWriter, r *http.Request
 		Metadata         map[string]string `json:"metadata"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
 		return
 	}
 	switch {
 	case req.Endpoint != "/v1/chat/completions":
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("endpoint %q: this fake serves /v1/chat/completions", req.Endpoint), nil)
+		wire.WriteError(w, http.StatusBadRequest, fmt.Sprintf("endpoint %q: this fake serves /v1/chat/completions", req.Endpoint), nil)
 		return
 	case req.CompletionWindow != "24h":
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("completion_window %q: only 24h is supported", req.CompletionWindow), nil)
+		wire.WriteError(w, http.StatusBadRequest, fmt.Sprintf("completion_window %q: only 24h is supported", req.CompletionWindow), nil)
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.files[req.InputFileID] == nil {
-		writeError(w, http.StatusBadRequest, "No such File object: "+req.InputFileID, nil)
+		wire.WriteError(w, http.StatusBadRequest, "No such File object: "+req.InputFileID, nil)
 		return
 	}
 	b.n++
@@ -528,7 +529,7 @@ func (b *batchAPI) file(w http.ResponseWriter, id string) *fakeFile {
 	f := b.files[id]
 	b.mu.Unlock()
 	if f == nil {
-		writeError(w, http.StatusNotFound, "No such File object: "+id, nil)
+		wire.WriteError(w, http.StatusNotFound, "No such File object: "+id, nil)
 	}
 	return f
 }

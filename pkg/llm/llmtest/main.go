@@ -77,36 +77,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	url := "http://" + l.Addr().String() + "/v1"
-	var hs *http.Server
-	var done func()
-	switch {
-	case *upstream != "":
-		f, err := os.OpenFile(*recordTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintf(stderr, "fakellm: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		rec := NewRecorder(*upstream, f)
-		hs = &http.Server{Handler: rec}
-		done = func() { fmt.Fprintf(stderr, "fakellm: recorded %d exchanges in %s\n", rec.Count(), *recordTo) }
-	case *replay != "":
-		exs, err := ReadRecording(*replay)
-		if err != nil {
-			fmt.Fprintf(stderr, "fakellm: %v\n", err)
-			return 2
-		}
-		rp := NewReplayer(exs)
-		hs = &http.Server{Handler: rp}
-		done = func() {
-			n, miss := rp.Stats()
-			fmt.Fprintf(stderr, "fakellm: replayed %d requests, %d had no recording\n", n, miss)
-		}
-	default:
-		s := newServer(opt)
-		hs = &http.Server{Handler: s}
-		done = func() { fmt.Fprintf(stderr, "fakellm: served %d requests\n", s.Count()) }
+	h, done, closeRec, err := handler(opt, *upstream, *recordTo, *replay, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakellm: %v\n", err)
+		return 2
 	}
+	defer closeRec()
+	hs := &http.Server{Handler: h}
 	go hs.Serve(l)
 	if *urlFile != "" {
 		if err := os.WriteFile(*urlFile, []byte(url+"\n"), 0o644); err != nil {
@@ -121,6 +98,37 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	hs.Close()
 	done()
 	return 0
+}
+
+// handler is the command's server: the recorder (--upstream, --record),
+// the replayer (--replay), or the fake; done prints what it did, and
+// closeRec closes the recording.
+func handler(opt Options, upstream, recordTo, replay string, stderr io.Writer) (_ http.Handler, done, closeRec func(), _ error) {
+	switch {
+	case upstream != "":
+		f, err := os.OpenFile(recordTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rec := NewRecorder(upstream, f)
+		done = func() { fmt.Fprintf(stderr, "fakellm: recorded %d exchanges in %s\n", rec.Count(), recordTo) }
+		return rec, done, func() { f.Close() }, nil
+	case replay != "":
+		exs, err := ReadRecording(replay)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rp := NewReplayer(exs)
+		done = func() {
+			n, miss := rp.Stats()
+			fmt.Fprintf(stderr, "fakellm: replayed %d requests, %d had no recording\n", n, miss)
+		}
+		return rp, done, func() {}, nil
+	default:
+		s := newServer(opt)
+		done = func() { fmt.Fprintf(stderr, "fakellm: served %d requests\n", s.Count()) }
+		return s, done, func() {}, nil
+	}
 }
 
 func faultNames() string {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ngkit/ngkit/internal/canned/wire"
 )
 
 // Exchange is one request and its reply as the recording proxy saw them:
@@ -56,12 +58,12 @@ func (rec *Recorder) Count() int {
 func (rec *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "fakellm: reading the request: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "fakellm: reading the request: "+err.Error(), nil)
 		return
 	}
 	req, err := http.NewRequestWithContext(r.Context(), r.Method, rec.upstream+r.URL.RequestURI(), bytes.NewReader(body))
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "fakellm: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadGateway, "fakellm: "+err.Error(), nil)
 		return
 	}
 	for _, h := range []string{"Content-Type", "Authorization", "Accept"} {
@@ -73,13 +75,13 @@ func (rec *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp, err := rec.client.Do(req)
 	if err != nil {
 		// not recorded: the client went away or the upstream is down
-		writeError(w, http.StatusBadGateway, "fakellm: upstream: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadGateway, "fakellm: upstream: "+err.Error(), nil)
 		return
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "fakellm: upstream: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadGateway, "fakellm: upstream: "+err.Error(), nil)
 		return
 	}
 	ex := Exchange{Method: r.Method, Path: r.URL.Path, Status: resp.StatusCode,
@@ -92,7 +94,7 @@ func (rec *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.n++
 	rec.mu.Unlock()
 	if werr != nil {
-		writeError(w, http.StatusInternalServerError, "fakellm: writing the recording: "+werr.Error(), nil)
+		wire.WriteError(w, http.StatusInternalServerError, "fakellm: writing the recording: "+werr.Error(), nil)
 		return
 	}
 	if ex.Type != "" {
@@ -182,7 +184,7 @@ const replayMissStatus = 599
 func (p *Replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "fakellm: reading the request: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "fakellm: reading the request: "+err.Error(), nil)
 		return
 	}
 	k := replayKey(r.Method, r.URL.Path, asJSON(body))
@@ -197,7 +199,7 @@ func (p *Replayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Unlock()
 	if len(exs) == 0 {
-		writeError(w, replayMissStatus, fmt.Sprintf("fakellm --replay: no recorded reply to %s %s with this body (%d bytes, starting %.120q)",
+		wire.WriteError(w, replayMissStatus, fmt.Sprintf("fakellm --replay: no recorded reply to %s %s with this body (%d bytes, starting %.120q)",
 			r.Method, r.URL.Path, len(body), body), nil)
 		return
 	}

@@ -8,7 +8,6 @@
 package llmtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -22,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ngkit/ngkit/internal/canned/wire"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -123,80 +123,12 @@ type Rule struct {
 	Format string `json:"format,omitempty"`
 }
 
-// Message is a chat message as received.
-type Message struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// Text is the content as a string (text parts joined).
-func (m Message) Text() string {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	json.Unmarshal(m.Content, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
-// ChatRequest is a chat-completions request as received.
-type ChatRequest struct {
-	Model          string    `json:"model"`
-	Messages       []Message `json:"messages"`
-	ResponseFormat *struct {
-		Type       string `json:"type"`
-		JSONSchema *struct {
-			Name   string          `json:"name"`
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
-	MaxTokens           *int     `json:"max_tokens"`
-	MaxCompletionTokens *int     `json:"max_completion_tokens"`
-	Temperature         *float64 `json:"temperature"`
-	TopP                *float64 `json:"top_p"`
-	Seed                *int64   `json:"seed"`
-	Logprobs            *bool    `json:"logprobs"`
-	TopLogprobs         *int     `json:"top_logprobs"`
-	// Text: the request came to /v1/completions (completions.go): its
-	// prompt is the one user message, and the reply is a text completion.
-	Text bool `json:"-"`
-}
-
-// LastUser is the content of the last user message.
-func (r *ChatRequest) LastUser() string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" {
-			return r.Messages[i].Text()
-		}
-	}
-	return ""
-}
-
-// Schema is the JSON Schema the request asks the reply to match: the
-// response_format's, or one given in the system prompt after "JSON
-// Schema:"; nil when none.
-func (r *ChatRequest) Schema() json.RawMessage {
-	if rf := r.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-		return rf.JSONSchema.Schema
-	}
-	for _, m := range r.Messages {
-		t := m.Text()
-		if i := strings.Index(t, "JSON Schema:"); i >= 0 {
-			s := strings.TrimSpace(t[i+len("JSON Schema:"):])
-			if json.Valid([]byte(s)) {
-				return json.RawMessage(s)
-			}
-		}
-	}
-	return nil
-}
+// The request types are the canned models' (internal/canned/wire), so that
+// a reply function serves this server and the built-in demo model alike.
+type (
+	Message     = wire.Message
+	ChatRequest = wire.ChatRequest
+)
 
 // Recorded is one request the server received.
 type Recorded struct {
@@ -242,7 +174,7 @@ func Listen(l net.Listener, opt Options) (*Server, *http.Server) {
 }
 
 // NewHandler makes a server that listens nowhere: its ServeHTTP answers
-// in-process (the built-in demo model, cmd/internal/demo).
+// in the caller's own server (to wrap it, say).
 func NewHandler(opt Options) *Server { return newServer(opt) }
 
 func newServer(opt Options) *Server {
@@ -304,7 +236,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	text := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/completions") // completions.go
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") && !text {
-		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
+		wire.WriteError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
@@ -317,14 +249,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
 	rec := Recorded{Header: r.Header.Clone(), Body: body}
 	if text {
-		err = decodeText(body, &req)
+		err = wire.DecodeText(body, &req)
 	} else {
 		err = json.Unmarshal(body, &req)
 	}
 	if err != nil {
 		rec.Status = http.StatusBadRequest
 		s.record(rec)
-		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
+		wire.WriteError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), nil)
 		return
 	}
 	rec.Request = req
@@ -389,7 +321,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	if s.opt.APIKey != "" {
 		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if got != s.opt.APIKey {
-			writeError(w, http.StatusUnauthorized, "Incorrect API key provided: "+got, nil)
+			wire.WriteError(w, http.StatusUnauthorized, "Incorrect API key provided: "+got, nil)
 			return http.StatusUnauthorized
 		}
 	}
@@ -405,13 +337,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	}
 	switch fault {
 	case RateLimit:
-		writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", retryHeaders())
+		wire.WriteError(w, http.StatusTooManyRequests, "Rate limit reached for requests", retryHeaders())
 		return http.StatusTooManyRequests
 	case ServerError:
-		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request", nil)
+		wire.WriteError(w, http.StatusInternalServerError, "The server had an error while processing your request", nil)
 		return http.StatusInternalServerError
 	case Unavailable:
-		writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded", retryHeaders())
+		wire.WriteError(w, http.StatusServiceUnavailable, "The engine is currently overloaded", retryHeaders())
 		return http.StatusServiceUnavailable
 	case Slow:
 		if !wait(r, s.opt.SlowFor) {
@@ -431,7 +363,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 		return http.StatusOK
 	}
 	if s.opt.RejectJSONSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
-		writeError(w, http.StatusBadRequest, "response_format json_schema is not supported by this model", nil)
+		wire.WriteError(w, http.StatusBadRequest, "response_format json_schema is not supported by this model", nil)
 		return http.StatusBadRequest
 	}
 	content, finish, status := s.reply(req)
@@ -439,7 +371,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 		if content == "" {
 			content = "scripted error"
 		}
-		writeError(w, status, content, nil)
+		wire.WriteError(w, status, content, nil)
 		return status
 	}
 	switch fault {
@@ -471,10 +403,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *ChatRequest
 		cached = s.cache.lookup(req, prompt)
 	}
 	if req.Text {
-		writeText(w, model, content, finish, prompt, s.textLogprobs(req, content))
+		wire.WriteText(w, model, content, finish, prompt, s.textLogprobs(req, content))
 		return http.StatusOK
 	}
-	writeCompletion(w, model, content, finish, prompt, cached, s.logprobs(req, content))
+	wire.WriteCompletion(w, model, content, finish, prompt, cached, s.logprobs(req, content))
 	return http.StatusOK
 }
 
@@ -525,39 +457,6 @@ func (s *Server) reply(req *ChatRequest) (content, finish string, status int) {
 		return string(b), "stop", 0
 	}
 	return "echo: " + last, "stop", 0
-}
-
-var completionID struct {
-	sync.Mutex
-	n int
-}
-
-func writeCompletion(w http.ResponseWriter, model, content, finish string, promptTokens, cachedTokens int, logprobs string) {
-	completionID.Lock()
-	completionID.n++
-	id := completionID.n
-	completionID.Unlock()
-	var c bytes.Buffer
-	enc := json.NewEncoder(&c)
-	enc.SetEscapeHTML(false) // as servers send it: <think> stays <think>
-	enc.Encode(content)
-	details := ""
-	if cachedTokens > 0 {
-		details = fmt.Sprintf(`,"prompt_tokens_details":{"cached_tokens":%d}`, cachedTokens)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-fake-%d","object":"chat.completion","created":%d,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},%s"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d%s}}`,
-		id, time.Now().Unix(), model, bytes.TrimSpace(c.Bytes()), logprobs, finish, max(promptTokens, 1), max(len(content)/4, 1), max(promptTokens, 1)+max(len(content)/4, 1), details)
-}
-
-func writeError(w http.ResponseWriter, status int, msg string, h http.Header) {
-	for k, v := range h {
-		w.Header()[k] = v
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": strconv.Itoa(status)}})
-	w.Write(b)
 }
 
 // cut returns the first half of s (on a rune boundary).

@@ -168,6 +168,16 @@ func synth(i int) record.Record {
 		}
 		r.Turns = append(r.Turns, t)
 	}
+	// Narration now with its places (0, before the first turn, is a value,
+	// not a null), now without (a record written before narration_at),
+	// now none.
+	switch i % 4 {
+	case 0:
+		r.Narration = []string{sentence(rng, 8), "문 앞에서 만난다."}
+		r.NarrationAt = []int{0, len(r.Turns)}
+	case 1:
+		r.Narration = []string{sentence(rng, 6)}
+	}
 	r.Quality = &record.Quality{Consistency: 5, Naturalness: 4, Norm: 3, Explanations: map[string]string{"norm": "violated then resolved"}}
 	r.Checks = &record.Checks{LangExpected: langs[c], LangOK: new(bool), LangShare: 0.5}
 	r.Gen = []record.Gen{{Stage: "ngv2r", Model: "gpt-4o", TokensIn: 900 + i%100, TokensOut: 300, Seconds: 3.5}}
@@ -205,6 +215,16 @@ func addEval(r *record.Record, i int, rng *rand.Rand) {
 			r.PactItem.ActorCountry, r.PactItem.ReceiverCountry = "Brazil", "India"
 			r.PactItem.ActorAge, r.PactItem.ActorGender, r.PactItem.ReceiverAge, r.PactItem.ReceiverGender = "younger", "female", "older", "male"
 			r.PactItem.Human = &record.HumanShare{FollowCulture: float64(i%11) / 10, N: 20 + i%7}
+			// the human study's answers with the respondent's group, age
+			// and gender (some blank), and the persona-prompted run's
+			// persona on half of these items
+			r.PactItem.Human.Answers = []record.HumanAnswer{
+				{Respondent: "r1", Country: "India", Demo: "younger female", Age: "18-29", Gender: "female", Personal: record.PactFollow, Norm: record.PactAllow},
+				{Respondent: "r2 응답자", Country: "Brazil", Personal: record.PactAllow},
+			}
+			if i%20 == 0 {
+				r.PactItem.PersonaCountry, r.PactItem.PersonaDemo = "India", "younger female"
+			}
 		}
 		p := rng.Float64()
 		h := 1 - (p*p + (1-p)*(1-p))

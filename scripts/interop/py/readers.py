@@ -36,7 +36,7 @@ def polars_rows(df):
 def check_schema(c, file, schema):
     """The record schema as users meet it: turns a list of structs whose
     labels are a struct, maps lists of {key, value} (Parquet MAPs in -o
-    files), extra a string."""
+    files), narration_at a list of integers, extra a string."""
     where = f"pyarrow schema {file}"
     if "turns" not in schema.names:
         return  # not records: a --to export's rows
@@ -51,6 +51,11 @@ def check_schema(c, file, schema):
         c.fail(f"{where}: turns.labels.norm_dist is {nd}, want a map or a list of {{key, value}}")
     if not pa.types.is_struct(labels):
         c.fail(f"{where}: turns.labels is {labels}, want a struct")
+    # where each narration line stands: a list of integers beside narration
+    if "narration" in schema.names:
+        at = schema.field("narration_at").type if "narration_at" in schema.names else None
+        if at is None or not (pa.types.is_list(at) and pa.types.is_integer(at.value_type)):
+            c.fail(f"{where}: narration_at is {at}, want a list of integers")
     if "extra" in schema.names and not pa.types.is_string(schema.field("extra").type):
         c.fail(f"{where}: extra is {schema.field('extra').type}, want a string")
 

@@ -15,6 +15,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,10 +27,15 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen on `HOST:PORT` (port 0: any free port)")
 	urlFile := flag.String("url-file", "", "write the base URL to `FILE` once listening")
-	rate := flag.Float64("fault-rate", 0, "share of requests that get a fault (every kind)")
+	rate := flag.Float64("fault-rate", 0, "share of requests that get a fault")
+	kinds := flag.String("faults", "", "the fault kinds drawn, comma-separated (default every kind)")
 	latency := flag.Duration("latency", 0, "delay every reply")
 	variant := flag.Int("label-variant", 0, "answer nglabel as a labeller that differs from the others: `N` shifts which turns get another intent (0: the common answer)")
 	flag.Parse()
+	faults, err := parseFaults(*kinds)
+	if err != nil {
+		fail(err)
+	}
 	m, err := fakeng.New()
 	if err != nil {
 		fail(err)
@@ -39,7 +46,7 @@ func main() {
 		fail(err)
 	}
 	// Slow replies take 10 s: past the clients' --timeout in the tests.
-	s, hs := llmtest.Listen(l, llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs, FaultRate: *rate, Latency: *latency,
+	s, hs := llmtest.Listen(l, llmtest.Options{Reply: m.Reply, Logprobs: m.Logprobs, FaultRate: *rate, Faults: faults, Latency: *latency,
 		RetryAfter: 5 * time.Millisecond, SlowFor: 10 * time.Second, NoRecord: true})
 	if *urlFile != "" {
 		// Written whole, then renamed: a script polling for it never reads half a URL.
@@ -56,6 +63,22 @@ func main() {
 	<-sig
 	hs.Close()
 	fmt.Fprintf(os.Stderr, "fakeng: served %d requests\n", s.Count())
+}
+
+// parseFaults reads --faults: "" is every kind (nil).
+func parseFaults(s string) ([]llmtest.Fault, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var fs []llmtest.Fault
+	for _, name := range strings.Split(s, ",") {
+		f := llmtest.Fault(strings.TrimSpace(name))
+		if !slices.Contains(llmtest.AllFaults, f) {
+			return nil, fmt.Errorf("unknown fault %q (known: %v)", f, llmtest.AllFaults)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
 }
 
 func fail(err error) {
