@@ -84,6 +84,7 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 	c, st := a.c, a.st
 	var comp *completion
 	var f *failure
+	var sent int64 // when the request went out (UnixNano)
 	if c.bat != nil {
 		var deferred bool
 		if comp, f, deferred = c.batchSend(ctx, &a.req, int(st.Attempts), c.params(send, a.sch, a.samp, mode)); deferred {
@@ -104,6 +105,7 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 			c.win.release(slot, false, false)
 			return nil, nil, a.stopped()
 		}
+		sent = time.Now().UnixNano()
 		comp, f = c.sendAny(ctx, send, a.sch, a.samp, mode)
 		// Local servers queue what their slots cannot take instead of
 		// answering 429: a timeout, or a reply that took more than half
@@ -117,7 +119,7 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 		// The server is up if it answered: not a connection it dropped
 		// (a server dying drops those in flight) or a timeout.
 		if c.bat == nil && (f == nil || f.kind != "connection" && f.kind != "timeout") {
-			c.answered()
+			c.answered(sent)
 		}
 		// A server took the connection, then dropped it: it was there
 		// (dying, say), so a refusal next is waited out; the refusal
@@ -229,11 +231,14 @@ func (a *liveCall) again(ctx context.Context, replied bool, f *failure, mode int
 	return nil
 }
 
-// answered notes that the server answered a request: it is up.
-func (c *Client) answered() {
+// answered notes that the server answered a request sent at sent
+// (UnixNano): it is up. A reply to a request sent before the refusals
+// began (an answer still on its way when the server died) says nothing
+// about now, so it does not end the outage: the next refusal would be
+// said on stderr a second time for the same restart.
+func (c *Client) answered(sent int64) {
 	c.reached.Store(true)
-	if c.down.Load() != 0 {
-		c.down.Store(0)
+	if d := c.down.Load(); d != 0 && sent >= d && c.down.CompareAndSwap(d, 0) {
 		c.downNoted.Store(false)
 	}
 }

@@ -419,3 +419,37 @@ func TestServerDiesDuringFirstCall(t *testing.T) {
 	}
 }
 
+// A reply to a request sent before the server began refusing (it was on
+// its way when the server died) does not end the outage: the restart is
+// said once on stderr, not again at the next refusal (seen on CI when
+// Ollama was killed under four workers). A reply to a request sent
+// after the refusals began does end it, and a later outage is said anew.
+func TestOutageEndsOnlyOnAFreshReply(t *testing.T) {
+	var stderr bytes.Buffer
+	c := testClient(t, Config{BaseURL: "http://127.0.0.1:9/v1", Backoff: time.Millisecond, RetryAfterCap: time.Millisecond,
+		WaitServer: time.Minute, Stderr: &stderr})
+	c.reached.Store(true)
+	refused := func() {
+		t.Helper()
+		if err := c.awaitServer(context.Background(), &failure{reason: "refused", kind: "refused"}, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := time.Now().UnixNano()
+	time.Sleep(time.Millisecond)
+	refused()
+	c.answered(before) // an answer from before the death
+	refused()
+	if n := strings.Count(stderr.String(), "retrying for up to"); n != 1 {
+		t.Fatalf("%d notes for one outage: %q", n, stderr.String())
+	}
+	time.Sleep(time.Millisecond)
+	c.answered(time.Now().UnixNano()) // back
+	if c.down.Load() != 0 {
+		t.Fatal("a fresh reply did not end the outage")
+	}
+	refused()
+	if n := strings.Count(stderr.String(), "retrying for up to"); n != 2 {
+		t.Fatalf("a second outage: %d notes: %q", n, stderr.String())
+	}
+}
