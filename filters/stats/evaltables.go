@@ -1,6 +1,10 @@
 package stats
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
+)
 
 // The PACT and simulation sections laid out as tables (text, Markdown,
 // and the HTML report's tables).
@@ -10,7 +14,7 @@ func f2(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 func f3(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
 
 // ivPct writes a share and its interval as percentages: "52.3% [48.1, 56.0]".
-func ivPct(iv Interval) string {
+func ivPct(iv evalmath.Interval) string {
 	if iv.N == 0 {
 		return "-"
 	}
@@ -18,7 +22,7 @@ func ivPct(iv Interval) string {
 }
 
 // ivNum writes a mean and its interval with the given formatter.
-func ivNum(iv Interval, f func(float64) string) string {
+func ivNum(iv evalmath.Interval, f func(float64) string) string {
 	if iv.N == 0 {
 		return "-"
 	}

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"math"
 	"slices"
+
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 )
 
 // The HTML report's PACT, simulation, models and by-persona sections:
@@ -51,7 +53,7 @@ type ivRow struct {
 
 type ivItem struct {
 	label string
-	iv    Interval
+	iv    evalmath.Interval
 }
 
 // newIvChart draws items on an axis from lo to hi; format writes a value;

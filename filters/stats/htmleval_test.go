@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -87,10 +88,10 @@ func TestHTMLEvalAbsent(t *testing.T) {
 }
 
 func TestIvChartAxis(t *testing.T) {
-	if newIvChart("x", "v", 0, 1, pctAxis, []ivItem{{"none", Interval{}}}) != nil {
+	if newIvChart("x", "v", 0, 1, pctAxis, []ivItem{{"none", evalmath.Interval{}}}) != nil {
 		t.Error("chart of no estimate drawn")
 	}
-	c := newIvChart("x", "v", 0, 1, pctAxis, []ivItem{{"a", Interval{N: 3, Mean: 0.5, Low: 0.25, High: 1}}})
+	c := newIvChart("x", "v", 0, 1, pctAxis, []ivItem{{"a", evalmath.Interval{N: 3, Mean: 0.5, Low: 0.25, High: 1}}})
 	r := c.Rows[0]
 	barMax := float64(chartW - hbarLabelW - hbarValueW)
 	if float64(r.W) != 0.5*barMax || float64(r.LowX) != hbarLabelW+0.25*barMax || float64(r.HighX) != hbarLabelW+barMax {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -73,14 +74,14 @@ type PactRate struct {
 	Invalid int64 `json:"invalid"`
 	// PFollow is the mean p_follow over the items with one, with a 95%
 	// t interval over items (meanT).
-	PFollow Interval `json:"p_follow"`
+	PFollow evalmath.Interval `json:"p_follow"`
 	// Majority counts the items' majorities; FollowShare is the share of
 	// follow_culture majorities among them (ties count as not following),
 	// with its 95% Wilson interval.
-	Follow      int64    `json:"follow"`
-	Allow       int64    `json:"allow"`
-	Tie         int64    `json:"tie"`
-	FollowShare Interval `json:"follow_share"`
+	Follow      int64             `json:"follow"`
+	Allow       int64             `json:"allow"`
+	Tie         int64             `json:"tie"`
+	FollowShare evalmath.Interval `json:"follow_share"`
 	// Entropy is the mean entropy of the distributions, in bits.
 	Entropy *float64 `json:"entropy"`
 }
@@ -97,20 +98,20 @@ type PactEffect struct {
 	Model string `json:"model"`
 	Attr  string `json:"attr"`
 	// Items with at least one pair, and the pairs in all.
-	Items     int64          `json:"items"`
-	Pairs     int64          `json:"pairs"`
-	MeanAbsPP Interval       `json:"mean_abs_pp"`
-	Contrasts []PactContrast `json:"contrasts"`
+	Items     int64             `json:"items"`
+	Pairs     int64             `json:"pairs"`
+	MeanAbsPP evalmath.Interval `json:"mean_abs_pp"`
+	Contrasts []PactContrast    `json:"contrasts"`
 }
 
 // PactContrast is the signed mean change of p_follow from value A to
 // value B of the attribute (B - A, percentage points), over the items
 // with such a pair, with a 95% t interval over items (meanT).
 type PactContrast struct {
-	A      string   `json:"a"`
-	B      string   `json:"b"`
-	Pairs  int64    `json:"pairs"`
-	DiffPP Interval `json:"diff_pp"`
+	A      string            `json:"a"`
+	B      string            `json:"b"`
+	Pairs  int64             `json:"pairs"`
+	DiffPP evalmath.Interval `json:"diff_pp"`
 }
 
 // PactAgreement compares two models on the items both answered: the share
@@ -440,14 +441,14 @@ func pactRate(model, attr, value string, pts []pactPoint) PactRate {
 			r.Tie++
 		}
 	}
-	r.PFollow = meanT(ps)
+	r.PFollow = evalmath.MeanT(ps)
 	n := r.Follow + r.Allow + r.Tie
-	r.FollowShare = Interval{N: n}
+	r.FollowShare = evalmath.Interval{N: n}
 	if n > 0 {
 		r.FollowShare.Mean = float64(r.Follow) / float64(n)
 		r.FollowShare.Low, r.FollowShare.High = wilson(r.Follow, n)
 	}
-	r.Entropy = optFloat(mean(hs), len(hs) > 0)
+	r.Entropy = evalmath.OptFloat(evalmath.Mean(hs), len(hs) > 0)
 	return r
 }
 
@@ -491,12 +492,12 @@ func pactEffects(model string, pts []pactPoint) []PactEffect {
 		if e.Items == 0 {
 			continue
 		}
-		e.MeanAbsPP = meanT(absPerItem)
+		e.MeanAbsPP = evalmath.MeanT(absPerItem)
 		for _, k := range slices.SortedFunc(maps.Keys(contrasts), func(x, y [2]string) int {
 			return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 		}) {
 			ca := contrasts[k]
-			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: meanT(ca.diffs)})
+			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: evalmath.MeanT(ca.diffs)})
 		}
 		out = append(out, e)
 	}
@@ -595,8 +596,8 @@ func pactAgree(a, b string, pa, pb []pactPoint) PactAgreement {
 	if ag.Items > 0 {
 		ag.Agreement = float64(same) / float64(ag.Items)
 	}
-	ag.Kappa = optFloat(agree.CohenKappa(conf))
-	ag.Pearson = optFloat(pearson(xs, ys))
+	ag.Kappa = evalmath.OptFloat(agree.CohenKappa(conf))
+	ag.Pearson = evalmath.OptFloat(evalmath.Pearson(xs, ys))
 	return ag
 }
 
@@ -622,7 +623,7 @@ func pactHuman(model string, pts []pactPoint) (PactHuman, bool) {
 		if p.majority == majorityOf(p.human) {
 			same++
 		}
-		jsd += jsd2(p.p, p.human)
+		jsd += evalmath.JSD2(p.p, p.human)
 		xs, ys = append(xs, p.p), append(ys, p.human)
 	}
 	if h.Items == 0 {
@@ -630,7 +631,7 @@ func pactHuman(model string, pts []pactPoint) (PactHuman, bool) {
 	}
 	h.Agreement = float64(same) / float64(h.Items)
 	h.JSD = jsd / float64(h.Items)
-	h.Pearson = optFloat(pearson(xs, ys))
-	h.Spearman = optFloat(spearman(xs, ys))
+	h.Pearson = evalmath.OptFloat(evalmath.Pearson(xs, ys))
+	h.Spearman = evalmath.OptFloat(evalmath.Spearman(xs, ys))
 	return h, true
 }

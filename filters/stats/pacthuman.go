@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -25,15 +26,15 @@ import (
 // (pandas' mean skips the blanks). An item's answers count once however
 // many persona variants carry them.
 type PactHumanGroup struct {
-	Framing     string   `json:"framing"`  // personal, norm
-	Grouping    string   `json:"grouping"` // overall, respondent_country, relation, respondent_country+relation ("country / relation"), scenario_country, receiver_age, receiver_gender, respondent_demo, scenario_theme
-	Value       string   `json:"value"`
-	Judgments   int64    `json:"judgments"`
-	Respondents int64    `json:"respondents"`
-	Items       int64    `json:"items"`
-	Answered    int64    `json:"answered"`
-	CultureRate Interval `json:"culture_rate"` // Wilson over the answered rows; n 0 when none
-	Agreement   *float64 `json:"majority_agreement"`
+	Framing     string            `json:"framing"`  // personal, norm
+	Grouping    string            `json:"grouping"` // overall, respondent_country, relation, respondent_country+relation ("country / relation"), scenario_country, receiver_age, receiver_gender, respondent_demo, scenario_theme
+	Value       string            `json:"value"`
+	Judgments   int64             `json:"judgments"`
+	Respondents int64             `json:"respondents"`
+	Items       int64             `json:"items"`
+	Answered    int64             `json:"answered"`
+	CultureRate evalmath.Interval `json:"culture_rate"` // Wilson over the answered rows; n 0 when none
+	Agreement   *float64          `json:"majority_agreement"`
 }
 
 // countryRelations is the authors' COUNTRY_RELATIONS: for a respondent's
@@ -231,7 +232,7 @@ func (a *pactAcc) humanReport() []PactHumanGroup {
 		acc := a.human[k]
 		g := PactHumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n, Answered: acc.answered,
 			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: shareWilson(acc.follow, acc.answered)}
-		g.Agreement = optFloat(agreementOf(g.CultureRate.Mean), acc.answered > 0)
+		g.Agreement = evalmath.OptFloat(agreementOf(g.CultureRate.Mean), acc.answered > 0)
 		out = append(out, g)
 	}
 	return out

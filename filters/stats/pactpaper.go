@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -137,7 +138,7 @@ func paperModel(model string, pts []pactPoint) PactPaperModel {
 	if m.Results > 0 {
 		m.UnknownRate = float64(m.Invalid) / float64(m.Results)
 	}
-	m.AllowRate = optFloat(mean(allow), len(allow) > 0)
+	m.AllowRate = evalmath.OptFloat(evalmath.Mean(allow), len(allow) > 0)
 	var ent []float64
 	conflict := 0
 	for _, g := range order {
@@ -146,7 +147,7 @@ func paperModel(model string, pts []pactPoint) PactPaperModel {
 			continue
 		}
 		e := 0.0
-		for _, q := range []float64{mean(d), 1 - mean(d)} {
+		for _, q := range []float64{evalmath.Mean(d), 1 - evalmath.Mean(d)} {
 			if q > 0 {
 				e -= q * math.Log2(q)
 			}
@@ -157,8 +158,8 @@ func paperModel(model string, pts []pactPoint) PactPaperModel {
 		}
 	}
 	if len(ent) > 0 {
-		m.DecisionEntropy = optFloat(mean(ent), true)
-		m.DecisionConflict = optFloat(float64(conflict)/float64(len(ent)), true)
+		m.DecisionEntropy = evalmath.OptFloat(evalmath.Mean(ent), true)
+		m.DecisionConflict = evalmath.OptFloat(float64(conflict)/float64(len(ent)), true)
 	}
 	return m
 }
@@ -182,8 +183,8 @@ func headline(ms []PactPaperModel) map[string]string {
 
 // familyMean averages the models' values within each family (an unknown
 // family is the model alone), then over the families (meanOf).
-func familyMean(fam map[string]string, vals map[string]Interval) (Interval, bool) {
-	byF := map[string][]Interval{}
+func familyMean(fam map[string]string, vals map[string]evalmath.Interval) (evalmath.Interval, bool) {
+	byF := map[string][]evalmath.Interval{}
 	for _, m := range slices.Sorted(maps.Keys(vals)) {
 		f, ok := fam[m]
 		if !ok {
@@ -195,9 +196,9 @@ func familyMean(fam map[string]string, vals map[string]Interval) (Interval, bool
 		byF[f] = append(byF[f], vals[m])
 	}
 	if len(byF) == 0 {
-		return Interval{}, false
+		return evalmath.Interval{}, false
 	}
-	var per []Interval
+	var per []evalmath.Interval
 	for _, f := range slices.Sorted(maps.Keys(byF)) {
 		per = append(per, meanOf(byF[f]))
 	}
@@ -223,10 +224,10 @@ type PactSpread struct {
 // model's overall rate (pp), with a cluster interval over item groups
 // (clusterInterval); for the average, the half-widths averaged (meanOf).
 type PactCountryDelta struct {
-	Country   string   `json:"country"`
-	Items     int64    `json:"items"`
-	AllowRate float64  `json:"allow_rate"`
-	DeltaPP   Interval `json:"delta_pp"`
+	Country   string            `json:"country"`
+	Items     int64             `json:"items"`
+	AllowRate float64           `json:"allow_rate"`
+	DeltaPP   evalmath.Interval `json:"delta_pp"`
 }
 
 // PactDemographic is a signed demographic effect: the allow rate of the
@@ -239,12 +240,12 @@ type PactCountryDelta struct {
 // paper's 1.0 for age and 0.7 for gender). Averaged intervals take the
 // mean half-width (meanOf: conservative, the values share items).
 type PactDemographic struct {
-	Model   string   `json:"model"`
-	Factor  string   `json:"factor"` // age, gender
-	Role    string   `json:"role"`   // actor, receiver, both
-	Plus    string   `json:"plus"`
-	Minus   string   `json:"minus"`
-	DeltaPP Interval `json:"delta_pp"`
+	Model   string            `json:"model"`
+	Factor  string            `json:"factor"` // age, gender
+	Role    string            `json:"role"`   // actor, receiver, both
+	Plus    string            `json:"plus"`
+	Minus   string            `json:"minus"`
+	DeltaPP evalmath.Interval `json:"delta_pp"`
 }
 
 // PactAlignment is the paper's human-model alignment of one model, over
@@ -281,23 +282,23 @@ type PactDemographic struct {
 //
 // MAE and gap have cluster intervals over items.
 type PactAlignment struct {
-	Model                  string   `json:"model"`
-	Rows                   int64    `json:"rows"`
-	Invalid                int64    `json:"invalid"`
-	Items                  int64    `json:"items"`
-	HumanCultureRate       float64  `json:"human_culture_rate"`
-	ModelCultureRate       *float64 `json:"model_culture_rate"`
-	Majority               Interval `json:"majority_alignment"`
-	MAE                    Interval `json:"distributional_mae"`
-	PFollowMAE             Interval `json:"p_follow_mae"`
-	SignedGapPP            Interval `json:"signed_gap_pp"`
-	HumanAgreement         float64  `json:"human_majority_agreement"`
-	UncertaintyItems       int64    `json:"uncertainty_items"`
-	ModelAgreement         *float64 `json:"model_majority_agreement"`
-	ModelAgreementLowHuman *float64 `json:"model_majority_agreement_low_human_agreement"`
-	Uncertainty            *float64 `json:"uncertainty_r"`
-	UncertaintyLow         *float64 `json:"uncertainty_r_low"`
-	UncertaintyHigh        *float64 `json:"uncertainty_r_high"`
+	Model                  string            `json:"model"`
+	Rows                   int64             `json:"rows"`
+	Invalid                int64             `json:"invalid"`
+	Items                  int64             `json:"items"`
+	HumanCultureRate       float64           `json:"human_culture_rate"`
+	ModelCultureRate       *float64          `json:"model_culture_rate"`
+	Majority               evalmath.Interval `json:"majority_alignment"`
+	MAE                    evalmath.Interval `json:"distributional_mae"`
+	PFollowMAE             evalmath.Interval `json:"p_follow_mae"`
+	SignedGapPP            evalmath.Interval `json:"signed_gap_pp"`
+	HumanAgreement         float64           `json:"human_majority_agreement"`
+	UncertaintyItems       int64             `json:"uncertainty_items"`
+	ModelAgreement         *float64          `json:"model_majority_agreement"`
+	ModelAgreementLowHuman *float64          `json:"model_majority_agreement_low_human_agreement"`
+	Uncertainty            *float64          `json:"uncertainty_r"`
+	UncertaintyLow         *float64          `json:"uncertainty_r_low"`
+	UncertaintyHigh        *float64          `json:"uncertainty_r_high"`
 }
 
 // PactFlip is the paper's paired flip summary (compute_current_eval_metrics.py's
@@ -309,15 +310,15 @@ type PactAlignment struct {
 // with a Wilson interval. Pairs are every two models, Left first by name
 // (name them so the base model sorts first, or read FlipNeg as FlipPos).
 type PactFlip struct {
-	Left         string   `json:"left"`
-	Right        string   `json:"right"`
-	Items        int64    `json:"items"`
-	LeftAllow    float64  `json:"left_allow_rate"`
-	RightAllow   float64  `json:"right_allow_rate"`
-	AllowDeltaPP float64  `json:"allow_rate_delta_pp"`
-	FlipPos      Interval `json:"flip_culture_to_preference"`
-	FlipNeg      Interval `json:"flip_preference_to_culture"`
-	Same         Interval `json:"same_decision"`
+	Left         string            `json:"left"`
+	Right        string            `json:"right"`
+	Items        int64             `json:"items"`
+	LeftAllow    float64           `json:"left_allow_rate"`
+	RightAllow   float64           `json:"right_allow_rate"`
+	AllowDeltaPP float64           `json:"allow_rate_delta_pp"`
+	FlipPos      evalmath.Interval `json:"flip_culture_to_preference"`
+	FlipNeg      evalmath.Interval `json:"flip_preference_to_culture"`
+	Same         evalmath.Interval `json:"same_decision"`
 }
 
 // PactFramingAverage is one model's alignment averaged over the paper's
@@ -372,8 +373,8 @@ func framingAverages(qs []PactQuestion) []PactFramingAverage {
 		if c.n < 2 {
 			continue
 		}
-		out = append(out, PactFramingAverage{Model: m, Framings: c.n, Majority: mean(c.maj),
-			MAE: optFloat(mean(c.mae), len(c.mae) > 0), SignedGapPP: optFloat(mean(c.gap), len(c.gap) > 0), Uncertainty: optFloat(mean(c.unc), len(c.unc) > 0)})
+		out = append(out, PactFramingAverage{Model: m, Framings: c.n, Majority: evalmath.Mean(c.maj),
+			MAE: evalmath.OptFloat(evalmath.Mean(c.mae), len(c.mae) > 0), SignedGapPP: evalmath.OptFloat(evalmath.Mean(c.gap), len(c.gap) > 0), Uncertainty: evalmath.OptFloat(evalmath.Mean(c.unc), len(c.unc) > 0)})
 	}
 	return out
 }
@@ -426,7 +427,7 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 		{"age", pactActorAge, pactReceiverAge}, {"gender", pactActorGender, pactReceiverGender},
 	} {
 		// byRole: each model's effect per role (demographic_delta_table)
-		byRole := map[string]map[string]Interval{"actor": {}, "receiver": {}}
+		byRole := map[string]map[string]evalmath.Interval{"actor": {}, "receiver": {}}
 		var rows []PactDemographic
 		for _, m := range models {
 			p := pts(m)
@@ -444,7 +445,7 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 				b := both[0]
 				b.Role = "both"
 				if len(both) == 2 {
-					b.DeltaPP = meanOf([]Interval{both[0].DeltaPP, both[1].DeltaPP})
+					b.DeltaPP = meanOf([]evalmath.Interval{both[0].DeltaPP, both[1].DeltaPP})
 				}
 				rows = append(rows, b)
 			}
@@ -453,7 +454,7 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 		if len(models) > 1 && len(rows) > 0 {
 			// Each role averaged over the families first (S4D:135-139),
 			// then the two roles (S4D:217-223).
-			var roles []Interval
+			var roles []evalmath.Interval
 			for _, role := range []string{"actor", "receiver"} {
 				if iv, ok := familyMean(fam, byRole[role]); ok {
 					out.Demographics = append(out.Demographics, PactDemographic{Model: pactAverage, Factor: f.factor, Role: role,
@@ -528,11 +529,11 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 	if len(byC) < 2 && (attr != pactRegion || len(byC) == 0) {
 		return PactSpread{}, false
 	}
-	s := PactSpread{Attr: attr, Model: model, Items: int64(len(all)), AllowRate: mean(all)}
+	s := PactSpread{Attr: attr, Model: model, Items: int64(len(all)), AllowRate: evalmath.Mean(all)}
 	n := float64(len(all))
 	infl := make([]float64, len(all))
 	for _, c := range slices.Sorted(maps.Keys(byC)) {
-		mc, nc := mean(byC[c]), float64(len(byC[c]))
+		mc, nc := evalmath.Mean(byC[c]), float64(len(byC[c]))
 		for i, x := range all {
 			// delta = mean_c - mean_all, linearized per item (pp)
 			infl[i] = -100 * (x - s.AllowRate) / n
@@ -541,7 +542,7 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 			}
 		}
 		s.Countries = append(s.Countries, PactCountryDelta{Country: c, Items: int64(nc), AllowRate: mc,
-			DeltaPP: clusterInterval(100*(mc-s.AllowRate), infl, groups)})
+			DeltaPP: evalmath.ClusterInterval(100*(mc-s.AllowRate), infl, groups)})
 	}
 	s.RangePP = deltaRange(s.Countries)
 	return s, true
@@ -552,14 +553,14 @@ func deltaRange(cs []PactCountryDelta) *float64 {
 	for _, c := range cs {
 		lo, hi = min(lo, c.DeltaPP.Mean), max(hi, c.DeltaPP.Mean)
 	}
-	return optFloat(hi-lo, len(cs) > 1)
+	return evalmath.OptFloat(hi-lo, len(cs) > 1)
 }
 
 // averageSpread averages each country's delta over the families of the
 // headline models (familyMean), as the authors average the region deltas
 // over the model families (S4D:292-299).
 func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpread {
-	deltas := map[string]map[string]Interval{}
+	deltas := map[string]map[string]evalmath.Interval{}
 	rates := map[string][]float64{}
 	items := map[string]int64{}
 	var overall []float64
@@ -570,7 +571,7 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 		overall = append(overall, s.AllowRate)
 		for _, c := range s.Countries {
 			if deltas[c.Country] == nil {
-				deltas[c.Country] = map[string]Interval{}
+				deltas[c.Country] = map[string]evalmath.Interval{}
 			}
 			deltas[c.Country][s.Model] = c.DeltaPP
 			rates[c.Country] = append(rates[c.Country], c.AllowRate)
@@ -579,12 +580,12 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 	}
 	avg := PactSpread{Attr: attr, Model: pactAverage}
 	if len(overall) > 0 {
-		avg.AllowRate = mean(overall)
+		avg.AllowRate = evalmath.Mean(overall)
 	}
 	for _, c := range slices.Sorted(maps.Keys(deltas)) {
 		d, _ := familyMean(fam, deltas[c])
 		avg.Items += items[c]
-		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: d})
+		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: d})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg
@@ -596,7 +597,7 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 // over those (family, dataset) rows; its range, max - min.
 func regionAverage(models []string, pts func(string) []pactPoint, fam map[string]string) PactSpread {
 	type key struct{ family, source string }
-	per := map[string]map[key][]Interval{} // region -> (family, dataset) -> the models' deltas
+	per := map[string]map[key][]evalmath.Interval{} // region -> (family, dataset) -> the models' deltas
 	rates := map[string][]float64{}
 	items := map[string]int64{}
 	var overall []float64
@@ -620,7 +621,7 @@ func regionAverage(models []string, pts func(string) []pactPoint, fam map[string
 			overall = append(overall, s.AllowRate)
 			for _, c := range s.Countries {
 				if per[c.Country] == nil {
-					per[c.Country] = map[key][]Interval{}
+					per[c.Country] = map[key][]evalmath.Interval{}
 				}
 				k := key{f, src}
 				per[c.Country][k] = append(per[c.Country][k], c.DeltaPP)
@@ -631,17 +632,17 @@ func regionAverage(models []string, pts func(string) []pactPoint, fam map[string
 	}
 	avg := PactSpread{Attr: pactRegion, Model: pactAverage, Countries: []PactCountryDelta{}}
 	if len(overall) > 0 {
-		avg.AllowRate = mean(overall)
+		avg.AllowRate = evalmath.Mean(overall)
 	}
 	for _, c := range slices.Sorted(maps.Keys(per)) {
-		var rows []Interval
+		var rows []evalmath.Interval
 		for _, k := range slices.SortedFunc(maps.Keys(per[c]), func(x, y key) int {
 			return cmp.Or(cmp.Compare(x.family, y.family), cmp.Compare(x.source, y.source))
 		}) {
 			rows = append(rows, meanOf(per[c][k]))
 		}
 		avg.Items += items[c]
-		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: mean(rates[c]), DeltaPP: meanOf(rows)})
+		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: meanOf(rows)})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg
@@ -731,9 +732,9 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 	rate := func(v string) float64 {
 		var rs []float64
 		for _, src := range slices.Sorted(maps.Keys(sources[v])) {
-			rs = append(rs, mean(bySV[[2]string{src, v}]))
+			rs = append(rs, evalmath.Mean(bySV[[2]string{src, v}]))
 		}
-		return mean(rs)
+		return evalmath.Mean(rs)
 	}
 	mp, mm := rate(plus), rate(minus)
 	var infl []float64
@@ -750,10 +751,10 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 		}
 		// rate(v) = (1/D) sum_d mean_{d,v}: a point's share of it
 		xs := bySV[[2]string{p.source, v}]
-		infl = append(infl, sign*100*(allowOf(p)-mean(xs))/(float64(len(xs))*float64(len(sources[v]))))
+		infl = append(infl, sign*100*(allowOf(p)-evalmath.Mean(xs))/(float64(len(xs))*float64(len(sources[v]))))
 		groups = append(groups, p.group)
 	}
-	d := clusterInterval(100*(mp-mm), infl, groups)
+	d := evalmath.ClusterInterval(100*(mp-mm), infl, groups)
 	return PactDemographic{Model: model, Factor: factor, Role: role, Plus: plus, Minus: minus, DeltaPP: d}, true
 }
 
@@ -761,7 +762,7 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 // half-widths the mean of theirs: conservative whatever their
 // correlation (the standard deviation of a mean is at most the mean of
 // the standard deviations).
-func meanOf(ivs []Interval) Interval {
+func meanOf(ivs []evalmath.Interval) evalmath.Interval {
 	var m, lo, hi float64
 	var n int64
 	for _, iv := range ivs {
@@ -772,7 +773,7 @@ func meanOf(ivs []Interval) Interval {
 	}
 	k := float64(len(ivs))
 	m, lo, hi = m/k, lo/k, hi/k
-	return Interval{N: n, Mean: m, Low: m - lo, High: m + hi}
+	return evalmath.Interval{N: n, Mean: m, Low: m - lo, High: m + hi}
 }
 
 // agreementOf is a rate's majority agreement, max(r, 1-r).
@@ -828,10 +829,10 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 		return PactAlignment{}, false
 	}
 	n := int64(len(hs))
-	a := PactAlignment{Model: model, Rows: n, Invalid: invalid, Items: int64(len(items)), HumanCultureRate: mean(hs),
-		Majority: shareWilson(same, n), HumanAgreement: mean(ha)}
+	a := PactAlignment{Model: model, Rows: n, Invalid: invalid, Items: int64(len(items)), HumanCultureRate: evalmath.Mean(hs),
+		Majority: shareWilson(same, n), HumanAgreement: evalmath.Mean(ha)}
 	if len(ds) > 0 {
-		a.ModelCultureRate = optFloat(mean(ds), true)
+		a.ModelCultureRate = evalmath.OptFloat(evalmath.Mean(ds), true)
 		a.MAE, a.PFollowMAE = clusterMean(abs, absGroups), clusterMean(pabs, absGroups)
 	}
 	var gap, hAgree, mAgree []float64
@@ -841,7 +842,7 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 		if len(it.decs) == 0 {
 			continue
 		}
-		r := mean(it.decs)
+		r := evalmath.Mean(it.decs)
 		gap, gapGroups = append(gap, 100*(r-it.h)), append(gapGroups, g)
 		hAgree, mAgree = append(hAgree, agreementOf(it.h)), append(mAgree, agreementOf(r))
 	}
@@ -850,7 +851,7 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 	}
 	a.SignedGapPP = clusterMean(gap, gapGroups)
 	a.UncertaintyItems = int64(len(gap))
-	a.ModelAgreement = optFloat(mean(mAgree), true)
+	a.ModelAgreement = evalmath.OptFloat(evalmath.Mean(mAgree), true)
 	med := median(hAgree)
 	var low []float64
 	for i, h := range hAgree {
@@ -858,11 +859,11 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 			low = append(low, mAgree[i])
 		}
 	}
-	a.ModelAgreementLowHuman = optFloat(mean(low), len(low) > 0)
-	if r, ok := pearson(hAgree, mAgree); ok {
+	a.ModelAgreementLowHuman = evalmath.OptFloat(evalmath.Mean(low), len(low) > 0)
+	if r, ok := evalmath.Pearson(hAgree, mAgree); ok {
 		a.Uncertainty = &r
 		if k := len(gap); k > 3 && math.Abs(r) < 1 {
-			z, h := math.Atanh(r), z95/math.Sqrt(float64(k-3))
+			z, h := math.Atanh(r), evalmath.Z95/math.Sqrt(float64(k-3))
 			lo, hi := math.Tanh(z-h), math.Tanh(z+h)
 			a.UncertaintyLow, a.UncertaintyHigh = &lo, &hi
 		}
@@ -882,13 +883,13 @@ func median(xs []float64) float64 {
 }
 
 // clusterMean is the mean of xs with its cluster interval over groups.
-func clusterMean(xs []float64, groups []string) Interval {
-	m := mean(xs)
+func clusterMean(xs []float64, groups []string) evalmath.Interval {
+	m := evalmath.Mean(xs)
 	infl := make([]float64, len(xs))
 	for i, x := range xs {
 		infl[i] = (x - m) / float64(len(xs))
 	}
-	return clusterInterval(m, infl, groups)
+	return evalmath.ClusterInterval(m, infl, groups)
 }
 
 // optPct is a percentage or "-".
@@ -900,11 +901,11 @@ func optPct(p *float64) string {
 }
 
 // shareWilson is k of n with its Wilson interval.
-func shareWilson(k, n int64) Interval {
+func shareWilson(k, n int64) evalmath.Interval {
 	if n == 0 {
-		return Interval{}
+		return evalmath.Interval{}
 	}
-	iv := Interval{N: n, Mean: float64(k) / float64(n)}
+	iv := evalmath.Interval{N: n, Mean: float64(k) / float64(n)}
 	iv.Low, iv.High = wilson(k, n)
 	return iv
 }

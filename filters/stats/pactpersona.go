@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -69,19 +70,19 @@ type PactPersonaUncertainty struct {
 // (summarize_alignment, S5:188-219), the human share being the
 // subgroup's on each item.
 type PactPersonaAlignment struct {
-	Question         string   `json:"question"`
-	Model            string   `json:"model"`
-	Country          string   `json:"persona_country"`
-	Demo             string   `json:"persona_demo"`
-	Rows             int64    `json:"rows"`
-	Invalid          int64    `json:"invalid"`
-	Items            int64    `json:"items"`
-	HumanCultureRate float64  `json:"human_culture_rate"`
-	ModelCultureRate *float64 `json:"model_culture_rate"`
-	Majority         Interval `json:"majority_alignment"`
-	MAE              Interval `json:"distributional_mae"`
-	SignedGapPP      Interval `json:"signed_gap_pp"`
-	HumanAgreement   float64  `json:"human_majority_agreement"`
+	Question         string            `json:"question"`
+	Model            string            `json:"model"`
+	Country          string            `json:"persona_country"`
+	Demo             string            `json:"persona_demo"`
+	Rows             int64             `json:"rows"`
+	Invalid          int64             `json:"invalid"`
+	Items            int64             `json:"items"`
+	HumanCultureRate float64           `json:"human_culture_rate"`
+	ModelCultureRate *float64          `json:"model_culture_rate"`
+	Majority         evalmath.Interval `json:"majority_alignment"`
+	MAE              evalmath.Interval `json:"distributional_mae"`
+	SignedGapPP      evalmath.Interval `json:"signed_gap_pp"`
+	HumanAgreement   float64           `json:"human_majority_agreement"`
 }
 
 // personaPoint is a result of the persona-prompted run.
@@ -172,7 +173,7 @@ func personaUncertainty(pooled map[[2]string][]pactPoint) (rows, avgs []PactPers
 	for _, m := range models {
 		rs := byModel[m]
 		ag := agreeBy[m]
-		avgs = append(avgs, PactPersonaUncertainty{Model: m, Uncertainty: optFloat(mean(rs), len(rs) > 0), ModelAgreement: optFloat(mean(ag), len(ag) > 0)})
+		avgs = append(avgs, PactPersonaUncertainty{Model: m, Uncertainty: evalmath.OptFloat(evalmath.Mean(rs), len(rs) > 0), ModelAgreement: evalmath.OptFloat(evalmath.Mean(ag), len(ag) > 0)})
 	}
 	return rows, avgs
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 )
 
 // The PACT human regressions by their authors' definition
@@ -259,9 +261,9 @@ func fitPactLogit(data []pactRegRow, terms []string, basis *designBasis) pactLog
 			grad[j] -= ridgeVec[j] * beta[j]
 		}
 		h := hessian(p)
-		step, ok := solveLU(h, grad, k)
+		step, ok := evalmath.SolveLU(h, grad, k)
 		if !ok { // numpy's solve raises on a singular matrix; the authors then take pinv
-			step = matVec(pinvSym(h, k), grad, k)
+			step = evalmath.MatVec(evalmath.PinvSym(h, k), grad, k)
 		}
 		big := 0.0
 		for j := range k {
@@ -278,7 +280,7 @@ func fitPactLogit(data []pactRegRow, terms []string, basis *designBasis) pactLog
 		ll += y[i]*math.Log(p[i]) + (1-y[i])*math.Log(1-p[i])
 	}
 	fit.deviance = -2 * ll
-	cov := pinvSym(hessian(p), k)
+	cov := evalmath.PinvSym(hessian(p), k)
 	fit.se = make([]float64, k)
 	for j := range k {
 		fit.se[j] = math.Sqrt(math.Max(cov[j*k+j], 0))
@@ -338,7 +340,7 @@ func newDesignBasis(d pactDesign, n int) *designBasis {
 		}
 	}
 	if m > k {
-		cols = householderR(cols, m, k)
+		cols = evalmath.HouseholderR(cols, m, k)
 	}
 	b := &designBasis{col: map[string]int{}, cols: cols, n: n}
 	for j, name := range d.cols {
@@ -359,7 +361,7 @@ func (b *designBasis) rank(names []string) int {
 		}
 		sub[j] = slices.Clone(b.cols[c])
 	}
-	s := jacobiSingular(sub)
+	s := evalmath.JacobiSingular(sub)
 	if len(s) == 0 || b.n == 0 {
 		return 0
 	}
@@ -406,7 +408,7 @@ func pactRegression(personal, norm []pactRegRow) *PactRegression {
 			c := PactCoefficient{Term: name, Coef: fit.beta[j], StdErr: fit.se[j]}
 			if fit.se[j] > 0 {
 				z := fit.beta[j] / fit.se[j]
-				c.Z, c.P = optFloat(z, true), optFloat(math.Erfc(math.Abs(z)/math.Sqrt2), true)
+				c.Z, c.P = evalmath.OptFloat(z, true), evalmath.OptFloat(math.Erfc(math.Abs(z)/math.Sqrt2), true)
 			}
 			pm.Coefficients = append(pm.Coefficients, c)
 		}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 )
 
 // The closest human subgroups (section5_metrics.py, S5:758-778): each
@@ -16,16 +18,16 @@ import (
 
 // PactSubgroup is one model's alignment with one human subgroup.
 type PactSubgroup struct {
-	Model       string   `json:"model"`
-	Country     string   `json:"respondent_country"`
-	Demo        string   `json:"respondent_demo"`
-	Rank        int      `json:"rank"`
-	Rows        int64    `json:"rows"`
-	Items       int64    `json:"items"`
-	HumanRate   float64  `json:"human_culture_rate"`
-	Majority    Interval `json:"majority_alignment"`
-	MAE         Interval `json:"distributional_mae"`
-	SignedGapPP Interval `json:"signed_gap_pp"`
+	Model       string            `json:"model"`
+	Country     string            `json:"respondent_country"`
+	Demo        string            `json:"respondent_demo"`
+	Rank        int               `json:"rank"`
+	Rows        int64             `json:"rows"`
+	Items       int64             `json:"items"`
+	HumanRate   float64           `json:"human_culture_rate"`
+	Majority    evalmath.Interval `json:"majority_alignment"`
+	MAE         evalmath.Interval `json:"distributional_mae"`
+	SignedGapPP evalmath.Interval `json:"signed_gap_pp"`
 }
 
 func (a *pactAcc) closestSubgroups(question string, models []string) []PactSubgroup {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -45,14 +46,14 @@ type Sim struct {
 // they agree (the reviewers' mean rounds to the judge's score), and
 // Pearson's and Spearman's correlation (nil when undefined).
 type SimJudgeHuman struct {
-	Score     string   `json:"score"`
-	Episodes  int64    `json:"episodes"`
-	Judge     float64  `json:"judge_mean"`
-	Human     float64  `json:"human_mean"`
-	MAE       float64  `json:"mae"`
-	Agreement Interval `json:"agreement"`
-	Pearson   *float64 `json:"pearson"`
-	Spearman  *float64 `json:"spearman"`
+	Score     string            `json:"score"`
+	Episodes  int64             `json:"episodes"`
+	Judge     float64           `json:"judge_mean"`
+	Human     float64           `json:"human_mean"`
+	MAE       float64           `json:"mae"`
+	Agreement evalmath.Interval `json:"agreement"`
+	Pearson   *float64          `json:"pearson"`
+	Spearman  *float64          `json:"spearman"`
 }
 
 // SubgroupCoverage is how many episode specs of a culture's subgroup
@@ -93,24 +94,24 @@ type SimRow struct {
 	// Judged episodes have the judge's verdict; the scores are over them,
 	// each a mean with a 95% interval (percentile bootstrap over episodes,
 	// seeded; a normal interval above 2,000 episodes, where they agree).
-	Judged     int64    `json:"judged"`
-	Assistance Interval `json:"assistance"`
-	Cultural   Interval `json:"cultural"`
-	Language   Interval `json:"language"`
+	Judged     int64             `json:"judged"`
+	Assistance evalmath.Interval `json:"assistance"`
+	Cultural   evalmath.Interval `json:"cultural"`
+	Language   evalmath.Interval `json:"language"`
 	// Constraints are the judged constraint outcomes; Outcomes counts each
 	// of the four (and "other" for an outcome outside them); Inferred is
 	// the share inferred_and_respected, with a 95% Wilson interval.
-	Constraints int64            `json:"constraints"`
-	Outcomes    map[string]int64 `json:"outcomes"`
-	Inferred    Interval         `json:"inferred"`
+	Constraints int64             `json:"constraints"`
+	Outcomes    map[string]int64  `json:"outcomes"`
+	Inferred    evalmath.Interval `json:"inferred"`
 	// Unjudged are spec constraints of judged episodes with no outcome.
 	Unjudged int64 `json:"unjudged,omitempty"`
 	// GoalMet episodes ended with the goal met (the rest at max turns),
 	// as a share with a 95% Wilson interval; Turns is the mean number of
 	// turns (both speakers).
-	GoalMet  Interval `json:"goal_met"`
-	MaxTurns int64    `json:"max_turns"`
-	Turns    float64  `json:"turns"`
+	GoalMet  evalmath.Interval `json:"goal_met"`
+	MaxTurns int64             `json:"max_turns"`
+	Turns    float64           `json:"turns"`
 }
 
 // SimRank is one assistant's place on the leaderboard.
@@ -239,7 +240,7 @@ func (r *simRowAcc) add(rec *record.Record) {
 // scoreInterval is the mean of the 1-5 scores counted in n with its 95%
 // interval: a seeded percentile bootstrap over the episodes, or, above
 // 2,000 of them, mean ± 1.96 standard errors.
-func scoreInterval(n [5]int64) Interval {
+func scoreInterval(n [5]int64) evalmath.Interval {
 	var total int64
 	var sum, sq float64
 	for i, c := range n {
@@ -249,12 +250,12 @@ func scoreInterval(n [5]int64) Interval {
 		sq += v * v * float64(c)
 	}
 	if total == 0 {
-		return Interval{}
+		return evalmath.Interval{}
 	}
-	iv := Interval{N: total, Mean: sum / float64(total)}
-	if total > bootstrapMaxN {
+	iv := evalmath.Interval{N: total, Mean: sum / float64(total)}
+	if total > evalmath.BootstrapMaxN {
 		sd := math.Sqrt(max(0, sq/float64(total)-iv.Mean*iv.Mean) * float64(total) / float64(total-1))
-		half := z95 * sd / math.Sqrt(float64(total))
+		half := evalmath.Z95 * sd / math.Sqrt(float64(total))
 		iv.Low, iv.High = iv.Mean-half, iv.Mean+half
 		return iv
 	}
@@ -266,12 +267,12 @@ func scoreInterval(n [5]int64) Interval {
 		acc += c
 		cum[i] = acc
 	}
-	rng := resampler(bootstrapSeed ^ uint64(total))
-	means := make([]float64, bootstrapRounds)
+	rng := evalmath.Resampler(evalmath.BootstrapSeed ^ uint64(total))
+	means := make([]float64, evalmath.BootstrapRounds)
 	for b := range means {
 		s := 0
 		for range total {
-			u := int64(rng.intn(int(total)))
+			u := int64(rng.Intn(int(total)))
 			v := 0
 			for u >= cum[v] {
 				v++
@@ -281,15 +282,15 @@ func scoreInterval(n [5]int64) Interval {
 		means[b] = float64(s) / float64(total)
 	}
 	slices.Sort(means)
-	iv.Low, iv.High = quantileSorted(means, 0.025), quantileSorted(means, 0.975)
+	iv.Low, iv.High = evalmath.QuantileSorted(means, 0.025), evalmath.QuantileSorted(means, 0.975)
 	return iv
 }
 
-func shareInterval(k, n int64) Interval {
+func shareInterval(k, n int64) evalmath.Interval {
 	if n == 0 {
-		return Interval{}
+		return evalmath.Interval{}
 	}
-	iv := Interval{N: n, Mean: float64(k) / float64(n)}
+	iv := evalmath.Interval{N: n, Mean: float64(k) / float64(n)}
 	iv.Low, iv.High = wilson(k, n)
 	return iv
 }
@@ -369,8 +370,8 @@ func (a *simAcc) report(rankBy string) *Sim {
 			}
 		}
 		n := int64(len(pairs))
-		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: mean(js), Human: mean(hs),
-			MAE: abs / float64(n), Agreement: shareWilson(same, n), Pearson: optFloat(pearson(js, hs)), Spearman: optFloat(spearman(js, hs))})
+		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: evalmath.Mean(js), Human: evalmath.Mean(hs),
+			MAE: abs / float64(n), Agreement: shareWilson(same, n), Pearson: evalmath.OptFloat(evalmath.Pearson(js, hs)), Spearman: evalmath.OptFloat(evalmath.Spearman(js, hs))})
 	}
 	return s
 }
@@ -416,7 +417,7 @@ func (a *simAcc) coverageReport() []SubgroupCoverage {
 func overall(r SimRow) float64 {
 	var s float64
 	var n int
-	for _, iv := range []Interval{r.Assistance, r.Cultural, r.Language} {
+	for _, iv := range []evalmath.Interval{r.Assistance, r.Cultural, r.Language} {
 		if iv.N > 0 {
 			s += iv.Mean
 			n++

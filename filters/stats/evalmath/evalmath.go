@@ -1,22 +1,22 @@
-package stats
+// Package evalmath holds the statistics of ngstats' evaluation sections
+// (PACT, simulation): correlations, Jensen-Shannon divergence, t intervals
+// (PACT), bootstrap intervals (simulation scores) and the small dense
+// linear algebra of the PACT human regressions. Every interval is a 95%
+// interval; the bootstrap is seeded, so the same input always gives the
+// same report.
+package evalmath
 
 import (
 	"math"
 	"slices"
 )
 
-// The statistics of the evaluation sections (PACT, simulation):
-// correlations, Jensen-Shannon divergence, t intervals (PACT) and
-// bootstrap intervals (simulation scores). Every interval is a 95%
-// interval; the bootstrap is seeded, so the same input
-// always gives the same report.
+// BootstrapRounds is how many resamples a bootstrap interval draws.
+const BootstrapRounds = 2000
 
-// bootstrapRounds is how many resamples a bootstrap interval draws.
-const bootstrapRounds = 2000
-
-// bootstrapSeed seeds every bootstrap: the report is a pure function of
+// BootstrapSeed seeds every bootstrap: the report is a pure function of
 // its input.
-const bootstrapSeed = 0x6e676b6974 // "ngkit"
+const BootstrapSeed = 0x6e676b6974 // "ngkit"
 
 // Interval is an estimate over N units with its 95% interval; all zero
 // when N is 0 (nothing to estimate).
@@ -27,8 +27,8 @@ type Interval struct {
 	High float64 `json:"high"`
 }
 
-// mean of xs (NaN when empty).
-func mean(xs []float64) float64 {
+// Mean of xs (NaN when empty).
+func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
@@ -39,28 +39,28 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// bootstrapMaxN is the most units a bootstrap resamples: above it the
+// BootstrapMaxN is the most units a bootstrap resamples: above it the
 // interval is the normal one, mean +- 1.96 standard errors, which the
 // bootstrap's then agrees with (the mean of thousands of bounded values is
 // normal to well under the bootstrap's own Monte Carlo error), at a
 // fraction of the cost.
-const bootstrapMaxN = 2000
+const BootstrapMaxN = 2000
 
-// z95 is the two-sided 95% quantile of the standard normal.
-const z95 = 1.959963984540054
+// Z95 is the two-sided 95% quantile of the standard normal.
+const Z95 = 1.959963984540054
 
-// meanT is the mean of xs with its 95% Student t interval, mean +-
+// MeanT is the mean of xs with its 95% Student t interval, mean +-
 // t(0.975, n-1) standard errors. xs are the independent units (items, or
 // the item groups of a counterfactual: one value per cluster), so the
 // interval is a cluster interval. Its coverage holds at a handful of
 // units, where the percentile bootstrap's falls short (it covered 92% at
 // 15 units; TestIntervalCoverage checks 93-97% at 15 and 300). One unit
 // has no spread to estimate: its interval is the mean itself (N says so).
-func meanT(xs []float64) Interval {
+func MeanT(xs []float64) Interval {
 	if len(xs) == 0 {
 		return Interval{}
 	}
-	iv := Interval{N: int64(len(xs)), Mean: mean(xs)}
+	iv := Interval{N: int64(len(xs)), Mean: Mean(xs)}
 	if len(xs) < 2 {
 		iv.Low, iv.High = iv.Mean, iv.Mean
 		return iv
@@ -70,36 +70,36 @@ func meanT(xs []float64) Interval {
 		ss += (x - iv.Mean) * (x - iv.Mean)
 	}
 	se := math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
-	half := tQuantile975(float64(len(xs)-1)) * se
+	half := TQuantile975(float64(len(xs)-1)) * se
 	iv.Low, iv.High = iv.Mean-half, iv.Mean+half
 	return iv
 }
 
-// diffT is the difference of the means of two independent samples, a -
+// DiffT is the difference of the means of two independent samples, a -
 // b, with its 95% Welch interval (Welch-Satterthwaite degrees of
 // freedom); with fewer than two values on a side, the interval is the
 // difference itself.
-func diffT(a, b []float64) Interval {
+func DiffT(a, b []float64) Interval {
 	if len(a) == 0 || len(b) == 0 {
 		return Interval{}
 	}
-	ma, mb := mean(a), mean(b)
+	ma, mb := Mean(a), Mean(b)
 	iv := Interval{N: int64(len(a) + len(b)), Mean: ma - mb, Low: ma - mb, High: ma - mb}
 	if len(a) < 2 || len(b) < 2 {
 		return iv
 	}
-	va, vb := variance(a, ma)/float64(len(a)), variance(b, mb)/float64(len(b))
+	va, vb := Variance(a, ma)/float64(len(a)), Variance(b, mb)/float64(len(b))
 	se := math.Sqrt(va + vb)
 	if se == 0 {
 		return iv
 	}
 	df := (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
-	half := tQuantile975(df) * se
+	half := TQuantile975(df) * se
 	iv.Low, iv.High = iv.Mean-half, iv.Mean+half
 	return iv
 }
 
-// clusterInterval is the 95% interval of an estimate that is a smooth
+// ClusterInterval is the 95% interval of an estimate that is a smooth
 // function of item values, from its influence values (one per item: the
 // estimate's change per unit of the item, linearized) and the items'
 // groups: the cluster-robust variance G/(G-1) * sum over groups of the
@@ -107,7 +107,7 @@ func diffT(a, b []float64) Interval {
 // variants of one scenario (an item group) are not independent; with one
 // item per group this is the t interval. Fewer than two groups: the
 // estimate itself.
-func clusterInterval(est float64, infl []float64, groups []string) Interval {
+func ClusterInterval(est float64, infl []float64, groups []string) Interval {
 	// The groups' sums in the order they first appear: a float sum in
 	// map order differed in its last digits from run to run, and so did
 	// the report.
@@ -131,13 +131,13 @@ func clusterInterval(est float64, infl []float64, groups []string) Interval {
 		v += u * u
 	}
 	g := float64(len(sums))
-	half := tQuantile975(g-1) * math.Sqrt(v*g/(g-1))
+	half := TQuantile975(g-1) * math.Sqrt(v*g/(g-1))
 	iv.Low, iv.High = est-half, est+half
 	return iv
 }
 
-// variance is the sample variance (n-1) of xs about m.
-func variance(xs []float64, m float64) float64 {
+// Variance is the sample variance (n-1) of xs about m.
+func Variance(xs []float64, m float64) float64 {
 	var ss float64
 	for _, x := range xs {
 		ss += (x - m) * (x - m)
@@ -145,11 +145,11 @@ func variance(xs []float64, m float64) float64 {
 	return ss / float64(len(xs)-1)
 }
 
-// tQuantile975 is the 0.975 quantile of Student's t with df degrees of
+// TQuantile975 is the 0.975 quantile of Student's t with df degrees of
 // freedom (df > 0, not necessarily whole), by bisection on the CDF.
-func tQuantile975(df float64) float64 {
+func TQuantile975(df float64) float64 {
 	if df > 1e7 {
-		return z95
+		return Z95
 	}
 	lo, hi := 0.0, 1000.0
 	for range 200 {
@@ -222,14 +222,14 @@ func betaCF(a, b, x float64) float64 {
 	return h
 }
 
-// resampler is splitmix64: the bootstrap draws millions of indexes, and
+// Resampler is splitmix64: the bootstrap draws millions of indexes, and
 // this is several times faster than math/rand's generators; its quality is
 // ample for resampling.
-type resampler uint64
+type Resampler uint64
 
-// intn is uniform in [0, n) for n < 2^32 (Lemire's multiply-shift; the
+// Intn is uniform in [0, n) for n < 2^32 (Lemire's multiply-shift; the
 // bias, below n/2^32, is far under the bootstrap's own error).
-func (r *resampler) intn(n int) int {
+func (r *Resampler) Intn(n int) int {
 	*r += 0x9e3779b97f4a7c15
 	z := uint64(*r)
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
@@ -238,22 +238,22 @@ func (r *resampler) intn(n int) int {
 	return int((z >> 32) * uint64(n) >> 32)
 }
 
-// quantileSorted is the q-quantile of sorted xs, linearly interpolated
+// QuantileSorted is the q-quantile of sorted xs, linearly interpolated
 // between the closest ranks.
-func quantileSorted(xs []float64, q float64) float64 {
+func QuantileSorted(xs []float64, q float64) float64 {
 	pos := q * float64(len(xs)-1)
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(xs)-1)
 	return xs[lo] + (pos-float64(lo))*(xs[hi]-xs[lo])
 }
 
-// pearson is Pearson's correlation of x and y; ok is false with fewer than
+// Pearson is Pearson's correlation of x and y; ok is false with fewer than
 // two pairs or when either has no variance.
-func pearson(x, y []float64) (r float64, ok bool) {
+func Pearson(x, y []float64) (r float64, ok bool) {
 	if len(x) != len(y) || len(x) < 2 {
 		return 0, false
 	}
-	mx, my := mean(x), mean(y)
+	mx, my := Mean(x), Mean(y)
 	var sxy, sxx, syy float64
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
@@ -261,17 +261,17 @@ func pearson(x, y []float64) (r float64, ok bool) {
 		sxx += dx * dx
 		syy += dy * dy
 	}
-	if constant(x) || constant(y) {
+	if Constant(x) || Constant(y) {
 		return 0, false
 	}
 	return sxy / math.Sqrt(sxx*syy), true
 }
 
-// constant says whether xs has no variance. Not "sum of squared
+// Constant says whether xs has no variance. Not "sum of squared
 // deviations == 0": the mean of equal values is not always exactly that
 // value in floating point (0.1 three times), so the deviations are not all
 // zero and a constant series got r = 0 or 1e-16 in place of "undefined".
-func constant(xs []float64) bool {
+func Constant(xs []float64) bool {
 	for _, x := range xs[1:] {
 		if x != xs[0] {
 			return false
@@ -280,9 +280,9 @@ func constant(xs []float64) bool {
 	return true
 }
 
-// ranks gives each value its rank (1-based), ties the mean of the ranks
+// Ranks gives each value its rank (1-based), ties the mean of the ranks
 // they span.
-func ranks(x []float64) []float64 {
+func Ranks(x []float64) []float64 {
 	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i
@@ -311,18 +311,18 @@ func ranks(x []float64) []float64 {
 	return r
 }
 
-// spearman is Spearman's rank correlation: Pearson's of the ranks, ties
+// Spearman is Spearman's rank correlation: Pearson's of the ranks, ties
 // given their mean rank.
-func spearman(x, y []float64) (float64, bool) {
+func Spearman(x, y []float64) (float64, bool) {
 	if len(x) != len(y) {
 		return 0, false
 	}
-	return pearson(ranks(x), ranks(y))
+	return Pearson(Ranks(x), Ranks(y))
 }
 
-// jsd2 is the Jensen-Shannon divergence, in bits (so within [0, 1]), of
+// JSD2 is the Jensen-Shannon divergence, in bits (so within [0, 1]), of
 // the two-option distributions (p, 1-p) and (q, 1-q).
-func jsd2(p, q float64) float64 {
+func JSD2(p, q float64) float64 {
 	m := []float64{(p + q) / 2, (2 - p - q) / 2}
 	a, b := []float64{p, 1 - p}, []float64{q, 1 - q}
 	kl := func(x []float64) float64 {
@@ -337,8 +337,8 @@ func jsd2(p, q float64) float64 {
 	return max(0, (kl(a)+kl(b))/2)
 }
 
-// optFloat is a figure that may be undefined (JSON null).
-func optFloat(v float64, ok bool) *float64 {
+// OptFloat is a figure that may be undefined (JSON null).
+func OptFloat(v float64, ok bool) *float64 {
 	if !ok || math.IsNaN(v) {
 		return nil
 	}

@@ -1,18 +1,18 @@
-package stats
+package evalmath
 
 import "math"
 
 // The small dense linear algebra of the PACT human regressions
-// (pactregress.go): what the authors take from numpy.linalg (solve, pinv,
+// (filters/stats, pactregress.go): what the authors take from numpy.linalg (solve, pinv,
 // matrix_rank), hand-written because the matrices are a few dozen columns
 // wide and a library would grow the binary for three functions. Matrices
 // are row-major []float64.
 
-// solveLU solves a x = b by Gaussian elimination with partial pivoting
+// SolveLU solves a x = b by Gaussian elimination with partial pivoting
 // (LAPACK's gesv, which numpy's solve calls: the largest pivot of each
 // column, the first of equals). ok is false when a pivot is exactly zero,
 // where numpy raises LinAlgError.
-func solveLU(a, b []float64, n int) (x []float64, ok bool) {
+func SolveLU(a, b []float64, n int) (x []float64, ok bool) {
 	m := make([]float64, len(a))
 	copy(m, a)
 	x = make([]float64, n)
@@ -56,8 +56,8 @@ func solveLU(a, b []float64, n int) (x []float64, ok bool) {
 	return x, true
 }
 
-// matVec is a·v for a square n×n a.
-func matVec(a, v []float64, n int) []float64 {
+// MatVec is a·v for a square n×n a.
+func MatVec(a, v []float64, n int) []float64 {
 	out := make([]float64, n)
 	for i := range n {
 		s := 0.0
@@ -69,12 +69,12 @@ func matVec(a, v []float64, n int) []float64 {
 	return out
 }
 
-// pinvSym is numpy's pinv of a symmetric matrix: its eigen-decomposition
+// PinvSym is numpy's pinv of a symmetric matrix: its eigen-decomposition
 // by cyclic Jacobi rotations (for a symmetric matrix the singular values
 // are the eigenvalues' magnitudes), every eigenvalue whose magnitude is
 // above 1e-15 times the largest inverted (pinv's default rcond), the rest
 // taken as zero.
-func pinvSym(h []float64, n int) []float64 {
+func PinvSym(h []float64, n int) []float64 {
 	a := make([]float64, len(h))
 	copy(a, h)
 	v := make([]float64, n*n)
@@ -138,11 +138,11 @@ func pinvSym(h []float64, n int) []float64 {
 	return out
 }
 
-// singularValues are the singular values of the m×n matrix a (row-major),
+// SingularValues are the singular values of the m×n matrix a (row-major),
 // min(m, n) of them and n-m zeros more when m < n: a tall matrix is
 // first reduced to its n×n R by Householder QR (as LAPACK's gesdd does),
 // whose singular values are a's, then one-sided Jacobi.
-func singularValues(a []float64, m, n int) []float64 {
+func SingularValues(a []float64, m, n int) []float64 {
 	if m == 0 || n == 0 {
 		return nil
 	}
@@ -154,15 +154,15 @@ func singularValues(a []float64, m, n int) []float64 {
 		}
 	}
 	if m > n {
-		cols = householderR(cols, m, n)
+		cols = HouseholderR(cols, m, n)
 	}
-	return jacobiSingular(cols)
+	return JacobiSingular(cols)
 }
 
-// householderR is the n×n R of the QR factorisation of the m×n matrix
+// HouseholderR is the n×n R of the QR factorisation of the m×n matrix
 // of these columns (m > n), by Householder reflections, as columns; it
 // overwrites them.
-func householderR(cols [][]float64, m, n int) [][]float64 {
+func HouseholderR(cols [][]float64, m, n int) [][]float64 {
 	for j := range n {
 		x := cols[j][j:]
 		norm := 0.0
@@ -210,11 +210,11 @@ func householderR(cols [][]float64, m, n int) [][]float64 {
 	return cols
 }
 
-// jacobiSingular are the singular values of the matrix of these columns
+// JacobiSingular are the singular values of the matrix of these columns
 // (all of one length) by one-sided Jacobi (Hestenes): rotations of pairs
 // of columns until every two are orthogonal to rounding, the columns'
 // norms then the singular values. It overwrites the columns.
-func jacobiSingular(cols [][]float64) []float64 {
+func JacobiSingular(cols [][]float64) []float64 {
 	n := len(cols)
 	for range 100 {
 		rotated := false
