@@ -6,6 +6,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -66,8 +67,8 @@ type Collector struct {
 	gens        map[genKey]*GenCost // models.go
 	panel       *panelAcc
 
-	pact *pactAcc // pact.go
-	sim  *simAcc  // sim.go
+	pact pactstats.Acc
+	sim  *simAcc // sim.go
 
 	by *byPersona // --by: a report per persona attribute value (persona.go)
 
@@ -178,7 +179,7 @@ func (c *Collector) add(rec *record.Record) {
 	}
 	c.addGen(rec)
 	c.addPanel(rec)
-	c.addPact(rec)
+	c.pact.Add(rec)
 	c.addSim(rec)
 	c.recDefects = false
 	c.recNames = c.recNames[:0]
@@ -368,7 +369,7 @@ func (c *Collector) scenario(rec *record.Record) {
 	key := dedup.ScenarioKey(rec)
 	// A counterfactual variant (ngseed --vary) repeats its group's
 	// scenario on purpose: not a duplicate. Its text is not compared again.
-	group := pactGroup(rec)
+	group := pactstats.Group(rec)
 	if c.variantScen == nil {
 		c.variantScen = map[uint64]uint64{}
 	}
@@ -497,7 +498,7 @@ func (c *Collector) Report() *Report {
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
 	r.Calls, r.Panel = c.genReport(), c.panel.report()
-	r.Pact, r.Sim = c.pact.report(), c.sim.report(c.RankBy)
+	r.Pact, r.Sim = c.pact.Report(), c.sim.report(c.RankBy)
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

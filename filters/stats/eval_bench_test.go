@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkPactReport(b *testing.B) {
 				for _, m := range []string{"a", "b"} {
 					for _, q := range []string{record.PactChoice, record.PactNorm} {
 						p := rng.Float64()
-						r.Pact = append(r.Pact, record.PactResult{Model: m, Question: q, PFollow: &p, Majority: majorityOf(p)})
+						r.Pact = append(r.Pact, record.PactResult{Model: m, Question: q, PFollow: &p, Majority: pactstats.MajorityOf(p)})
 					}
 				}
 				recs = append(recs, r)
@@ -33,9 +34,9 @@ func BenchmarkPactReport(b *testing.B) {
 	for b.Loop() {
 		c := NewCollector()
 		for _, r := range recs {
-			c.addPact(r)
+			c.pact.Add(r)
 		}
-		if c.pact.report() == nil {
+		if c.pact.Report() == nil {
 			b.Fatal("no report")
 		}
 	}

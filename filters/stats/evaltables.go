@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 )
 
 // The PACT and simulation sections laid out as tables (text, Markdown,
@@ -36,7 +37,7 @@ func optStr(p *float64) string {
 	return f3(*p)
 }
 
-func pactTables(p *Pact) []table {
+func pactTables(p *pactstats.Report) []table {
 	if p == nil {
 		return nil
 	}
@@ -54,7 +55,7 @@ func pactTables(p *Pact) []table {
 			case "":
 				overall.rows = append(overall.rows, []string{r.Model, num(r.Results), num(r.Invalid), ivPct(r.PFollow), ivPct(r.FollowShare),
 					num(r.Follow), num(r.Allow), num(r.Tie), optStr(r.Entropy)})
-			case pactCulture:
+			case pactstats.Culture:
 				byCulture.rows = append(byCulture.rows, []string{r.Model, orNone(r.Value), num(r.PFollow.N), ivPct(r.PFollow), ivPct(r.FollowShare)})
 			default:
 				byAttr.rows = append(byAttr.rows, []string{r.Model, r.Attr, orNone(r.Value), num(r.PFollow.N), ivPct(r.PFollow), ivPct(r.FollowShare)})
@@ -106,7 +107,7 @@ func pactTables(p *Pact) []table {
 
 // pactRunTables are the PACT tables of more than one framing: the
 // averages over the framings, the persona-prompted run, the human study.
-func pactRunTables(p *Pact) []table {
+func pactRunTables(p *pactstats.Report) []table {
 	ts := framingAverageTable(p.FramingAverages)
 	ts = append(ts, personaTable(p.Persona)...)
 	ts = append(ts, humanStudyTable(p.HumanStudy)...)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 )
 
 // The HTML report's PACT, simulation, models and by-persona sections:
@@ -131,7 +132,7 @@ func newEvalView(r *Report) evalView {
 				switch rt.Attr {
 				case "":
 					overall = append(overall, ivItem{rt.Model, rt.PFollow})
-				case pactCulture:
+				case pactstats.Culture:
 					byCulture = append(byCulture, ivItem{rt.Model + " · " + orNone(rt.Value), rt.PFollow})
 				}
 			}
@@ -149,7 +150,7 @@ func newEvalView(r *Report) evalView {
 					pv.Charts = append(pv.Charts, c)
 				}
 			}
-			one := &Pact{Items: r.Pact.Items, Questions: []PactQuestion{q}}
+			one := &pactstats.Report{Items: r.Pact.Items, Questions: []pactstats.Question{q}}
 			pv.Tables = htmlTables(pactTables(one))
 			v.Pact = append(v.Pact, pv)
 		}

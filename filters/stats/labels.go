@@ -3,9 +3,9 @@ package stats
 import (
 	"cmp"
 	"encoding/json"
-	"math"
 	"slices"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -161,26 +161,11 @@ func (x *labelExtras) report(l *Labels) {
 		}
 		q := *p
 		q.WinRate = float64(q.Win) / float64(q.N)
-		q.Low, q.High = wilson(q.Win, q.N)
+		q.Low, q.High = evalmath.Wilson(q.Win, q.N)
 		l.Pairwise = append(l.Pairwise, q)
 	}
 	slices.SortFunc(l.Pairwise, func(a, b PairwiseRate) int {
 		return cmp.Or(cmp.Compare(slices.Index(pairwiseCriteria, a.Criterion), slices.Index(pairwiseCriteria, b.Criterion)),
 			cmp.Compare(groupOrder(a.Group), groupOrder(b.Group)), cmp.Compare(a.Group, b.Group))
 	})
-}
-
-// wilson is the 95% Wilson score interval of k successes in n trials:
-// unlike the normal approximation it stays within [0, 1] and is sound
-// for small n and rates near 0 or 1.
-func wilson(k, n int64) (low, high float64) {
-	if n == 0 {
-		return 0, 0
-	}
-	const z = 1.959963984540054
-	p, nf := float64(k)/float64(n), float64(n)
-	den := 1 + z*z/nf
-	center := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return max(0, center-half), min(1, center+half)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -19,7 +20,7 @@ func TestWilson(t *testing.T) {
 		{10, 10, 0.72247, 1},
 		{0, 0, 0, 0},
 	} {
-		lo, hi := wilson(c.k, c.n)
+		lo, hi := evalmath.Wilson(c.k, c.n)
 		if math.Abs(lo-c.low) > 1e-4 || math.Abs(hi-c.high) > 1e-4 {
 			t.Errorf("wilson(%d, %d) = %.5f, %.5f; want %.5f, %.5f", c.k, c.n, lo, hi, c.low, c.high)
 		}

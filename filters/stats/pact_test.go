@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -35,7 +36,7 @@ func pactRec(id, variantOf, culture string, persona map[string]string, human *fl
 		res := record.PactResult{Model: m, Question: record.PactChoice, Method: "sample", Samples: 10}
 		if p != nil {
 			res.PFollow, res.Valid = p, 10
-			res.Majority = majorityOf(*p)
+			res.Majority = pactstats.MajorityOf(*p)
 			res.Entropy = fp(agree.Entropy(map[string]float64{"f": *p, "a": 1 - *p}))
 		} else {
 			res.Error = "no valid sample"
@@ -45,7 +46,7 @@ func pactRec(id, variantOf, culture string, persona map[string]string, human *fl
 	return r
 }
 
-func findRate(q PactQuestion, model, attr, value string) *PactRate {
+func findRate(q pactstats.Question, model, attr, value string) *pactstats.Rate {
 	for i, r := range q.Rates {
 		if r.Model == model && r.Attr == attr && r.Value == value {
 			return &q.Rates[i]
@@ -54,7 +55,7 @@ func findRate(q PactQuestion, model, attr, value string) *PactRate {
 	return nil
 }
 
-func findEffect(q PactQuestion, model, attr string) *PactEffect {
+func findEffect(q pactstats.Question, model, attr string) *pactstats.Effect {
 	for i, e := range q.Effects {
 		if e.Model == model && e.Attr == attr {
 			return &q.Effects[i]
@@ -86,7 +87,7 @@ func TestPactSmallByHand(t *testing.T) {
 		a.FollowShare.Mean != 0.25 || a.PFollow.Low > 0.475 || a.PFollow.High < 0.475 {
 		t.Errorf("model a overall %+v", a)
 	}
-	lo, hi := wilson(1, 4)
+	lo, hi := evalmath.Wilson(1, 4)
 	if a.FollowShare.Low != lo || a.FollowShare.High != hi {
 		t.Errorf("follow share interval %+v, want Wilson %v %v", a.FollowShare, lo, hi)
 	}
@@ -139,7 +140,7 @@ func TestPactSmallByHand(t *testing.T) {
 	// .3 0 -.3 and .3 .1 -.4; sxy = .09+.12 = .21, sxx = .18, syy = .26;
 	// r = .21/sqrt(.0468) = .970725. Spearman: ranks 3 2 1 and 3 2 1 -> 1.
 	// JSD: (.8,.9) = .0133 (see below), (.5,.7) and (.2,.2) = 0.
-	var ha *PactHuman
+	var ha *pactstats.Human
 	for i := range q.Human {
 		if q.Human[i].Model == "a" {
 			ha = &q.Human[i]
@@ -191,7 +192,7 @@ func TestPactSmallByHand(t *testing.T) {
 // and two genders: korean raises p_follow by 10 pp, gender changes
 // nothing; each item has its own level, and each variant 2 pp of
 // measurement noise, drawn from seed.
-func injectedPact(t *testing.T, seed uint64) PactQuestion {
+func injectedPact(t *testing.T, seed uint64) pactstats.Question {
 	rng := rand.New(rand.NewPCG(seed, 4))
 	var recs []*record.Record
 	for i := range 300 {

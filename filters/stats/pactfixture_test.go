@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -489,7 +490,7 @@ func TestPactPaperAwkward(t *testing.T) {
 			want := indAwkDemographic(qrows, instruct, factor)
 			found := false
 			for _, d := range q.Paper.Demographics {
-				if d.Model == pactAverage && d.Factor == factor && d.Role == "both" {
+				if d.Model == pactstats.Average && d.Factor == factor && d.Role == "both" {
 					found = true
 					if !approx(d.DeltaPP.Mean, want, tol) {
 						t.Errorf("%s %s (average) both: %v, independent %v", q.Question, factor, d.DeltaPP.Mean, want)

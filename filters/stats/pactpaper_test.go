@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -287,9 +288,9 @@ func TestPactPaperFigures(t *testing.T) {
 	// Country spread.
 	// the average is over the instruct models: the base model is no family's headline
 	wantDeltas, wantRange := indRegionDeltas(rows, []string{"instruct"}, countries)
-	var avg *PactSpread
+	var avg *pactstats.Spread
 	for i, s := range paper.Spread {
-		if s.Attr == pactCulture && s.Model == pactAverage {
+		if s.Attr == pactstats.Culture && s.Model == pactstats.Average {
 			avg = &paper.Spread[i]
 		}
 	}
@@ -312,7 +313,7 @@ func TestPactPaperFigures(t *testing.T) {
 	// Per model, the intervals cover the known delta (the design is
 	// balanced: the truth is the country's effect minus their mean).
 	for _, s := range paper.Spread {
-		if s.Attr != pactCulture {
+		if s.Attr != pactstats.Culture {
 			continue
 		}
 		for _, c := range s.Countries {
@@ -335,7 +336,7 @@ func TestPactPaperFigures(t *testing.T) {
 				continue
 			}
 			want := per[d.Model]
-			if d.Model == pactAverage {
+			if d.Model == pactstats.Average {
 				want = average
 			}
 			seen++
@@ -394,7 +395,7 @@ func TestPactPaperNullSpread(t *testing.T) {
 		recs, _ := synthPaper(6, seed+100)
 		paper := collect(t, recs...).Pact.Questions[0].Paper
 		for _, s := range paper.Spread {
-			if s.Attr != pactCulture || s.Model == pactAverage {
+			if s.Attr != pactstats.Culture || s.Model == pactstats.Average {
 				continue
 			}
 			for _, c := range s.Countries {
@@ -468,7 +469,7 @@ func TestPactHumanStudy(t *testing.T) {
 	// a persona variant of i1 carries i1's answers: they count once
 	i1v := &record.Record{ID: "i1-v", VariantOf: "i1", Culture: "brazilian", PactItem: i1.PactItem}
 	r := collect(t, i1, i1v, i2)
-	got := map[string]PactHumanGroup{}
+	got := map[string]pactstats.HumanGroup{}
 	for _, g := range r.Pact.HumanStudy {
 		got[g.Framing+" "+g.Grouping+" "+g.Value] = g
 	}

@@ -18,6 +18,8 @@
 // one.
 package stats
 
+import "github.com/ngkit/ngkit/filters/stats/pactstats"
+
 // Version is the version of the report's JSON layout. It changes when a key
 // is renamed or removed, not when one is added.
 const Version = 1
@@ -59,7 +61,7 @@ type Report struct {
 	// Review, when records carry reviewers' labels or verdicts.
 	Review *Review `json:"review,omitempty"`
 	// Pact, when records carry PACT results (ngpact): pact.go.
-	Pact *Pact `json:"pact,omitempty"`
+	Pact *pactstats.Report `json:"pact,omitempty"`
 	// Sim, when records are simulated episodes (ngsim): sim.go.
 	Sim *Sim `json:"sim,omitempty"`
 	// Browser holds whole dialogues for the HTML report (Collector.Browse).

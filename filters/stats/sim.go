@@ -291,7 +291,7 @@ func shareInterval(k, n int64) evalmath.Interval {
 		return evalmath.Interval{}
 	}
 	iv := evalmath.Interval{N: n, Mean: float64(k) / float64(n)}
-	iv.Low, iv.High = wilson(k, n)
+	iv.Low, iv.High = evalmath.Wilson(k, n)
 	return iv
 }
 
@@ -324,7 +324,7 @@ func (a *simAcc) report(rankBy string) *Sim {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(x, y simKey) int {
-		return cmp.Or(cmp.Compare(x.assistant, y.assistant), cmp.Compare(x.mode, y.mode), noneLast(x.group, y.group))
+		return cmp.Or(cmp.Compare(x.assistant, y.assistant), cmp.Compare(x.mode, y.mode), evalmath.NoneLast(x.group, y.group))
 	})
 	for _, k := range keys {
 		row := a.rows[k].row(k)
@@ -371,7 +371,7 @@ func (a *simAcc) report(rankBy string) *Sim {
 		}
 		n := int64(len(pairs))
 		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: evalmath.Mean(js), Human: evalmath.Mean(hs),
-			MAE: abs / float64(n), Agreement: shareWilson(same, n), Pearson: evalmath.OptFloat(evalmath.Pearson(js, hs)), Spearman: evalmath.OptFloat(evalmath.Spearman(js, hs))})
+			MAE: abs / float64(n), Agreement: evalmath.ShareWilson(same, n), Pearson: evalmath.OptFloat(evalmath.Pearson(js, hs)), Spearman: evalmath.OptFloat(evalmath.Spearman(js, hs))})
 	}
 	return s
 }
@@ -405,7 +405,7 @@ func (a *simAcc) coverageReport() []SubgroupCoverage {
 				others = append(others, k[1])
 			}
 		}
-		slices.SortFunc(others, noneLast)
+		slices.SortFunc(others, evalmath.NoneLast)
 		for _, sg := range others {
 			out = append(out, row(sg, false))
 		}

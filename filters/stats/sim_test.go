@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -78,7 +79,7 @@ func TestSimSection(t *testing.T) {
 		!approx(a.Inferred.Mean, 0.4, 1e-12) {
 		t.Errorf("a outcomes %+v inferred %+v unjudged %d", a.Outcomes, a.Inferred, a.Unjudged)
 	}
-	if lo, hi := wilson(2, 5); a.Inferred.Low != lo || a.Inferred.High != hi {
+	if lo, hi := evalmath.Wilson(2, 5); a.Inferred.Low != lo || a.Inferred.High != hi {
 		t.Errorf("inference interval %+v, want Wilson %v %v", a.Inferred, lo, hi)
 	}
 	// Goal met 2 of 4 (the others ended at max turns); turns (6+16+4+16)/4.

@@ -9,6 +9,7 @@ package evalmath
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // BootstrapRounds is how many resamples a bootstrap interval draws.
@@ -343,4 +344,40 @@ func OptFloat(v float64, ok bool) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// Wilson is the 95% Wilson score interval of k successes in n trials:
+// unlike the normal approximation it stays within [0, 1] and is sound
+// for small n and rates near 0 or 1.
+func Wilson(k, n int64) (low, high float64) {
+	if n == 0 {
+		return 0, 0
+	}
+	const z = Z95
+	p, nf := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/nf
+	center := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return max(0, center-half), min(1, center+half)
+}
+
+// ShareWilson is k of n with its Wilson interval.
+func ShareWilson(k, n int64) Interval {
+	if n == 0 {
+		return Interval{}
+	}
+	iv := Interval{N: n, Mean: float64(k) / float64(n)}
+	iv.Low, iv.High = Wilson(k, n)
+	return iv
+}
+
+// NoneLast orders the groups of the evaluation tables by name, "" (none) last.
+func NoneLast(x, y string) int {
+	if (x == "") != (y == "") {
+		if x == "" {
+			return 1
+		}
+		return -1
+	}
+	return strings.Compare(x, y)
 }

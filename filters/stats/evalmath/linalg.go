@@ -3,7 +3,7 @@ package evalmath
 import "math"
 
 // The small dense linear algebra of the PACT human regressions
-// (filters/stats, pactregress.go): what the authors take from numpy.linalg (solve, pinv,
+// (pactstats, pactregress.go): what the authors take from numpy.linalg (solve, pinv,
 // matrix_rank), hand-written because the matrices are a few dozen columns
 // wide and a library would grow the binary for three functions. Matrices
 // are row-major []float64.

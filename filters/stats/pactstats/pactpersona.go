@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	"cmp"
@@ -22,8 +22,8 @@ import (
 // results count in no other figure of the section: the rest is of the
 // persona-free run, as the authors keep their two settings apart.
 
-// PactPersonaRun is the persona-prompted run and its alignment.
-type PactPersonaRun struct {
+// PersonaRun is the persona-prompted run and its alignment.
+type PersonaRun struct {
 	// Items and Results are the persona-prompted records and their
 	// results; Incomplete of the results lack persona_country or
 	// persona_demo, Unmatched have both but no answer of their subgroup
@@ -33,7 +33,7 @@ type PactPersonaRun struct {
 	Incomplete int64 `json:"incomplete"`
 	Unmatched  int64 `json:"unmatched"`
 	// Alignment has one row per framing, model and persona.
-	Alignment []PactPersonaAlignment `json:"alignment"`
+	Alignment []PersonaAlignment `json:"alignment"`
 	// NotComputable says why Alignment is empty ("" when it is not).
 	NotComputable string `json:"not_computable,omitempty"`
 	// Uncertainty is the uncertainty alignment of the run
@@ -45,16 +45,16 @@ type PactPersonaRun struct {
 	// framings per model: the site's uncertaintyAvg (corr, modelAgreement),
 	// which the authors take from this run (plot_section5_acl_figures.py:
 	// 245-248).
-	Uncertainty         []PactPersonaUncertainty `json:"uncertainty"`
-	UncertaintyAverages []PactPersonaUncertainty `json:"uncertainty_averages"`
+	Uncertainty         []PersonaUncertainty `json:"uncertainty"`
+	UncertaintyAverages []PersonaUncertainty `json:"uncertainty_averages"`
 }
 
-// PactPersonaUncertainty is one model's uncertainty alignment in the
+// PersonaUncertainty is one model's uncertainty alignment in the
 // persona-prompted run, as PactAlignment's fields of those names;
 // Question is "" in an average over the framings, whose figures are
 // Uncertainty (the mean of the framings' where defined, null when none)
 // and ModelAgreement (the mean of the framings').
-type PactPersonaUncertainty struct {
+type PersonaUncertainty struct {
 	Question               string   `json:"question,omitempty"`
 	Model                  string   `json:"model"`
 	Items                  int64    `json:"uncertainty_items,omitempty"`
@@ -65,11 +65,11 @@ type PactPersonaUncertainty struct {
 	UncertaintyHigh        *float64 `json:"uncertainty_r_high,omitempty"`
 }
 
-// PactPersonaAlignment is one model's alignment, answering as one persona,
+// PersonaAlignment is one model's alignment, answering as one persona,
 // with that persona's human subgroup: the figures of PactAlignment
 // (summarize_alignment, S5:188-219), the human share being the
 // subgroup's on each item.
-type PactPersonaAlignment struct {
+type PersonaAlignment struct {
 	Question         string            `json:"question"`
 	Model            string            `json:"model"`
 	Country          string            `json:"persona_country"`
@@ -91,8 +91,8 @@ type personaPoint struct {
 	country, demo string
 }
 
-func (a *pactAcc) personaRun() *PactPersonaRun {
-	run := &PactPersonaRun{Items: a.personaItems, Alignment: []PactPersonaAlignment{}, Uncertainty: []PactPersonaUncertainty{}, UncertaintyAverages: []PactPersonaUncertainty{}}
+func (a *pactAcc) personaRun() *PersonaRun {
+	run := &PersonaRun{Items: a.personaItems, Alignment: []PersonaAlignment{}, Uncertainty: []PersonaUncertainty{}, UncertaintyAverages: []PersonaUncertainty{}}
 	type key struct{ question, model, country, demo string }
 	rows := map[key][]pactPoint{}
 	pooled := map[[2]string][]pactPoint{} // question, model: against the item's profile
@@ -124,7 +124,7 @@ func (a *pactAcc) personaRun() *PactPersonaRun {
 			cmp.Compare(x.model, y.model), cmp.Compare(x.country, y.country), cmp.Compare(x.demo, y.demo))
 	}) {
 		al, _ := alignment(k.model, rows[k]) // every row has a human share
-		run.Alignment = append(run.Alignment, PactPersonaAlignment{Question: k.question, Model: k.model, Country: k.country, Demo: k.demo,
+		run.Alignment = append(run.Alignment, PersonaAlignment{Question: k.question, Model: k.model, Country: k.country, Demo: k.demo,
 			Rows: al.Rows, Invalid: al.Invalid, Items: al.Items, HumanCultureRate: al.HumanCultureRate, ModelCultureRate: al.ModelCultureRate,
 			Majority: al.Majority, MAE: al.MAE, SignedGapPP: al.SignedGapPP, HumanAgreement: al.HumanAgreement})
 	}
@@ -145,8 +145,8 @@ func (a *pactAcc) personaRun() *PactPersonaRun {
 
 // personaUncertainty is the run's uncertainty alignment per framing and
 // model, and its mean over the framings per model.
-func personaUncertainty(pooled map[[2]string][]pactPoint) (rows, avgs []PactPersonaUncertainty) {
-	rows, avgs = []PactPersonaUncertainty{}, []PactPersonaUncertainty{}
+func personaUncertainty(pooled map[[2]string][]pactPoint) (rows, avgs []PersonaUncertainty) {
+	rows, avgs = []PersonaUncertainty{}, []PersonaUncertainty{}
 	byModel, agreeBy := map[string][]float64{}, map[string][]float64{}
 	var models []string
 	for _, k := range slices.SortedFunc(maps.Keys(pooled), func(x, y [2]string) int {
@@ -156,7 +156,7 @@ func personaUncertainty(pooled map[[2]string][]pactPoint) (rows, avgs []PactPers
 		if !ok || al.UncertaintyItems == 0 {
 			continue
 		}
-		rows = append(rows, PactPersonaUncertainty{Question: k[0], Model: k[1], Items: al.UncertaintyItems, ModelAgreement: al.ModelAgreement,
+		rows = append(rows, PersonaUncertainty{Question: k[0], Model: k[1], Items: al.UncertaintyItems, ModelAgreement: al.ModelAgreement,
 			ModelAgreementLowHuman: al.ModelAgreementLowHuman, Uncertainty: al.Uncertainty, UncertaintyLow: al.UncertaintyLow, UncertaintyHigh: al.UncertaintyHigh})
 		if _, seen := byModel[k[1]]; !seen {
 			models = append(models, k[1])
@@ -173,59 +173,7 @@ func personaUncertainty(pooled map[[2]string][]pactPoint) (rows, avgs []PactPers
 	for _, m := range models {
 		rs := byModel[m]
 		ag := agreeBy[m]
-		avgs = append(avgs, PactPersonaUncertainty{Model: m, Uncertainty: evalmath.OptFloat(evalmath.Mean(rs), len(rs) > 0), ModelAgreement: evalmath.OptFloat(evalmath.Mean(ag), len(ag) > 0)})
+		avgs = append(avgs, PersonaUncertainty{Model: m, Uncertainty: evalmath.OptFloat(evalmath.Mean(rs), len(rs) > 0), ModelAgreement: evalmath.OptFloat(evalmath.Mean(ag), len(ag) > 0)})
 	}
 	return rows, avgs
-}
-
-// personaTable shows every row, or the one line that says why there is
-// none.
-func personaTable(run *PactPersonaRun) []table {
-	if run == nil {
-		return nil
-	}
-	const title = "PACT, the paper's persona-subgroup alignment (a persona-prompted run against its persona's human subgroup)"
-	unc := personaUncertaintyTable(run)
-	if run.NotComputable != "" {
-		return append([]table{{title: title + ": not computable: " + run.NotComputable}}, unc...)
-	}
-	t := table{title: title,
-		header: []string{"question", "model", "persona country", "persona demo", "rows", "items", "human culture rate", "model culture rate", "majority alignment (95% CI)", "distributional MAE (95% CI)", "signed gap pp (95% CI)"}}
-	for _, s := range run.Alignment {
-		t.rows = append(t.rows, []string{s.Question, s.Model, s.Country, s.Demo, num(s.Rows), num(s.Items), pct(s.HumanCultureRate), optPct(s.ModelCultureRate),
-			ivPct(s.Majority), ivNum(s.MAE, f3), ivNum(s.SignedGapPP, f1)})
-	}
-	t.notes = append(t.notes, "the subgroup's human share is that of its answers (respondent country and demo equal to the persona's) to the item in the framing;",
-		"the persona-prompted results count in no other PACT figure")
-	if run.Incomplete > 0 || run.Unmatched > 0 {
-		t.notes = append(t.notes, num(run.Incomplete)+" of "+num(run.Results)+" persona-prompted results lack persona_country or persona_demo, "+
-			num(run.Unmatched)+" have no answer of their subgroup on their item: in no row")
-	}
-	return append([]table{t}, unc...)
-}
-
-// personaUncertaintyTable shows the run's uncertainty alignment, per
-// framing and averaged over the two (the paper's uncertainty figures).
-func personaUncertaintyTable(run *PactPersonaRun) []table {
-	if len(run.Uncertainty) == 0 {
-		return nil
-	}
-	t := table{title: "PACT, the paper's uncertainty alignment, of the persona-prompted run",
-		header: []string{"question", "model", "items", "model majority agreement", "where humans disagree", "uncertainty r (95% CI)"}}
-	r := func(u PactPersonaUncertainty) string {
-		s := optStr(u.Uncertainty)
-		if u.UncertaintyLow != nil {
-			s += " [" + f3(*u.UncertaintyLow) + ", " + f3(*u.UncertaintyHigh) + "]"
-		}
-		return s
-	}
-	for _, u := range run.Uncertainty {
-		t.rows = append(t.rows, []string{u.Question, u.Model, num(u.Items), optPct(u.ModelAgreement), optPct(u.ModelAgreementLowHuman), r(u)})
-	}
-	for _, u := range run.UncertaintyAverages {
-		t.rows = append(t.rows, []string{"(both)", u.Model, "", optPct(u.ModelAgreement), "", r(u)})
-	}
-	t.notes = append(t.notes, "every persona's results of an item pooled into its model rate, against the human rate of all its answers;",
-		"(both): model agreement and r averaged over personal and norm, r where defined (the paper's uncertaintyAvg)")
-	return []table{t}
 }

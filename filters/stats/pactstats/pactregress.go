@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	"math"
@@ -17,32 +17,32 @@ import (
 // each fitted on dummy-coded factors as pandas' get_dummies(drop_first=True)
 // makes them (fit_manual_logit), and each model again without each of its
 // terms, the drop-one deviances (write_manual_regressions). The linear
-// algebra is small and hand-written here (pactlinalg.go).
+// algebra is small and hand-written here (evalmath, linalg.go).
 
-// PactRegression is the authors' human regression output: their
+// Regression is the authors' human regression output: their
 // human_regression_coefficients.csv (Models' coefficients) and
 // human_regression_drop_one_deviance.csv (DropOne).
-type PactRegression struct {
-	Models  []PactRegressionModel `json:"models"`
-	DropOne []PactDropOne         `json:"drop_one"`
+type Regression struct {
+	Models  []RegressionModel `json:"models"`
+	DropOne []DropOne         `json:"drop_one"`
 }
 
-// PactRegressionModel is one fitted model (fit_manual_logit, S5:333-380).
-type PactRegressionModel struct {
-	Model        string            `json:"model"` // combined_personal_vs_norm, personal_choice_only, norm_judgment_only
-	Terms        []string          `json:"terms"`
-	Nobs         int               `json:"nobs"`
-	DfModel      int               `json:"df_model"` // rank of the design minus one
-	Deviance     float64           `json:"deviance"`
-	Coefficients []PactCoefficient `json:"coefficients"`
-	Error        string            `json:"error,omitempty"` // the fit failed (no rows): no figures
+// RegressionModel is one fitted model (fit_manual_logit, S5:333-380).
+type RegressionModel struct {
+	Model        string        `json:"model"` // combined_personal_vs_norm, personal_choice_only, norm_judgment_only
+	Terms        []string      `json:"terms"`
+	Nobs         int           `json:"nobs"`
+	DfModel      int           `json:"df_model"` // rank of the design minus one
+	Deviance     float64       `json:"deviance"`
+	Coefficients []Coefficient `json:"coefficients"`
+	Error        string        `json:"error,omitempty"` // the fit failed (no rows): no figures
 }
 
-// PactCoefficient is one design column's estimate: the ridge-penalised
+// Coefficient is one design column's estimate: the ridge-penalised
 // maximum-likelihood coefficient, its standard error from the
 // pseudo-inverse of the penalised Hessian, z = coef/se and the two-sided
 // normal p (null when se is 0).
-type PactCoefficient struct {
+type Coefficient struct {
 	Term   string   `json:"term"`
 	Coef   float64  `json:"coef"`
 	StdErr float64  `json:"std_err"`
@@ -50,9 +50,9 @@ type PactCoefficient struct {
 	P      *float64 `json:"p"`
 }
 
-// PactDropOne is one model fitted again without one of its terms: the
+// DropOne is one model fitted again without one of its terms: the
 // deviance it gains and the rank it loses.
-type PactDropOne struct {
+type DropOne struct {
 	Model           string  `json:"model"`
 	Dropped         string  `json:"dropped_factor"`
 	FullDeviance    float64 `json:"full_deviance"`
@@ -383,16 +383,16 @@ func designRank(d pactDesign, n int) int {
 // pactRegression fits write_regressions' three models on the human
 // rows, personal ones first as human_long_for_regression concatenates
 // them; nil when there are none.
-func pactRegression(personal, norm []pactRegRow) *PactRegression {
+func pactRegression(personal, norm []pactRegRow) *Regression {
 	if len(personal)+len(norm) == 0 {
 		return nil
 	}
 	all := append(slices.Clip(personal), norm...)
 	data := map[string][]pactRegRow{"combined_personal_vs_norm": all, "personal_choice_only": personal, "norm_judgment_only": norm}
-	out := &PactRegression{Models: []PactRegressionModel{}, DropOne: []PactDropOne{}}
+	out := &Regression{Models: []RegressionModel{}, DropOne: []DropOne{}}
 	for _, m := range pactRegModels {
 		rows := data[m.name]
-		pm := PactRegressionModel{Model: m.name, Terms: m.terms, Nobs: len(rows), Coefficients: []PactCoefficient{}}
+		pm := RegressionModel{Model: m.name, Terms: m.terms, Nobs: len(rows), Coefficients: []Coefficient{}}
 		if len(rows) == 0 {
 			// numpy's matrix_rank fails on an empty design: the authors'
 			// fit reports the model as failed
@@ -405,7 +405,7 @@ func pactRegression(personal, norm []pactRegRow) *PactRegression {
 		fit := fitPactLogit(rows, m.terms, basis)
 		pm.DfModel, pm.Deviance = fit.dfModel, fit.deviance
 		for j, name := range fit.cols {
-			c := PactCoefficient{Term: name, Coef: fit.beta[j], StdErr: fit.se[j]}
+			c := Coefficient{Term: name, Coef: fit.beta[j], StdErr: fit.se[j]}
 			if fit.se[j] > 0 {
 				z := fit.beta[j] / fit.se[j]
 				c.Z, c.P = evalmath.OptFloat(z, true), evalmath.OptFloat(math.Erfc(math.Abs(z)/math.Sqrt2), true)
@@ -415,43 +415,9 @@ func pactRegression(personal, norm []pactRegRow) *PactRegression {
 		out.Models = append(out.Models, pm)
 		for _, dr := range m.drop {
 			reduced := fitPactLogit(rows, slices.DeleteFunc(slices.Clone(m.terms), func(t string) bool { return t == dr[1] }), basis)
-			out.DropOne = append(out.DropOne, PactDropOne{Model: m.name, Dropped: dr[0], FullDeviance: fit.deviance, ReducedDeviance: reduced.deviance,
+			out.DropOne = append(out.DropOne, DropOne{Model: m.name, Dropped: dr[0], FullDeviance: fit.deviance, ReducedDeviance: reduced.deviance,
 				DropOneDeviance: reduced.deviance - fit.deviance, FullDfModel: fit.dfModel, ReducedDfModel: reduced.dfModel, DfDifference: fit.dfModel - reduced.dfModel})
 		}
 	}
 	return out
-}
-
-// regressionTables show the fits briefly: per model its size, rank and
-// deviance, and the drop-one deviances (the coefficients are in --json).
-func regressionTables(r *PactRegression) []table {
-	if r == nil {
-		return nil
-	}
-	t := table{title: "PACT, the paper's human regressions (ridge logistic, the authors' NumPy fit): drop-one deviance per factor",
-		header: []string{"model", "rows", "df model", "deviance", "dropped factor", "drop-one deviance", "df difference"}}
-	for _, m := range r.Models {
-		if m.Error != "" {
-			t.rows = append(t.rows, []string{m.Model, num(int64(m.Nobs)), "-", "-", "(not fitted: " + m.Error + ")", "-", "-"})
-			continue
-		}
-		t.rows = append(t.rows, []string{m.Model, num(int64(m.Nobs)), num(int64(m.DfModel)), f3(m.Deviance), "(none)", "-", "-"})
-		for _, d := range r.DropOne {
-			if d.Model == m.Model {
-				t.rows = append(t.rows, []string{"", "", num(int64(d.ReducedDfModel)), f3(d.ReducedDeviance), d.Dropped, dev3(d.DropOneDeviance), num(int64(d.DfDifference))})
-			}
-		}
-	}
-	t.notes = append(t.notes, "one row per respondent, item and answered framing; factors dummy-coded (first level dropped), ridge 1e-6 on all but the intercept;",
-		"df model = rank of the design - 1; the coefficients, standard errors, z and p are in --json (pact.human_regression)")
-	return []table{t}
-}
-
-// dev3 is a deviance difference to three decimals, a rounding error below
-// zero shown as 0.000.
-func dev3(x float64) string {
-	if s := f3(x); s != "-0.000" {
-		return s
-	}
-	return "0.000"
 }

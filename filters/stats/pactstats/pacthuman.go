@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	"cmp"
@@ -18,14 +18,14 @@ import (
 // agreement of each group, max(rate, 1 - rate) of its rate. From the
 // items' human.answers, one per respondent.
 
-// PactHumanGroup is one group of the human study's rows, one row per
+// HumanGroup is one group of the human study's rows, one row per
 // respondent and item (summarize_human_group, S5:107-129). Judgments,
 // Respondents and Items count every row of the group, a blank answer in
 // this framing too, as the authors count len(grp); Answered are the rows
 // with an answer in this framing, over which the culture rate is taken
 // (pandas' mean skips the blanks). An item's answers count once however
 // many persona variants carry them.
-type PactHumanGroup struct {
+type HumanGroup struct {
 	Framing     string            `json:"framing"`  // personal, norm
 	Grouping    string            `json:"grouping"` // overall, respondent_country, relation, respondent_country+relation ("country / relation"), scenario_country, receiver_age, receiver_gender, respondent_demo, scenario_theme
 	Value       string            `json:"value"`
@@ -222,32 +222,18 @@ func scenarioTheme(text string) string {
 	return "other"
 }
 
-func (a *pactAcc) humanReport() []PactHumanGroup {
-	out := []PactHumanGroup{}
+func (a *pactAcc) humanReport() []HumanGroup {
+	out := []HumanGroup{}
 	keys := slices.Collect(maps.Keys(a.human))
 	slices.SortFunc(keys, func(x, y [3]string) int {
 		return cmp.Or(cmp.Compare(questionOrder(x[0]), questionOrder(y[0])), cmp.Compare(humanGroupingOrder[x[1]], humanGroupingOrder[y[1]]), cmp.Compare(x[2], y[2]))
 	})
 	for _, k := range keys {
 		acc := a.human[k]
-		g := PactHumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n, Answered: acc.answered,
-			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: shareWilson(acc.follow, acc.answered)}
+		g := HumanGroup{Framing: k[0], Grouping: k[1], Value: k[2], Judgments: acc.n, Answered: acc.answered,
+			Respondents: int64(len(acc.respondents)), Items: int64(len(acc.items)), CultureRate: evalmath.ShareWilson(acc.follow, acc.answered)}
 		g.Agreement = evalmath.OptFloat(agreementOf(g.CultureRate.Mean), acc.answered > 0)
 		out = append(out, g)
 	}
 	return out
-}
-
-func humanStudyTable(gs []PactHumanGroup) []table {
-	if len(gs) == 0 {
-		return nil
-	}
-	t := table{title: "PACT, the paper's human study: culture rate and majority agreement",
-		header: []string{"framing", "grouping", "value", "judgments", "respondents", "items", "answered", "culture rate (95% CI)", "majority agreement"}}
-	for _, g := range gs {
-		t.rows = append(t.rows, []string{g.Framing, g.Grouping, orNone(g.Value), num(g.Judgments), num(g.Respondents), num(g.Items), num(g.Answered), ivPct(g.CultureRate), optPct(g.Agreement)})
-	}
-	t.notes = append(t.notes, "from human.answers, one row per respondent and item (an item's variants count once); judgments count every row, answered those with an answer in the framing;",
-		"relation of the respondent's country to the scenario's (same, close, far) as the authors' table; majority agreement = max(rate, 1 - rate); Wilson intervals over answered rows")
-	return []table{t}
 }

@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	"cmp"
@@ -44,31 +44,31 @@ const pactSameCountry = "(same as the scenario's)"
 // (pactregions.go).
 const pactRegion = "region"
 
-// pactAverage names the rows averaged over the model families (headline).
-const pactAverage = "(average)"
+// Average names the rows averaged over the model families (headline).
+const Average = "(average)"
 
-// PactPaper holds the paper's figures for one question framing.
-type PactPaper struct {
+// Paper holds the paper's figures for one question framing.
+type Paper struct {
 	// Models: each model's family, stage, UNKNOWN rate and decision
 	// conflict.
-	Models []PactPaperModel `json:"models"`
+	Models []PaperModel `json:"models"`
 	// Spread: the country spread, per country attribute (culture: the
 	// scenario's country; region: its world region; actor_country) and
 	// model, then averaged over the families.
-	Spread []PactSpread `json:"spread"`
+	Spread []Spread `json:"spread"`
 	// Demographics: the signed demographic effects.
-	Demographics []PactDemographic `json:"demographics"`
+	Demographics []Demographic `json:"demographics"`
 	// Alignment: each model against the items' human distributions.
-	Alignment []PactAlignment `json:"alignment"`
+	Alignment []Alignment `json:"alignment"`
 	// Flips: paired decision changes between two models on the same
 	// items (base vs instruct).
-	Flips []PactFlip `json:"flips"`
+	Flips []Flip `json:"flips"`
 	// Subgroups: each model against each human subgroup, ranked
 	// (pactsubgroups.go).
-	Subgroups []PactSubgroup `json:"subgroups"`
+	Subgroups []Subgroup `json:"subgroups"`
 }
 
-// PactPaperModel is one model as the authors' scripts see it
+// PaperModel is one model as the authors' scripts see it
 // (compute_current_eval_metrics.py): its family and stage (classify_family,
 // classify_stage on its name; a model ngpact asked as a base model is
 // base), its results, those without a valid answer and their share of
@@ -77,7 +77,7 @@ type PactPaper struct {
 // EV:215-237): per item, the entropy in bits of its valid results'
 // decisions; their mean over the items with one, and the share of those
 // items whose decisions differ (entropy > 0).
-type PactPaperModel struct {
+type PaperModel struct {
 	Model            string   `json:"model"`
 	Family           string   `json:"family"`
 	Stage            string   `json:"stage"` // base, instruct, unknown
@@ -114,8 +114,8 @@ func pactStage(model string, base bool) string {
 	return "unknown"
 }
 
-func paperModel(model string, pts []pactPoint) PactPaperModel {
-	m := PactPaperModel{Model: model, Family: pactFamily(model), Results: int64(len(pts))}
+func paperModel(model string, pts []pactPoint) PaperModel {
+	m := PaperModel{Model: model, Family: pactFamily(model), Results: int64(len(pts))}
 	base := false
 	var allow []float64
 	decs := map[string][]float64{}
@@ -166,7 +166,7 @@ func paperModel(model string, pts []pactPoint) PactPaperModel {
 
 // headline are the models the "(average)" rows average over, with their
 // families: those that are not base models, or all when every one is.
-func headline(ms []PactPaperModel) map[string]string {
+func headline(ms []PaperModel) map[string]string {
 	out := map[string]string{}
 	for _, m := range ms {
 		if m.Stage != "base" {
@@ -205,32 +205,32 @@ func familyMean(fam map[string]string, vals map[string]evalmath.Interval) (evalm
 	return meanOf(per), true
 }
 
-// PactSpread is the paper's country (region) context effect: the allow
+// Spread is the paper's country (region) context effect: the allow
 // rate of each country minus the model's allow rate over all items, in
 // percentage points, and their range, max - min (the paper's 7.8, of
 // the regions). For Model "(average)" each country's delta is the mean
 // over the families of the models' deltas (familyMean), and the range is
 // that of those means, as the authors average before taking it.
-type PactSpread struct {
-	Attr      string             `json:"attr"`
-	Model     string             `json:"model"`
-	Items     int64              `json:"items"`
-	AllowRate float64            `json:"allow_rate"`
-	Countries []PactCountryDelta `json:"countries"`
-	RangePP   *float64           `json:"range_pp"`
+type Spread struct {
+	Attr      string         `json:"attr"`
+	Model     string         `json:"model"`
+	Items     int64          `json:"items"`
+	AllowRate float64        `json:"allow_rate"`
+	Countries []CountryDelta `json:"countries"`
+	RangePP   *float64       `json:"range_pp"`
 }
 
-// PactCountryDelta is one country's allow rate and its delta from the
+// CountryDelta is one country's allow rate and its delta from the
 // model's overall rate (pp), with a cluster interval over item groups
 // (clusterInterval); for the average, the half-widths averaged (meanOf).
-type PactCountryDelta struct {
+type CountryDelta struct {
 	Country   string            `json:"country"`
 	Items     int64             `json:"items"`
 	AllowRate float64           `json:"allow_rate"`
 	DeltaPP   evalmath.Interval `json:"delta_pp"`
 }
 
-// PactDemographic is a signed demographic effect: the allow rate of the
+// Demographic is a signed demographic effect: the allow rate of the
 // items whose Role has value Plus minus that of the items with Minus
 // (younger - older, female - male), in percentage points, with a cluster
 // interval over item groups (clusterInterval). Role "both" is, for a
@@ -239,7 +239,7 @@ type PactCountryDelta struct {
 // (demographic_delta_table) and "both" is the mean of those two (the
 // paper's 1.0 for age and 0.7 for gender). Averaged intervals take the
 // mean half-width (meanOf: conservative, the values share items).
-type PactDemographic struct {
+type Demographic struct {
 	Model   string            `json:"model"`
 	Factor  string            `json:"factor"` // age, gender
 	Role    string            `json:"role"`   // actor, receiver, both
@@ -248,7 +248,7 @@ type PactDemographic struct {
 	DeltaPP evalmath.Interval `json:"delta_pp"`
 }
 
-// PactAlignment is the paper's human-model alignment of one model, over
+// Alignment is the paper's human-model alignment of one model, over
 // the items with a human share (section5_metrics.py's summarize_alignment
 // and model_uncertainty). The model's decision on a result is the argmax
 // of its distribution, follow_culture when p_follow >= 0.5 (the authors'
@@ -281,7 +281,7 @@ type PactDemographic struct {
 //     everywhere).
 //
 // MAE and gap have cluster intervals over items.
-type PactAlignment struct {
+type Alignment struct {
 	Model                  string            `json:"model"`
 	Rows                   int64             `json:"rows"`
 	Invalid                int64             `json:"invalid"`
@@ -301,7 +301,7 @@ type PactAlignment struct {
 	UncertaintyHigh        *float64          `json:"uncertainty_r_high"`
 }
 
-// PactFlip is the paper's paired flip summary (compute_current_eval_metrics.py's
+// Flip is the paper's paired flip summary (compute_current_eval_metrics.py's
 // paired_flip_summary) of model Left against model Right on the items
 // both decided: each model's allow rate (share of allow decisions), the
 // change Right - Left in pp, and the shares of items that flip from
@@ -309,7 +309,7 @@ type PactAlignment struct {
 // preference to culture (FlipNeg) and keep their decision (Same), each
 // with a Wilson interval. Pairs are every two models, Left first by name
 // (name them so the base model sorts first, or read FlipNeg as FlipPos).
-type PactFlip struct {
+type Flip struct {
 	Left         string            `json:"left"`
 	Right        string            `json:"right"`
 	Items        int64             `json:"items"`
@@ -321,7 +321,7 @@ type PactFlip struct {
 	Same         evalmath.Interval `json:"same_decision"`
 }
 
-// PactFramingAverage is one model's alignment averaged over the paper's
+// FramingAverage is one model's alignment averaged over the paper's
 // two framings, personal and norm (the site's alignmentAvg;
 // plot_section5_acl_figures.py groups by model and takes the mean):
 // majority alignment, MAE and signed gap, the mean of the framings that
@@ -329,7 +329,7 @@ type PactFlip struct {
 // (pandas' mean skips NaN), null when none is. The r is of the
 // persona-free run; the paper's uncertaintyAvg is of the persona-prompted
 // one (PactPersonaRun.UncertaintyAverages).
-type PactFramingAverage struct {
+type FramingAverage struct {
 	Model       string   `json:"model"`
 	Framings    int64    `json:"framings"`
 	Majority    float64  `json:"majority_alignment"`
@@ -338,7 +338,7 @@ type PactFramingAverage struct {
 	Uncertainty *float64 `json:"uncertainty_r"`
 }
 
-func framingAverages(qs []PactQuestion) []PactFramingAverage {
+func framingAverages(qs []Question) []FramingAverage {
 	type acc struct {
 		n                  int64
 		maj, mae, gap, unc []float64
@@ -367,33 +367,16 @@ func framingAverages(qs []PactQuestion) []PactFramingAverage {
 			}
 		}
 	}
-	out := []PactFramingAverage{}
+	out := []FramingAverage{}
 	for _, m := range slices.Sorted(maps.Keys(byM)) {
 		c := byM[m]
 		if c.n < 2 {
 			continue
 		}
-		out = append(out, PactFramingAverage{Model: m, Framings: c.n, Majority: evalmath.Mean(c.maj),
+		out = append(out, FramingAverage{Model: m, Framings: c.n, Majority: evalmath.Mean(c.maj),
 			MAE: evalmath.OptFloat(evalmath.Mean(c.mae), len(c.mae) > 0), SignedGapPP: evalmath.OptFloat(evalmath.Mean(c.gap), len(c.gap) > 0), Uncertainty: evalmath.OptFloat(evalmath.Mean(c.unc), len(c.unc) > 0)})
 	}
 	return out
-}
-
-func framingAverageTable(fs []PactFramingAverage) []table {
-	if len(fs) == 0 {
-		return nil
-	}
-	t := table{title: "PACT, the paper's alignment averaged over the two framings (personal, norm)",
-		header: []string{"model", "majority alignment", "distributional MAE", "signed gap pp", "uncertainty r"}}
-	for _, f := range fs {
-		gap := "-"
-		if f.SignedGapPP != nil {
-			gap = f1(*f.SignedGapPP)
-		}
-		t.rows = append(t.rows, []string{f.Model, pct(f.Majority), optStr(f.MAE), gap, optStr(f.Uncertainty)})
-	}
-	t.notes = append(t.notes, "the mean of the two framings' figures (the paper's alignmentAvg); r: of the framings where it is defined, of this persona-free run (the paper's uncertaintyAvg is of the persona-prompted run)")
-	return []table{t}
 }
 
 // decidesFollow is the model's decision on an item: the authors' rule
@@ -402,14 +385,14 @@ func decidesFollow(p float64) bool { return p >= 0.5 }
 
 // paperFigures computes the paper's figures for one framing over its
 // models (pts gives a model's points).
-func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
-	out := PactPaper{Models: []PactPaperModel{}, Spread: []PactSpread{}, Demographics: []PactDemographic{}, Alignment: []PactAlignment{}, Flips: []PactFlip{}, Subgroups: []PactSubgroup{}}
+func paperFigures(models []string, pts func(string) []pactPoint) Paper {
+	out := Paper{Models: []PaperModel{}, Spread: []Spread{}, Demographics: []Demographic{}, Alignment: []Alignment{}, Flips: []Flip{}, Subgroups: []Subgroup{}}
 	for _, m := range models {
 		out.Models = append(out.Models, paperModel(m, pts(m)))
 	}
 	fam := headline(out.Models)
-	for _, attr := range []string{pactCulture, pactRegion, pactActorCountry} {
-		var per []PactSpread
+	for _, attr := range []string{Culture, pactRegion, pactActorCountry} {
+		var per []Spread
 		for _, m := range models {
 			if s, ok := countrySpread(attr, m, pts(m)); ok {
 				per = append(per, s)
@@ -428,10 +411,10 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 	} {
 		// byRole: each model's effect per role (demographic_delta_table)
 		byRole := map[string]map[string]evalmath.Interval{"actor": {}, "receiver": {}}
-		var rows []PactDemographic
+		var rows []Demographic
 		for _, m := range models {
 			p := pts(m)
-			var both []PactDemographic
+			var both []Demographic
 			for _, role := range []struct{ name, attr string }{{"actor", f.actor}, {"receiver", f.receiver}} {
 				if d, ok := demographic(m, f.factor, role.name, role.attr, p); ok {
 					rows = append(rows, d)
@@ -457,13 +440,13 @@ func paperFigures(models []string, pts func(string) []pactPoint) PactPaper {
 			var roles []evalmath.Interval
 			for _, role := range []string{"actor", "receiver"} {
 				if iv, ok := familyMean(fam, byRole[role]); ok {
-					out.Demographics = append(out.Demographics, PactDemographic{Model: pactAverage, Factor: f.factor, Role: role,
+					out.Demographics = append(out.Demographics, Demographic{Model: Average, Factor: f.factor, Role: role,
 						Plus: rows[0].Plus, Minus: rows[0].Minus, DeltaPP: iv})
 					roles = append(roles, iv)
 				}
 			}
 			if len(roles) > 0 {
-				out.Demographics = append(out.Demographics, PactDemographic{Model: pactAverage, Factor: f.factor, Role: "both",
+				out.Demographics = append(out.Demographics, Demographic{Model: Average, Factor: f.factor, Role: "both",
 					Plus: rows[0].Plus, Minus: rows[0].Minus, DeltaPP: meanOf(roles)})
 			}
 		}
@@ -499,7 +482,7 @@ func valid(pts []pactPoint) []pactPoint {
 }
 
 // countrySpread: ok is false unless two countries (one region) have items.
-func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
+func countrySpread(attr, model string, pts []pactPoint) (Spread, bool) {
 	byC := map[string][]float64{}
 	var all []float64
 	var cs, groups []string
@@ -510,8 +493,8 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 			c = p.actorCountry
 		case pactRegion:
 			// an item of no region counts in the overall rate only
-			c = regionOf(p.attrs[pactCulture])
-			if c == "" && p.attrs[pactCulture] == "" {
+			c = regionOf(p.attrs[Culture])
+			if c == "" && p.attrs[Culture] == "" {
 				continue
 			}
 		}
@@ -527,9 +510,9 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 	// a region's delta is defined with one region (the overall rate
 	// counts the items of no region too); a country's needs two
 	if len(byC) < 2 && (attr != pactRegion || len(byC) == 0) {
-		return PactSpread{}, false
+		return Spread{}, false
 	}
-	s := PactSpread{Attr: attr, Model: model, Items: int64(len(all)), AllowRate: evalmath.Mean(all)}
+	s := Spread{Attr: attr, Model: model, Items: int64(len(all)), AllowRate: evalmath.Mean(all)}
 	n := float64(len(all))
 	infl := make([]float64, len(all))
 	for _, c := range slices.Sorted(maps.Keys(byC)) {
@@ -541,14 +524,14 @@ func countrySpread(attr, model string, pts []pactPoint) (PactSpread, bool) {
 				infl[i] += 100 * (x - mc) / nc
 			}
 		}
-		s.Countries = append(s.Countries, PactCountryDelta{Country: c, Items: int64(nc), AllowRate: mc,
+		s.Countries = append(s.Countries, CountryDelta{Country: c, Items: int64(nc), AllowRate: mc,
 			DeltaPP: evalmath.ClusterInterval(100*(mc-s.AllowRate), infl, groups)})
 	}
 	s.RangePP = deltaRange(s.Countries)
 	return s, true
 }
 
-func deltaRange(cs []PactCountryDelta) *float64 {
+func deltaRange(cs []CountryDelta) *float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		lo, hi = min(lo, c.DeltaPP.Mean), max(hi, c.DeltaPP.Mean)
@@ -559,7 +542,7 @@ func deltaRange(cs []PactCountryDelta) *float64 {
 // averageSpread averages each country's delta over the families of the
 // headline models (familyMean), as the authors average the region deltas
 // over the model families (S4D:292-299).
-func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpread {
+func averageSpread(attr string, per []Spread, fam map[string]string) Spread {
 	deltas := map[string]map[string]evalmath.Interval{}
 	rates := map[string][]float64{}
 	items := map[string]int64{}
@@ -578,14 +561,14 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 			items[c.Country] += c.Items
 		}
 	}
-	avg := PactSpread{Attr: attr, Model: pactAverage}
+	avg := Spread{Attr: attr, Model: Average}
 	if len(overall) > 0 {
 		avg.AllowRate = evalmath.Mean(overall)
 	}
 	for _, c := range slices.Sorted(maps.Keys(deltas)) {
 		d, _ := familyMean(fam, deltas[c])
 		avg.Items += items[c]
-		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: d})
+		avg.Countries = append(avg.Countries, CountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: d})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg
@@ -595,7 +578,7 @@ func averageSpread(attr string, per []PactSpread, fam map[string]string) PactSpr
 // S4D:285-301): each region's delta per model family and dataset (the
 // items' metadata_source), a family's models averaged, then the mean
 // over those (family, dataset) rows; its range, max - min.
-func regionAverage(models []string, pts func(string) []pactPoint, fam map[string]string) PactSpread {
+func regionAverage(models []string, pts func(string) []pactPoint, fam map[string]string) Spread {
 	type key struct{ family, source string }
 	per := map[string]map[key][]evalmath.Interval{} // region -> (family, dataset) -> the models' deltas
 	rates := map[string][]float64{}
@@ -630,7 +613,7 @@ func regionAverage(models []string, pts func(string) []pactPoint, fam map[string
 			}
 		}
 	}
-	avg := PactSpread{Attr: pactRegion, Model: pactAverage, Countries: []PactCountryDelta{}}
+	avg := Spread{Attr: pactRegion, Model: Average, Countries: []CountryDelta{}}
 	if len(overall) > 0 {
 		avg.AllowRate = evalmath.Mean(overall)
 	}
@@ -642,7 +625,7 @@ func regionAverage(models []string, pts func(string) []pactPoint, fam map[string
 			rows = append(rows, meanOf(per[c][k]))
 		}
 		avg.Items += items[c]
-		avg.Countries = append(avg.Countries, PactCountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: meanOf(rows)})
+		avg.Countries = append(avg.Countries, CountryDelta{Country: c, Items: items[c], AllowRate: evalmath.Mean(rates[c]), DeltaPP: meanOf(rows)})
 	}
 	avg.RangePP = deltaRange(avg.Countries)
 	return avg
@@ -698,7 +681,7 @@ func demographicPoles(factor string, values []string) (plus, minus string, ok bo
 // demographic is one model's signed effect of factor in role. The actor's
 // age and gender are the item's actor_age/actor_gender, else the
 // persona's age/gender.
-func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemographic, bool) {
+func demographic(model, factor, role, attr string, pts []pactPoint) (Demographic, bool) {
 	val := func(p pactPoint) string {
 		if v, ok := p.attrs[attr]; ok {
 			return v
@@ -727,7 +710,7 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 	}
 	plus, minus, ok := demographicPoles(factor, slices.Collect(maps.Keys(sources)))
 	if !ok {
-		return PactDemographic{}, false
+		return Demographic{}, false
 	}
 	rate := func(v string) float64 {
 		var rs []float64
@@ -755,7 +738,7 @@ func demographic(model, factor, role, attr string, pts []pactPoint) (PactDemogra
 		groups = append(groups, p.group)
 	}
 	d := evalmath.ClusterInterval(100*(mp-mm), infl, groups)
-	return PactDemographic{Model: model, Factor: factor, Role: role, Plus: plus, Minus: minus, DeltaPP: d}, true
+	return Demographic{Model: model, Factor: factor, Role: role, Plus: plus, Minus: minus, DeltaPP: d}, true
 }
 
 // meanOf is the mean of estimates made on the same items, its interval's
@@ -791,7 +774,7 @@ func decision(p float64) float64 {
 	return 0
 }
 
-func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
+func alignment(model string, pts []pactPoint) (Alignment, bool) {
 	type item struct {
 		h    float64   // the first row's human share (the authors' "first")
 		decs []float64 // the valid rows' decisions
@@ -826,11 +809,11 @@ func alignment(model string, pts []pactPoint) (PactAlignment, bool) {
 		}
 	}
 	if len(hs) == 0 {
-		return PactAlignment{}, false
+		return Alignment{}, false
 	}
 	n := int64(len(hs))
-	a := PactAlignment{Model: model, Rows: n, Invalid: invalid, Items: int64(len(items)), HumanCultureRate: evalmath.Mean(hs),
-		Majority: shareWilson(same, n), HumanAgreement: evalmath.Mean(ha)}
+	a := Alignment{Model: model, Rows: n, Invalid: invalid, Items: int64(len(items)), HumanCultureRate: evalmath.Mean(hs),
+		Majority: evalmath.ShareWilson(same, n), HumanAgreement: evalmath.Mean(ha)}
 	if len(ds) > 0 {
 		a.ModelCultureRate = evalmath.OptFloat(evalmath.Mean(ds), true)
 		a.MAE, a.PFollowMAE = clusterMean(abs, absGroups), clusterMean(pabs, absGroups)
@@ -892,25 +875,7 @@ func clusterMean(xs []float64, groups []string) evalmath.Interval {
 	return evalmath.ClusterInterval(m, infl, groups)
 }
 
-// optPct is a percentage or "-".
-func optPct(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return pct(*p)
-}
-
-// shareWilson is k of n with its Wilson interval.
-func shareWilson(k, n int64) evalmath.Interval {
-	if n == 0 {
-		return evalmath.Interval{}
-	}
-	iv := evalmath.Interval{N: n, Mean: float64(k) / float64(n)}
-	iv.Low, iv.High = wilson(k, n)
-	return iv
-}
-
-func flips(left, right string, pl, pr []pactPoint) (PactFlip, bool) {
+func flips(left, right string, pl, pr []pactPoint) (Flip, bool) {
 	byID := map[string]float64{}
 	for _, p := range valid(pr) {
 		byID[p.id] = p.p
@@ -937,87 +902,10 @@ func flips(left, right string, pl, pr []pactPoint) (PactFlip, bool) {
 		}
 	}
 	if n == 0 {
-		return PactFlip{}, false
+		return Flip{}, false
 	}
-	f := PactFlip{Left: left, Right: right, Items: n, LeftAllow: float64(la) / float64(n), RightAllow: float64(ra) / float64(n),
-		FlipPos: shareWilson(pos, n), FlipNeg: shareWilson(neg, n), Same: shareWilson(n-pos-neg, n)}
+	f := Flip{Left: left, Right: right, Items: n, LeftAllow: float64(la) / float64(n), RightAllow: float64(ra) / float64(n),
+		FlipPos: evalmath.ShareWilson(pos, n), FlipNeg: evalmath.ShareWilson(neg, n), Same: evalmath.ShareWilson(n-pos-neg, n)}
 	f.AllowDeltaPP = 100 * (f.RightAllow - f.LeftAllow)
 	return f, true
-}
-
-// paperTables lays out the paper's figures of one framing.
-func paperTables(pre string, p PactPaper) []table {
-	var ts []table
-	if len(p.Models) > 0 {
-		t := table{title: pre + "the paper's models: family, stage, UNKNOWN rate, decision conflict across an item's variants",
-			header: []string{"model", "family", "stage", "results", "invalid", "unknown rate", "allow rate", "items", "decision entropy", "conflict rate"}}
-		for _, m := range p.Models {
-			t.rows = append(t.rows, []string{m.Model, m.Family, m.Stage, num(m.Results), num(m.Invalid), pct(m.UnknownRate), optPct(m.AllowRate),
-				num(m.Items), optStr(m.DecisionEntropy), optPct(m.DecisionConflict)})
-		}
-		t.notes = append(t.notes, "family and stage from the model's name as the authors' scripts read it; (average) rows average the non-base models over families;",
-			"allow rate: share of allow decisions among valid results; entropy (bits) of each item's decisions, mean over items; conflict: share of items whose decisions differ")
-		ts = append(ts, t)
-	}
-	if len(p.Spread) > 0 {
-		t := table{title: pre + "the paper's country spread (allow-rate delta of each country from the model's overall rate)",
-			header: []string{"model", "country attribute", "country", "items", "allow rate", "delta pp (95% CI)"}}
-		r := table{title: pre + "the paper's country spread: range of the deltas (max - min)",
-			header: []string{"model", "country attribute", "countries", "allow rate", "range pp"}}
-		for _, s := range p.Spread {
-			for _, c := range s.Countries {
-				t.rows = append(t.rows, []string{s.Model, s.Attr, c.Country, num(c.Items), pct(c.AllowRate), ivNum(c.DeltaPP, f1)})
-			}
-			rng := "-"
-			if s.RangePP != nil {
-				rng = f1(*s.RangePP)
-			}
-			r.rows = append(r.rows, []string{s.Model, s.Attr, num(int64(len(s.Countries))), pct(s.AllowRate), rng})
-		}
-		t.notes = append(t.notes, "allow rate: share of allow decisions; culture is the scenario's country, region its world region; (average): each delta averaged over the families, half-widths averaged (conservative)")
-		r.notes = append(r.notes, "the paper's 7.8 is this range for (average), region")
-		ts = append(ts, t, r)
-	}
-	if len(p.Demographics) > 0 {
-		t := table{title: pre + "the paper's demographic effects (signed allow-rate differences)",
-			header: []string{"model", "factor", "role", "contrast", "delta pp (95% CI)"}}
-		for _, d := range p.Demographics {
-			t.rows = append(t.rows, []string{d.Model, d.Factor, d.Role, d.Plus + " - " + d.Minus, ivNum(d.DeltaPP, f2)})
-		}
-		t.notes = append(t.notes, "cluster interval over item groups; both: mean of the roles the model has; (average): each role averaged over the families, both the mean of those;",
-			"half-widths averaged (conservative); the paper's 1.0 (age) and 0.7 (gender) are (average), both")
-		ts = append(ts, t)
-	}
-	if len(p.Alignment) > 0 {
-		t := table{title: pre + "the paper's human-model alignment (one decision per result: argmax, p_follow >= 0.5 is culture)",
-			header: []string{"model", "rows", "invalid", "items", "human culture rate", "model culture rate", "majority alignment (95% CI)", "distributional MAE (95% CI)", "signed gap pp (95% CI)", "p_follow MAE"}}
-		u := table{title: pre + "the paper's uncertainty alignment (each item's results pooled)",
-			header: []string{"model", "items", "human agreement", "model agreement", "model agreement where humans disagree", "uncertainty r (95% CI)"}}
-		for _, a := range p.Alignment {
-			r := optStr(a.Uncertainty)
-			if a.UncertaintyLow != nil {
-				r += " [" + f3(*a.UncertaintyLow) + ", " + f3(*a.UncertaintyHigh) + "]"
-			}
-			t.rows = append(t.rows, []string{a.Model, num(a.Rows), num(a.Invalid), num(a.Items), pct(a.HumanCultureRate), optPct(a.ModelCultureRate), ivPct(a.Majority),
-				ivNum(a.MAE, f3), ivNum(a.SignedGapPP, f1), ivNum(a.PFollowMAE, f3)})
-			u.rows = append(u.rows, []string{a.Model, num(a.UncertaintyItems), pct(a.HumanAgreement), optPct(a.ModelAgreement), optPct(a.ModelAgreementLowHuman), r})
-		}
-		t.notes = append(t.notes, "human majority: share >= 0.5; an invalid result is a mismatch; MAE = mean |decision - human share| over valid rows; gap = model - human, per item;",
-			"p_follow MAE: the same with p_follow for the decision (ngkit's distributional variant, not a paper figure)")
-		u.notes = append(u.notes, "agreement = max(r, 1 - r); an item's model rate is the mean decision of its results (persona variants);",
-			"where humans disagree: items with human agreement <= the median; r: Pearson across items, Fisher-z interval; - when undefined (one result per item: agreement 1 everywhere)")
-		ts = append(ts, t, u)
-	}
-	ts = append(ts, subgroupTable(pre, p.Subgroups)...)
-	if len(p.Flips) > 0 {
-		t := table{title: pre + "the paper's paired flips (left model -> right model, same items)",
-			header: []string{"left", "right", "items", "left allow", "right allow", "delta pp", "culture -> preference (95% CI)", "preference -> culture (95% CI)", "same (95% CI)"}}
-		for _, f := range p.Flips {
-			t.rows = append(t.rows, []string{f.Left, f.Right, num(f.Items), pct(f.LeftAllow), pct(f.RightAllow), f1(f.AllowDeltaPP),
-				ivPct(f.FlipPos), ivPct(f.FlipNeg), ivPct(f.Same)})
-		}
-		t.notes = append(t.notes, "decision: follow_culture when p_follow >= 0.5; Wilson intervals; pairs in name order (base vs instruct: the base model's name first)")
-		ts = append(ts, t)
-	}
-	return ts
 }

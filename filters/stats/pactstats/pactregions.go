@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	_ "embed"

@@ -1,4 +1,18 @@
-package stats
+// Package pactstats computes the PACT section of ngstats' report: for
+// records with pact results (ngpact),
+// per question framing, the culture-following rate of each model under
+// test overall, by culture and by each persona attribute; the paired
+// counterfactual effect of each attribute (variants of one item that
+// differ only in it); the agreement between models; and, for items with a
+// human distribution, how well each model matches it.
+//
+// The section keeps one small point per item, model and framing (the
+// intervals and the correlations need them all), so its memory grows with
+// the items, about 100 bytes each plus the persona.
+//
+// Acc is fed by stats' Collector as it folds each record; the section's
+// text and HTML tables are the renderers' (filters/stats).
+package pactstats
 
 import (
 	"cmp"
@@ -12,59 +26,48 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The PACT section: for records with pact results (ngpact),
-// per question framing, the culture-following rate of each model under
-// test overall, by culture and by each persona attribute; the paired
-// counterfactual effect of each attribute (variants of one item that
-// differ only in it); the agreement between models; and, for items with a
-// human distribution, how well each model matches it.
-//
-// The section keeps one small point per item, model and framing (the
-// intervals and the correlations need them all), so its memory grows with
-// the items, about 100 bytes each plus the persona.
-
-// Pact is the PACT section of the report.
-type Pact struct {
+// Report is the PACT section of the report.
+type Report struct {
 	// Items are the records with pact results, but for the
 	// persona-prompted ones (Persona.Items).
-	Items     int64          `json:"items"`
-	Questions []PactQuestion `json:"questions"`
+	Items     int64      `json:"items"`
+	Questions []Question `json:"questions"`
 	// HumanStudy: the human study's figures, from items with
 	// human.answers (pacthuman.go).
-	HumanStudy []PactHumanGroup `json:"human_study"`
+	HumanStudy []HumanGroup `json:"human_study"`
 	// FramingAverages: each model's alignment figures averaged over the
 	// paper's two framings (pactpaper.go).
-	FramingAverages []PactFramingAverage `json:"framing_averages"`
+	FramingAverages []FramingAverage `json:"framing_averages"`
 	// Persona: the persona-prompted run (items with persona_country or
 	// persona_demo) and the paper's persona-subgroup alignment
 	// (pactpersona.go); its records are not in Items nor in Questions.
-	Persona *PactPersonaRun `json:"persona"`
+	Persona *PersonaRun `json:"persona"`
 	// HumanRegression: the human study's logistic regressions
 	// (pactregress.go); absent without human answers.
-	HumanRegression *PactRegression `json:"human_regression,omitempty"`
+	HumanRegression *Regression `json:"human_regression,omitempty"`
 }
 
-// PactQuestion holds every figure of one question framing ("choice",
+// Question holds every figure of one question framing ("choice",
 // "norm").
-type PactQuestion struct {
+type Question struct {
 	Question string `json:"question"`
 	// Rates: per model overall (Attr ""), by culture (Attr "culture") and
 	// by each persona attribute.
-	Rates []PactRate `json:"rates"`
+	Rates []Rate `json:"rates"`
 	// Effects: the counterfactual effect of each attribute, per model.
-	Effects []PactEffect `json:"effects"`
+	Effects []Effect `json:"effects"`
 	// Agreement between each pair of models.
-	Agreement []PactAgreement `json:"agreement,omitempty"`
+	Agreement []Agreement `json:"agreement,omitempty"`
 	// Human: each model against the items' human distributions.
-	Human []PactHuman `json:"human,omitempty"`
+	Human []Human `json:"human,omitempty"`
 	// Paper: the PACT paper's figures, by its authors' definitions
 	// (pactpaper.go).
-	Paper PactPaper `json:"paper"`
+	Paper Paper `json:"paper"`
 }
 
-// PactRate is the culture-following rate of one model over a group of
+// Rate is the culture-following rate of one model over a group of
 // items (Attr = Value; Attr "" is all items).
-type PactRate struct {
+type Rate struct {
 	Model string `json:"model"`
 	Attr  string `json:"attr"`
 	Value string `json:"value"`
@@ -86,7 +89,7 @@ type PactRate struct {
 	Entropy *float64 `json:"entropy"`
 }
 
-// PactEffect is the counterfactual effect of one attribute on one model:
+// Effect is the counterfactual effect of one attribute on one model:
 // among the variants of an item (records sharing variant_of, with the
 // record whose id that is) that differ only in Attr, the mean absolute
 // change of p_follow between two variants, in percentage points. Each
@@ -94,30 +97,30 @@ type PactRate struct {
 // is a t interval over items (item groups: meanT). Measurement noise (p_follow from
 // K samples) adds to a mean absolute change: an attribute with no effect
 // scores above 0; the signed Contrasts do not have that bias.
-type PactEffect struct {
+type Effect struct {
 	Model string `json:"model"`
 	Attr  string `json:"attr"`
 	// Items with at least one pair, and the pairs in all.
 	Items     int64             `json:"items"`
 	Pairs     int64             `json:"pairs"`
 	MeanAbsPP evalmath.Interval `json:"mean_abs_pp"`
-	Contrasts []PactContrast    `json:"contrasts"`
+	Contrasts []Contrast        `json:"contrasts"`
 }
 
-// PactContrast is the signed mean change of p_follow from value A to
+// Contrast is the signed mean change of p_follow from value A to
 // value B of the attribute (B - A, percentage points), over the items
 // with such a pair, with a 95% t interval over items (meanT).
-type PactContrast struct {
+type Contrast struct {
 	A      string            `json:"a"`
 	B      string            `json:"b"`
 	Pairs  int64             `json:"pairs"`
 	DiffPP evalmath.Interval `json:"diff_pp"`
 }
 
-// PactAgreement compares two models on the items both answered: the share
+// Agreement compares two models on the items both answered: the share
 // of items with the same majority (follow, allow or tie), Cohen's kappa of
 // the majorities, and Pearson's correlation of p_follow.
-type PactAgreement struct {
+type Agreement struct {
 	A         string   `json:"a"`
 	B         string   `json:"b"`
 	Items     int64    `json:"items"`
@@ -126,12 +129,12 @@ type PactAgreement struct {
 	Pearson   *float64 `json:"pearson"`
 }
 
-// PactHuman compares one model with the human distributions: the share of
+// Human compares one model with the human distributions: the share of
 // items whose model majority is the human majority (human share above
 // 0.5 follow, below allow, 0.5 a tie), Pearson's and Spearman's (ties at
 // mean ranks) correlation of p_follow with the human follow share, and the
 // mean Jensen-Shannon divergence of the two distributions (bits, 0-1).
-type PactHuman struct {
+type Human struct {
 	Model     string   `json:"model"`
 	Items     int64    `json:"items"`
 	Agreement float64  `json:"agreement"`
@@ -177,20 +180,28 @@ type pactAcc struct {
 	regPersonal, regNorm []pactRegRow
 }
 
-// pactCulture is the attribute name under which an item's culture is
+// Culture is the attribute name under which an item's culture is
 // analysed with its persona attributes.
-const pactCulture = "culture"
+const Culture = "culture"
 
-func (c *Collector) addPact(rec *record.Record) {
+// Acc folds records' PACT results and human answers into the PACT
+// section; the zero Acc is empty and ready.
+type Acc struct {
+	a *pactAcc // nil until a record has PACT results or answers
+}
+
+// Add folds one record in; records without PACT results or human answers
+// are skipped.
+func (acc *Acc) Add(rec *record.Record) {
 	answers := rec.PactItem != nil && rec.PactItem.Human != nil && len(rec.PactItem.Human.Answers) > 0
 	if len(rec.Pact) == 0 && !answers {
 		return
 	}
-	if c.pact == nil {
-		c.pact = &pactAcc{points: map[[2]string][]pactPoint{}}
+	if acc.a == nil {
+		acc.a = &pactAcc{points: map[[2]string][]pactPoint{}}
 	}
-	a := c.pact
-	group := pactGroup(rec)
+	a := acc.a
+	group := Group(rec)
 	if answers {
 		a.addHumanAnswers(rec, group)
 	}
@@ -232,7 +243,7 @@ func (c *Collector) addPact(rec *record.Record) {
 		}
 	}
 	if scenarioCountry != "" {
-		attrs[pactCulture] = scenarioCountry // wins over a persona key of that name
+		attrs[Culture] = scenarioCountry // wins over a persona key of that name
 	}
 	source := ""
 	if rec.PactItem != nil {
@@ -244,7 +255,7 @@ func (c *Collector) addPact(rec *record.Record) {
 		if r.PFollow != nil && isShare(*r.PFollow) {
 			pt.p = *r.PFollow
 			if pt.majority == "" {
-				pt.majority = majorityOf(pt.p)
+				pt.majority = MajorityOf(pt.p)
 			}
 		} else {
 			pt.majority = ""
@@ -276,9 +287,9 @@ func (a *pactAcc) addPersona(rec *record.Record, group string) {
 	}
 }
 
-// pactGroup is the scenario item a record is a variant of: variant_of,
+// Group is the scenario item a record is a variant of: variant_of,
 // else the item's scenario_id, else the record itself.
-func pactGroup(rec *record.Record) string {
+func Group(rec *record.Record) string {
 	switch {
 	case rec.VariantOf != "":
 		return rec.VariantOf
@@ -311,8 +322,8 @@ func humanShareFor(it *record.PactItem, question string) float64 {
 // as none (the result as one without a valid sample).
 func isShare(p float64) bool { return p >= 0 && p <= 1 }
 
-// majorityOf is the majority option of a follow share.
-func majorityOf(p float64) string {
+// MajorityOf is the majority option of a follow share.
+func MajorityOf(p float64) string {
 	switch {
 	case p > 0.5:
 		return record.PactFollow
@@ -336,11 +347,14 @@ func questionOrder(q string) int {
 	return 3
 }
 
-func (a *pactAcc) report() *Pact {
+// Report is the PACT section of what was added; nil when nothing was.
+func (acc *Acc) Report() *Report { return acc.a.report() }
+
+func (a *pactAcc) report() *Report {
 	if a == nil {
 		return nil
 	}
-	out := &Pact{Items: a.items, Questions: []PactQuestion{}, HumanStudy: a.humanReport()}
+	out := &Report{Items: a.items, Questions: []Question{}, HumanStudy: a.humanReport()}
 	byQ := map[string][]string{} // question -> models
 	for k := range a.points {
 		byQ[k[0]] = append(byQ[k[0]], k[1])
@@ -352,7 +366,7 @@ func (a *pactAcc) report() *Pact {
 	for _, q := range qs {
 		models := byQ[q]
 		slices.Sort(models)
-		pq := PactQuestion{Question: q, Rates: []PactRate{}, Effects: []PactEffect{}}
+		pq := Question{Question: q, Rates: []Rate{}, Effects: []Effect{}}
 		for _, m := range models {
 			pts := a.points[[2]string{q, m}]
 			pq.Rates = append(pq.Rates, pactRates(m, pts)...)
@@ -386,42 +400,31 @@ func attrNames(pts []pactPoint) []string {
 		}
 	}
 	names := slices.Sorted(maps.Keys(seen))
-	if i := slices.Index(names, pactCulture); i > 0 {
-		names = append([]string{pactCulture}, slices.Delete(names, i, i+1)...)
+	if i := slices.Index(names, Culture); i > 0 {
+		names = append([]string{Culture}, slices.Delete(names, i, i+1)...)
 	}
 	return names
 }
 
 // pactRates is the model's rate over all items, then by each attribute's
 // values (items without the attribute as "").
-func pactRates(model string, pts []pactPoint) []PactRate {
-	out := []PactRate{pactRate(model, "", "", pts)}
+func pactRates(model string, pts []pactPoint) []Rate {
+	out := []Rate{pactRate(model, "", "", pts)}
 	for _, attr := range attrNames(pts) {
 		groups := map[string][]pactPoint{}
 		for _, p := range pts {
 			v := p.attrs[attr]
 			groups[v] = append(groups[v], p)
 		}
-		for _, v := range slices.SortedFunc(maps.Keys(groups), noneLast) {
+		for _, v := range slices.SortedFunc(maps.Keys(groups), evalmath.NoneLast) {
 			out = append(out, pactRate(model, attr, v, groups[v]))
 		}
 	}
 	return out
 }
 
-// noneLast orders values by name, "" last.
-func noneLast(x, y string) int {
-	if (x == "") != (y == "") {
-		if x == "" {
-			return 1
-		}
-		return -1
-	}
-	return strings.Compare(x, y)
-}
-
-func pactRate(model, attr, value string, pts []pactPoint) PactRate {
-	r := PactRate{Model: model, Attr: attr, Value: value, Results: int64(len(pts))}
+func pactRate(model, attr, value string, pts []pactPoint) Rate {
+	r := Rate{Model: model, Attr: attr, Value: value, Results: int64(len(pts))}
 	var ps, hs []float64
 	for _, p := range pts {
 		if math.IsNaN(p.p) {
@@ -446,7 +449,7 @@ func pactRate(model, attr, value string, pts []pactPoint) PactRate {
 	r.FollowShare = evalmath.Interval{N: n}
 	if n > 0 {
 		r.FollowShare.Mean = float64(r.Follow) / float64(n)
-		r.FollowShare.Low, r.FollowShare.High = wilson(r.Follow, n)
+		r.FollowShare.Low, r.FollowShare.High = evalmath.Wilson(r.Follow, n)
 	}
 	r.Entropy = evalmath.OptFloat(evalmath.Mean(hs), len(hs) > 0)
 	return r
@@ -454,7 +457,7 @@ func pactRate(model, attr, value string, pts []pactPoint) PactRate {
 
 // pactEffects is the counterfactual effect of each attribute that varies
 // within some item.
-func pactEffects(model string, pts []pactPoint) []PactEffect {
+func pactEffects(model string, pts []pactPoint) []Effect {
 	byGroup := map[string][]pactPoint{}
 	for _, p := range pts {
 		if !math.IsNaN(p.p) {
@@ -462,9 +465,9 @@ func pactEffects(model string, pts []pactPoint) []PactEffect {
 		}
 	}
 	groups := slices.Sorted(maps.Keys(byGroup))
-	var out []PactEffect
+	var out []Effect
 	for _, attr := range attrNames(pts) {
-		e := PactEffect{Model: model, Attr: attr, Contrasts: []PactContrast{}}
+		e := Effect{Model: model, Attr: attr, Contrasts: []Contrast{}}
 		var absPerItem []float64
 		type contrastAcc struct {
 			pairs int64
@@ -497,7 +500,7 @@ func pactEffects(model string, pts []pactPoint) []PactEffect {
 			return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 		}) {
 			ca := contrasts[k]
-			e.Contrasts = append(e.Contrasts, PactContrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: evalmath.MeanT(ca.diffs)})
+			e.Contrasts = append(e.Contrasts, Contrast{A: k[0], B: k[1], Pairs: ca.pairs, DiffPP: evalmath.MeanT(ca.diffs)})
 		}
 		out = append(out, e)
 	}
@@ -567,8 +570,8 @@ var majorityClasses = []string{record.PactFollow, record.PactAllow, "tie"}
 
 // pactAgree compares models a and b on the items (by id) both gave a
 // valid distribution for.
-func pactAgree(a, b string, pa, pb []pactPoint) PactAgreement {
-	ag := PactAgreement{A: a, B: b}
+func pactAgree(a, b string, pa, pb []pactPoint) Agreement {
+	ag := Agreement{A: a, B: b}
 	byID := map[string]pactPoint{}
 	for _, p := range pb {
 		if !math.IsNaN(p.p) {
@@ -610,8 +613,8 @@ func classIndex(majority string) int {
 
 // pactHuman compares the model with the human distributions of the items
 // that have one; ok is false when none has.
-func pactHuman(model string, pts []pactPoint) (PactHuman, bool) {
-	h := PactHuman{Model: model}
+func pactHuman(model string, pts []pactPoint) (Human, bool) {
+	h := Human{Model: model}
 	var xs, ys []float64
 	var same int64
 	var jsd float64
@@ -620,7 +623,7 @@ func pactHuman(model string, pts []pactPoint) (PactHuman, bool) {
 			continue
 		}
 		h.Items++
-		if p.majority == majorityOf(p.human) {
+		if p.majority == MajorityOf(p.human) {
 			same++
 		}
 		jsd += evalmath.JSD2(p.p, p.human)

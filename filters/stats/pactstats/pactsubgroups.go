@@ -1,4 +1,4 @@
-package stats
+package pactstats
 
 import (
 	"cmp"
@@ -16,8 +16,8 @@ import (
 // by majority alignment (high first), then MAE (low first). The authors
 // take the models' persona-free run: give ngstats the results you mean.
 
-// PactSubgroup is one model's alignment with one human subgroup.
-type PactSubgroup struct {
+// Subgroup is one model's alignment with one human subgroup.
+type Subgroup struct {
 	Model       string            `json:"model"`
 	Country     string            `json:"respondent_country"`
 	Demo        string            `json:"respondent_demo"`
@@ -30,8 +30,8 @@ type PactSubgroup struct {
 	SignedGapPP evalmath.Interval `json:"signed_gap_pp"`
 }
 
-func (a *pactAcc) closestSubgroups(question string, models []string) []PactSubgroup {
-	out := []PactSubgroup{}
+func (a *pactAcc) closestSubgroups(question string, models []string) []Subgroup {
+	out := []Subgroup{}
 	for _, m := range models {
 		bySub := map[[2]string][]pactPoint{}
 		for _, p := range a.points[[2]string{question, m}] {
@@ -41,16 +41,16 @@ func (a *pactAcc) closestSubgroups(question string, models []string) []PactSubgr
 				bySub[k] = append(bySub[k], q)
 			}
 		}
-		var rows []PactSubgroup
+		var rows []Subgroup
 		for _, k := range slices.SortedFunc(maps.Keys(bySub), func(x, y [2]string) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) }) {
 			al, ok := alignment(m, bySub[k])
 			if !ok {
 				continue
 			}
-			rows = append(rows, PactSubgroup{Model: m, Country: k[0], Demo: k[1], Rows: al.Rows, Items: al.Items, HumanRate: al.HumanCultureRate,
+			rows = append(rows, Subgroup{Model: m, Country: k[0], Demo: k[1], Rows: al.Rows, Items: al.Items, HumanRate: al.HumanCultureRate,
 				Majority: al.Majority, MAE: al.MAE, SignedGapPP: al.SignedGapPP})
 		}
-		slices.SortStableFunc(rows, func(x, y PactSubgroup) int {
+		slices.SortStableFunc(rows, func(x, y Subgroup) int {
 			return cmp.Or(cmp.Compare(y.Majority.Mean, x.Majority.Mean), cmp.Compare(x.MAE.Mean, y.MAE.Mean))
 		})
 		for i := range rows {
@@ -59,23 +59,4 @@ func (a *pactAcc) closestSubgroups(question string, models []string) []PactSubgr
 		out = append(out, rows...)
 	}
 	return out
-}
-
-// subgroupTable shows each model's three closest subgroups (all are in
-// the JSON).
-func subgroupTable(pre string, subs []PactSubgroup) []table {
-	if len(subs) == 0 {
-		return nil
-	}
-	t := table{title: pre + "the paper's closest human subgroups (respondent country and demographic group), the first three per model",
-		header: []string{"model", "rank", "respondent country", "respondent demo", "rows", "items", "human culture rate", "majority alignment (95% CI)", "distributional MAE (95% CI)", "signed gap pp (95% CI)"}}
-	for _, s := range subs {
-		if s.Rank > 3 {
-			continue
-		}
-		t.rows = append(t.rows, []string{s.Model, num(int64(s.Rank)), s.Country, s.Demo, num(s.Rows), num(s.Items), pct(s.HumanRate),
-			ivPct(s.Majority), ivNum(s.MAE, f3), ivNum(s.SignedGapPP, f1)})
-	}
-	t.notes = append(t.notes, "ranked by majority alignment, then MAE; the subgroup's human share is that of its answers to the item; every subgroup is in --json (paper.subgroups)")
-	return []table{t}
 }
