@@ -7,6 +7,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
+	"github.com/ngkit/ngkit/filters/stats/simstats"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/dedup"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -31,7 +32,7 @@ type Collector struct {
 	Done func(*Report) error
 	// DupThreshold is the similarity of near-duplicates (0: the default).
 	DupThreshold float64
-	// RankBy is the simulation leaderboard's order (RankBys; "": the
+	// RankBy is the simulation leaderboard's order (simstats.RankBys; "": the
 	// default, assistance as the CultureConverse paper ranks).
 	RankBy string
 	// Browse keeps Examples dialogues of each culture and type, and every
@@ -68,7 +69,7 @@ type Collector struct {
 	panel       *panelAcc
 
 	pact pactstats.Acc
-	sim  *simAcc // sim.go
+	sim  simstats.Acc
 
 	by *byPersona // --by: a report per persona attribute value (persona.go)
 
@@ -180,7 +181,7 @@ func (c *Collector) add(rec *record.Record) {
 	c.addGen(rec)
 	c.addPanel(rec)
 	c.pact.Add(rec)
-	c.addSim(rec)
+	c.sim.Add(rec)
 	c.recDefects = false
 	c.recNames = c.recNames[:0]
 	group := rec.Culture + "/" + rec.DialogueType
@@ -498,7 +499,7 @@ func (c *Collector) Report() *Report {
 	r.Review = c.review.report()
 	r.Browser = c.browse.report()
 	r.Calls, r.Panel = c.genReport(), c.panel.report()
-	r.Pact, r.Sim = c.pact.Report(), c.sim.report(c.RankBy)
+	r.Pact, r.Sim = c.pact.Report(), c.sim.Report(c.RankBy)
 	if len(c.labels) > 0 || len(c.quality) > 0 || !c.extras.empty() {
 		r.Labels = &Labels{Dist: []LabelDist{}}
 		for _, d := range c.labels {

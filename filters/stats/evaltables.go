@@ -5,6 +5,7 @@ import (
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
+	"github.com/ngkit/ngkit/filters/stats/simstats"
 )
 
 // The PACT and simulation sections laid out as tables (text, Markdown,
@@ -114,9 +115,9 @@ func pactRunTables(p *pactstats.Report) []table {
 	return append(ts, regressionTables(p.HumanRegression)...)
 }
 
-func outcomeCells(r SimRow) []string {
+func outcomeCells(r simstats.Row) []string {
 	var cells []string
-	for _, o := range simOutcomes {
+	for _, o := range simstats.Outcomes {
 		share := 0.0
 		if r.Constraints > 0 {
 			share = float64(r.Outcomes[o]) / float64(r.Constraints)
@@ -128,14 +129,14 @@ func outcomeCells(r SimRow) []string {
 
 var simOutcomeHeader = []string{"inferred & respected", "respected w/o asking", "violated", "not addressed"}
 
-func simRowCells(r SimRow) []string {
+func simRowCells(r simstats.Row) []string {
 	return []string{num(r.Episodes), num(r.Judged), ivNum(r.Assistance, f2), ivNum(r.Cultural, f2), ivNum(r.Language, f2),
 		ivPct(r.Inferred), ivPct(r.GoalMet), f1(r.Turns)}
 }
 
 var simRowHeader = []string{"episodes", "judged", "assistance (95% CI)", "cultural (95% CI)", "language (95% CI)", "inference rate (95% CI)", "goal met (95% CI)", "mean turns"}
 
-func simTables(s *Sim) []table {
+func simTables(s *simstats.Report) []table {
 	if s == nil {
 		return nil
 	}
@@ -144,7 +145,7 @@ func simTables(s *Sim) []table {
 		t := table{title: "Simulation leaderboard (benchmark mode)",
 			header: append([]string{"rank", "assistant", "overall"}, simRowHeader...)}
 		for _, r := range s.Leaderboard {
-			t.rows = append(t.rows, append([]string{strconv.Itoa(r.Rank), r.Assistant, f2(r.Overall)}, simRowCells(r.SimRow)...))
+			t.rows = append(t.rows, append([]string{strconv.Itoa(r.Rank), r.Assistant, f2(r.Overall)}, simRowCells(r.Row)...))
 		}
 		t.notes = append(t.notes, "overall: mean of the assistance, cultural and language means (1-5); ranked by "+s.RankedBy+" (--rank-by), then by inference rate")
 		ts = append(ts, t)
@@ -165,7 +166,7 @@ func simTables(s *Sim) []table {
 	ts = append(ts, t, o)
 	for _, g := range []struct {
 		name string
-		rows []SimRow
+		rows []simstats.Row
 	}{{"culture", s.ByCulture}, {"domain", s.ByDomain}, {"subgroup", s.BySubgroup}} {
 		t := table{title: "Simulation by " + g.name, header: append([]string{"assistant", "mode", g.name}, simRowHeader...)}
 		for _, r := range g.rows {

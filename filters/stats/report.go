@@ -8,17 +8,17 @@
 //
 // The files by concern: the collector (collect.go, report.go, labels.go,
 // neardup.go, distinct.go, hist.go, tokens.go, models.go, persona.go,
-// card.go, failon.go, set.go, review.go); the renderers (text.go, html.go with htmlcharts.go
-// and htmltemplate.go, htmleval.go, browse.go); the evaluation
-// figures (pact.go, pacthuman.go, pactpaper.go, sim.go, evaltables.go and
-// their maths, evalmath.go). They stay one package: the PACT and simulation
-// accumulators are fed by the Collector as it folds each record, the
-// renderers read the Report's unexported tables, and internal/layout counts a
-// subpackage of filters/stats as another filter, which may not import this
-// one.
+// card.go, failon.go, set.go, review.go, oneclass.go) and the renderers
+// (text.go, html.go with htmlcharts.go and htmltemplate.go, htmleval.go,
+// evaltables.go, pacttables.go, browse.go). The evaluation figures are
+// packages of their own, fed by the Collector as it folds each record:
+// pactstats (PACT), simstats (simulation), and evalmath, their statistics.
 package stats
 
-import "github.com/ngkit/ngkit/filters/stats/pactstats"
+import (
+	"github.com/ngkit/ngkit/filters/stats/pactstats"
+	"github.com/ngkit/ngkit/filters/stats/simstats"
+)
 
 // Version is the version of the report's JSON layout. It changes when a key
 // is renamed or removed, not when one is added.
@@ -60,10 +60,10 @@ type Report struct {
 	Calls []GenCost `json:"calls,omitempty"`
 	// Review, when records carry reviewers' labels or verdicts.
 	Review *Review `json:"review,omitempty"`
-	// Pact, when records carry PACT results (ngpact): pact.go.
+	// Pact, when records carry PACT results (ngpact).
 	Pact *pactstats.Report `json:"pact,omitempty"`
-	// Sim, when records are simulated episodes (ngsim): sim.go.
-	Sim *Sim `json:"sim,omitempty"`
+	// Sim, when records are simulated episodes (ngsim).
+	Sim *simstats.Report `json:"sim,omitempty"`
 	// Browser holds whole dialogues for the HTML report (Collector.Browse).
 	Browser *Browser `json:"-"`
 	// ByPersona is the report of each persona attribute value (--by).

@@ -8,6 +8,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/filters/stats/simstats"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 	"github.com/spf13/pflag"
@@ -65,7 +66,7 @@ func (o *ngstatsOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.split, "split-name", "train", "with --card: the `SPLIT` the records are")
 	fs.Float64Var(&o.dupThreshold, "dup-threshold", stats.DefaultDupThreshold, "texts at least this `SIMILAR` (estimated Jaccard of character shingles, 0-1) are near-duplicates")
 	fs.StringSliceVar(&o.by, "by", nil, "also report counts and every metric by each value of the persona attribute `ATTR` (comma-separated or repeated; records without it as (none))")
-	fs.StringVar(&o.rankBy, "rank-by", stats.RankBys[0], "order the simulation leaderboard by `FIGURE`: "+strings.Join(stats.RankBys, ", ")+" (assistance: the CultureConverse paper's)")
+	fs.StringVar(&o.rankBy, "rank-by", simstats.RankBys[0], "order the simulation leaderboard by `FIGURE`: "+strings.Join(simstats.RankBys, ", ")+" (assistance: the CultureConverse paper's)")
 	fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a defect rate is above its limit: `DEFECT=RATE,...` (rate 0.01 or 1%; \"any\" = any defect)")
 }
 
@@ -89,8 +90,8 @@ func (o *ngstatsOptions) checkFormat() error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(stats.RankBys, o.rankBy) {
-		return fmt.Errorf("--rank-by %q: want one of %s", o.rankBy, strings.Join(stats.RankBys, ", "))
+	if !slices.Contains(simstats.RankBys, o.rankBy) {
+		return fmt.Errorf("--rank-by %q: want one of %s", o.rankBy, strings.Join(simstats.RankBys, ", "))
 	}
 	if o.card {
 		if o.fs.Changed("format") || o.asJSON || o.asMD || o.asHTML {

@@ -1,4 +1,13 @@
-package stats
+// Package simstats computes the simulation section of ngstats' report:
+// for simulated episodes (ngsim), per
+// assistant and mode, the judge's mean 1-5 scores, the constraint outcomes
+// and the goal-met rate, overall and by culture, domain and subgroup, and
+// a leaderboard of the assistants in benchmark mode. Its memory is a few
+// counters per assistant, mode and group.
+//
+// Acc is fed by stats' Collector as it folds each record; the section's
+// tables are the renderers' (filters/stats).
+package simstats
 
 import (
 	"cmp"
@@ -11,41 +20,35 @@ import (
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// The simulation section: for simulated episodes (ngsim), per
-// assistant and mode, the judge's mean 1-5 scores, the constraint outcomes
-// and the goal-met rate, overall and by culture, domain and subgroup, and
-// a leaderboard of the assistants in benchmark mode. Its memory is a few
-// counters per assistant, mode and group.
-
-// Sim is the simulation section of the report.
-type Sim struct {
+// Report is the simulation section of the report.
+type Report struct {
 	Episodes int64 `json:"episodes"`
 	// Assistants: one row per assistant and mode over all episodes
 	// (Group ""); ByCulture, ByDomain, BySubgroup break them down.
-	Assistants []SimRow `json:"assistants"`
-	ByCulture  []SimRow `json:"by_culture"`
-	ByDomain   []SimRow `json:"by_domain"`
-	BySubgroup []SimRow `json:"by_subgroup"`
+	Assistants []Row `json:"assistants"`
+	ByCulture  []Row `json:"by_culture"`
+	ByDomain   []Row `json:"by_domain"`
+	BySubgroup []Row `json:"by_subgroup"`
 	// Leaderboard ranks the assistants of benchmark mode (gold mode gives
 	// the assistant the constraints, so it is no benchmark) by RankedBy:
 	// assistance quality by default, as the CultureConverse paper ranks
 	// (ngstats --rank-by), then by inference rate.
-	Leaderboard []SimRank `json:"leaderboard"`
-	RankedBy    string    `json:"ranked_by"`
+	Leaderboard []Rank `json:"leaderboard"`
+	RankedBy    string `json:"ranked_by"`
 	// Coverage counts, per culture, the specs run of each subgroup: every
 	// subgroup of the culture profile's catalogue (0 when none ran), then
 	// those outside it.
 	Coverage []SubgroupCoverage `json:"subgroup_coverage"`
 	// JudgeHuman compares the judge with human reviewers' scores of the
 	// same rubric, per score, on the episodes that have both.
-	JudgeHuman []SimJudgeHuman `json:"judge_human"`
+	JudgeHuman []JudgeHuman `json:"judge_human"`
 }
 
-// SimJudgeHuman is the judge against the reviewers on one rubric score:
+// JudgeHuman is the judge against the reviewers on one rubric score:
 // the means, the mean absolute difference, the share of episodes where
 // they agree (the reviewers' mean rounds to the judge's score), and
 // Pearson's and Spearman's correlation (nil when undefined).
-type SimJudgeHuman struct {
+type JudgeHuman struct {
 	Score     string            `json:"score"`
 	Episodes  int64             `json:"episodes"`
 	Judge     float64           `json:"judge_mean"`
@@ -71,7 +74,7 @@ type SubgroupCoverage struct {
 var RankBys = []string{"assistance", "cultural", "language", "overall", "inferred"}
 
 // rankValue is r's figure for the order by.
-func rankValue(r SimRank, by string) float64 {
+func rankValue(r Rank, by string) float64 {
 	switch by {
 	case "cultural":
 		return r.Cultural.Mean
@@ -85,8 +88,8 @@ func rankValue(r SimRank, by string) float64 {
 	return r.Assistance.Mean
 }
 
-// SimRow is one assistant's episodes in one mode and group.
-type SimRow struct {
+// Row is one assistant's episodes in one mode and group.
+type Row struct {
 	Assistant string `json:"assistant"`
 	Mode      string `json:"mode"`
 	Group     string `json:"group"`
@@ -114,14 +117,15 @@ type SimRow struct {
 	Turns    float64           `json:"turns"`
 }
 
-// SimRank is one assistant's place on the leaderboard.
-type SimRank struct {
+// Rank is one assistant's place on the leaderboard.
+type Rank struct {
 	Rank    int     `json:"rank"`
 	Overall float64 `json:"overall"`
-	SimRow
+	Row
 }
 
-var simOutcomes = []string{record.OutcomeInferred, record.OutcomeRespected, record.OutcomeViolated, record.OutcomeUnaddressed}
+// Outcomes are the constraint outcomes, in the order of the tables.
+var Outcomes = []string{record.OutcomeInferred, record.OutcomeRespected, record.OutcomeViolated, record.OutcomeUnaddressed}
 
 type simKey struct{ assistant, mode, dim, group string }
 
@@ -153,15 +157,22 @@ const (
 	simSubgroup = "subgroup"
 )
 
-func (c *Collector) addSim(rec *record.Record) {
+// Acc folds simulated episodes into the simulation section; the zero Acc
+// is empty and ready.
+type Acc struct {
+	a *simAcc // nil until an episode is added
+}
+
+// Add folds one record in; records that are not episodes are skipped.
+func (acc *Acc) Add(rec *record.Record) {
 	s := rec.Sim
 	if s == nil {
 		return
 	}
-	if c.sim == nil {
-		c.sim = &simAcc{rows: map[simKey]*simRowAcc{}}
+	if acc.a == nil {
+		acc.a = &simAcc{rows: map[simKey]*simRowAcc{}}
 	}
-	a := c.sim
+	a := acc.a
 	a.episodes++
 	var domain, subgroup string
 	if rec.Episode != nil {
@@ -222,7 +233,7 @@ func (r *simRowAcc) add(rec *record.Record) {
 	judged := map[string]bool{}
 	for _, o := range j.Constraints {
 		judged[o.ID] = true
-		if slices.Contains(simOutcomes, o.Outcome) {
+		if slices.Contains(Outcomes, o.Outcome) {
 			r.outcomes[o.Outcome]++
 		} else {
 			r.outcomes["other"]++
@@ -295,12 +306,12 @@ func shareInterval(k, n int64) evalmath.Interval {
 	return iv
 }
 
-func (r *simRowAcc) row(k simKey) SimRow {
-	out := SimRow{Assistant: k.assistant, Mode: k.mode, Group: k.group, Episodes: r.episodes, Judged: r.judged,
+func (r *simRowAcc) row(k simKey) Row {
+	out := Row{Assistant: k.assistant, Mode: k.mode, Group: k.group, Episodes: r.episodes, Judged: r.judged,
 		Assistance: scoreInterval(r.scores[0]), Cultural: scoreInterval(r.scores[1]), Language: scoreInterval(r.scores[2]),
 		Outcomes: map[string]int64{}, Unjudged: r.unjudged, MaxTurns: r.maxTurns,
 		GoalMet: shareInterval(r.goal, r.episodes)}
-	for _, o := range simOutcomes {
+	for _, o := range Outcomes {
 		out.Outcomes[o] = r.outcomes[o]
 	}
 	for o, n := range r.outcomes {
@@ -314,11 +325,15 @@ func (r *simRowAcc) row(k simKey) SimRow {
 	return out
 }
 
-func (a *simAcc) report(rankBy string) *Sim {
+// Report is the simulation section of what was added, its leaderboard
+// ranked by rankBy (one of RankBys); nil when nothing was.
+func (acc *Acc) Report(rankBy string) *Report { return acc.a.report(rankBy) }
+
+func (a *simAcc) report(rankBy string) *Report {
 	if a == nil {
 		return nil
 	}
-	s := &Sim{Episodes: a.episodes, Assistants: []SimRow{}, ByCulture: []SimRow{}, ByDomain: []SimRow{}, BySubgroup: []SimRow{}}
+	s := &Report{Episodes: a.episodes, Assistants: []Row{}, ByCulture: []Row{}, ByDomain: []Row{}, BySubgroup: []Row{}}
 	keys := make([]simKey, 0, len(a.rows))
 	for k := range a.rows {
 		keys = append(keys, k)
@@ -332,7 +347,7 @@ func (a *simAcc) report(rankBy string) *Sim {
 		case simAll:
 			s.Assistants = append(s.Assistants, row)
 			if k.mode == "benchmark" {
-				s.Leaderboard = append(s.Leaderboard, SimRank{Overall: overall(row), SimRow: row})
+				s.Leaderboard = append(s.Leaderboard, Rank{Overall: overall(row), Row: row})
 			}
 		case simCulture:
 			s.ByCulture = append(s.ByCulture, row)
@@ -346,14 +361,14 @@ func (a *simAcc) report(rankBy string) *Sim {
 		rankBy = RankBys[0]
 	}
 	s.RankedBy = rankBy
-	slices.SortStableFunc(s.Leaderboard, func(x, y SimRank) int {
+	slices.SortStableFunc(s.Leaderboard, func(x, y Rank) int {
 		return cmp.Or(cmp.Compare(rankValue(y, rankBy), rankValue(x, rankBy)), cmp.Compare(y.Inferred.Mean, x.Inferred.Mean), cmp.Compare(x.Assistant, y.Assistant))
 	})
 	for i := range s.Leaderboard {
 		s.Leaderboard[i].Rank = i + 1
 	}
 	s.Coverage = a.coverageReport()
-	s.JudgeHuman = []SimJudgeHuman{}
+	s.JudgeHuman = []JudgeHuman{}
 	for i, name := range []string{"assistance", "cultural", "language"} {
 		pairs := a.judgeHuman[i]
 		if len(pairs) == 0 {
@@ -370,7 +385,7 @@ func (a *simAcc) report(rankBy string) *Sim {
 			}
 		}
 		n := int64(len(pairs))
-		s.JudgeHuman = append(s.JudgeHuman, SimJudgeHuman{Score: name, Episodes: n, Judge: evalmath.Mean(js), Human: evalmath.Mean(hs),
+		s.JudgeHuman = append(s.JudgeHuman, JudgeHuman{Score: name, Episodes: n, Judge: evalmath.Mean(js), Human: evalmath.Mean(hs),
 			MAE: abs / float64(n), Agreement: evalmath.ShareWilson(same, n), Pearson: evalmath.OptFloat(evalmath.Pearson(js, hs)), Spearman: evalmath.OptFloat(evalmath.Spearman(js, hs))})
 	}
 	return s
@@ -414,7 +429,7 @@ func (a *simAcc) coverageReport() []SubgroupCoverage {
 }
 
 // overall is the mean of the rubric means that were scored (0 when none).
-func overall(r SimRow) float64 {
+func overall(r Row) float64 {
 	var s float64
 	var n int
 	for _, iv := range []evalmath.Interval{r.Assistance, r.Cultural, r.Language} {
