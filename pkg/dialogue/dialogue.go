@@ -256,12 +256,11 @@ func Clean(s string) string {
 	if s == "" {
 		return s
 	}
-	var bits uint32
-	s = removeEndMarkers(s, &bits, nil)
+	s, _ = removeEndMarkers(s)
 	if isRule(s) || onlyJunk(s) {
 		return ""
 	}
-	s = stripHeading(s, &bits)
+	s, _ = stripHeading(s)
 	if inner, ok := wrappedBold(s); ok {
 		s = inner
 	}

@@ -90,7 +90,7 @@ func (a *assembler) clean0(s string, trail bool) string {
 		t = trim(stripQuotes(trim(t)))
 		if t != s && (strings.IndexByte(t, ']') >= 0 || strings.IndexByte(t, '>') >= 0 || strings.Contains(t, "】") || strings.IndexByte(t, ')') >= 0 || strings.Contains(t, "）")) {
 			// removing a direction may join a marker: "[EN(x)D]"
-			t = trim(removeEndMarkers(t, &a.p.bits, a.p))
+			t = trim(a.p.dropEndMarkers(t, 0xff))
 		}
 		t = noEscapes(t)
 		if t == s || !mayClean(t) {
@@ -244,14 +244,6 @@ func groupsThenColon(s string, e int) bool {
 		break
 	}
 	return colonAt(s, i)
-}
-
-func colonAt(s string, i int) bool {
-	return i < len(s) && (s[i] == ':' || strings.HasPrefix(s[i:], "："))
-}
-
-func isASCIIWord(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
 
 func isWordRune(r rune) bool {

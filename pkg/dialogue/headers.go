@@ -5,20 +5,20 @@ import (
 	"unicode/utf8"
 )
 
-// stripHeading removes a leading markdown heading mark ("## ").
-func stripHeading(s string, bits *uint32) string {
+// stripHeading removes a leading markdown heading mark ("## ") and reports
+// whether there was one.
+func stripHeading(s string) (string, bool) {
 	if s == "" || s[0] != '#' {
-		return s
+		return s, false
 	}
 	i := 0
 	for i < len(s) && s[i] == '#' {
 		i++
 	}
 	if i > 6 || (i < len(s) && s[i] != ' ') {
-		return s
+		return s, false
 	}
-	*bits |= dMarkdown
-	return trim(s[i:])
+	return trim(s[i:]), true
 }
 
 // HeaderWords name a dialogue in a header line ("Dialogue 2:",

@@ -86,14 +86,16 @@ func markerIn(s string) bool {
 }
 
 // removeEndMarkers removes end markers anywhere in s; a line that is just
-// "[END" (cut short) counts too.
-func removeEndMarkers(s string, bits *uint32, p *parser) string {
-	return removeEndMarkersK(s, 0xff, bits, p)
+// "[END" (cut short) counts too. It reports whether it removed any.
+func removeEndMarkers(s string) (string, bool) {
+	return removeEndMarkersK(s, 0xff)
 }
 
-func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
+// removeEndMarkersK is removeEndMarkers for the kinds of marker a text
+// holds (endKinds).
+func removeEndMarkersK(s string, kinds uint8) (string, bool) {
 	if !hasEndKinds(s, kinds) {
-		return s
+		return s, false
 	}
 	orig := s
 	// until none is left: what is around a marker removed can make one
@@ -110,20 +112,14 @@ func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
 	if trim(s) == "[END" {
 		s = "" // cut short, or left by removing a whole one ("[END[END]")
 	}
-	if s != orig {
-		*bits |= dEndMarker
-		if p != nil { // counted, and traced as a stand-in
-			p.nRemoved++
-			if p.tr != nil {
-				p.tr.removed = append(p.tr.removed, endMarkerTrace)
-			}
-		}
-		s = trim(s)
-		if strings.Contains(s, "   ") {
-			s = collapseSpaces(s)
-		}
+	if s == orig {
+		return s, false
 	}
-	return s
+	s = trim(s)
+	if strings.Contains(s, "   ") {
+		s = collapseSpaces(s)
+	}
+	return s, true
 }
 
 func isRuleRune(r rune) bool {

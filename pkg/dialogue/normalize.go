@@ -26,10 +26,6 @@ const (
 	bom  = "\ufeff"
 )
 
-func (p *parser) normalize(text string) string {
-	return normalize(text)
-}
-
 // hasEntity reports whether s holds an HTML entity: '&', a name or
 // number of letters and digits, ';'.
 func hasEntity(s string) bool {

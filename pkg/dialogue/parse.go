@@ -279,7 +279,7 @@ func (p *parser) line(line string, blank bool) {
 	}
 	raw := line
 	if p.ends != 0 {
-		line = removeEndMarkersK(line, p.ends, &p.bits, p)
+		line = p.dropEndMarkers(line, p.ends)
 	}
 	if line == "" || onlyJunk(line) {
 		if line != "" {
@@ -319,7 +319,10 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		return
 	}
 	if line[0] == '#' {
-		line = stripHeading(line, &p.bits)
+		var h bool
+		if line, h = stripHeading(line); h {
+			p.bits |= dMarkdown
+		}
 		if line == "" {
 			p.mark(blank)
 			return
@@ -396,7 +399,7 @@ func (p *parser) speakerLine(sp spk, line, raw string, blank, narr bool) {
 	}
 	if hdr {
 		// "**Dialogue 2**:" — a header in markdown
-		p.bits |= sp.deco
+		p.bits |= decoBits(sp.deco)
 		if p.header(num, sp.full, blank); sp.rest != "" {
 			p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
 		}
@@ -416,12 +419,25 @@ func (p *parser) speakerLine(sp spk, line, raw string, blank, narr bool) {
 		p.addWeak(sp, line, raw, blank, narr)
 		return
 	}
-	p.bits |= sp.deco
+	p.bits |= decoBits(sp.deco)
 	if sp.lead != "" {
 		p.removed(sp.lead)
 	}
 	p.hadTurnLine = true
 	p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
+}
+
+// decoBits are the defects that the decorations around a speaker name
+// show: markdown, or quotes left by a JSON string.
+func decoBits(deco uint32) uint32 {
+	var bits uint32
+	if deco&decoMarkdown != 0 {
+		bits |= dMarkdown
+	}
+	if deco&decoQuotes != 0 {
+		bits |= dJSON
+	}
+	return bits
 }
 
 // endMarkerTrace stands in the trace for the end markers removed from a

@@ -16,6 +16,21 @@ func (p *parser) removed(s string) {
 	}
 }
 
+// dropEndMarkers removes the end markers of the given kinds from s
+// (removeEndMarkersK), notes the defect and counts them, traced as a
+// stand-in.
+func (p *parser) dropEndMarkers(s string, kinds uint8) string {
+	s, ok := removeEndMarkersK(s, kinds)
+	if ok {
+		p.bits |= dEndMarker
+		p.nRemoved++
+		if p.tr != nil {
+			p.tr.removed = append(p.tr.removed, endMarkerTrace)
+		}
+	}
+	return s
+}
+
 // prepare strips what wraps the dialogue: leaked reasoning, a JSON
 // envelope, JSON-string escapes, stray quotes at the ends.
 func (p *parser) prepare(text string) []string {
@@ -23,7 +38,7 @@ func (p *parser) prepare(text string) []string {
 	if text == "" {
 		return []string{""}
 	}
-	text = trim(strings.TrimPrefix(p.normalize(text), bom))
+	text = trim(strings.TrimPrefix(normalize(text), bom))
 	text = p.stripReasoning(text)
 	if texts, ok := p.envelope(text); ok {
 		return texts

@@ -12,7 +12,7 @@ type spk struct {
 	paren    string // bracket content before the colon
 	hasParen bool
 	rest     string // after the colon, trimmed
-	deco     uint32 // markdown / quote decoration bits seen around the name
+	deco     uint32 // decoMarkdown, decoQuotes: the decorations seen around the name
 	lead     string // a list number taken off before the name ("1. ", "2) ")
 	weak     uint8  // 0: a sure speaker; else the weak form, decided by the whole dialogue
 }
@@ -23,6 +23,13 @@ const (
 	wLoose   uint8 = 1 + iota // "Family member: ...": lower-case words in the name
 	wBracket                  // "[Sarah] ...": a bracketed name and no colon
 	wDash                     // "Sarah — ...": a name and a dash
+)
+
+// Decorations around a speaker name (spk.deco); the parser reports them
+// as defects.
+const (
+	decoMarkdown uint32 = 1 << iota // "**Mike:**", "- Mike:", "> Mike:"
+	decoQuotes                      // "\"Ms. Chen:\"", "“Tom:”"
 )
 
 const maxNameBytes = 160
@@ -54,7 +61,7 @@ func leadDecorations(line string, sp *spk) (i, marks int) {
 	for i < len(line) {
 		c := line[i]
 		if (c == '-' || c == '+' || c == '*') && i+1 < len(line) && line[i+1] == ' ' && i == 0 {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			i += 2
 			continue
 		}
@@ -73,28 +80,28 @@ func leadDecorations(line string, sp *spk) (i, marks int) {
 			}
 		}
 		if c == '*' || c == '_' {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			marks++
 			i++
 			continue
 		}
 		if c == '"' {
-			sp.deco |= dJSON
+			sp.deco |= decoQuotes
 			i++
 			continue
 		}
 		if c == '>' && i+1 < len(line) && line[i+1] == ' ' {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			i += 2
 			continue
 		}
 		if strings.HasPrefix(line[i:], "“") {
-			sp.deco |= dJSON
+			sp.deco |= decoQuotes
 			i += len("“")
 			continue
 		}
 		if strings.HasPrefix(line[i:], "• ") {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			i += len("• ")
 			continue
 		}
@@ -186,18 +193,18 @@ func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) 
 	for e > start {
 		c := line[e-1]
 		if c == '*' || c == '_' {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			marks--
 			e--
 			continue
 		}
 		if c == '"' {
-			sp.deco |= dJSON
+			sp.deco |= decoQuotes
 			e--
 			continue
 		}
 		if e-start >= 3 && line[e-3:e] == "”" {
-			sp.deco |= dJSON
+			sp.deco |= decoQuotes
 			e -= 3
 			continue
 		}
@@ -253,16 +260,16 @@ func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) 
 	for after < len(line) {
 		c := line[after]
 		if (c == '*' || c == '_') && marks > 0 {
-			sp.deco |= dMarkdown
+			sp.deco |= decoMarkdown
 			marks--
 			after++
 			continue
 		}
-		if c == '"' && sp.deco&dJSON != 0 {
+		if c == '"' && sp.deco&decoQuotes != 0 {
 			after++
 			continue
 		}
-		if strings.HasPrefix(line[after:], "”") && sp.deco&dJSON != 0 {
+		if strings.HasPrefix(line[after:], "”") && sp.deco&decoQuotes != 0 {
 			after += len("”")
 			continue
 		}
@@ -420,7 +427,7 @@ func bracketSpeaker(line string, i int, sp spk) (spk, bool) {
 	name := trim(line[i+ow : e])
 	after := trimSpaceFwd(line, e+len(cls))
 	if m := after + len(line[after:]) - len(strings.TrimLeft(line[after:], "*_")); m > after && colonAt(line, m) {
-		sp.deco |= dMarkdown // "[Sarah]**:**"
+		sp.deco |= decoMarkdown // "[Sarah]**:**"
 		after = m
 	}
 	colon := colonAt(line, after) && !(line[after] == ':' && after+1 < len(line) && (line[after+1] >= '0' && line[after+1] <= '9' || line[after+1] == '/'))
@@ -472,7 +479,7 @@ func dashSpeaker(line string, start, lim int, sp spk) (spk, bool) {
 	name := trim(line[start:best])
 	for len(name) > 0 && (name[len(name)-1] == '*' || name[len(name)-1] == '_') {
 		name = trim(name[:len(name)-1])
-		sp.deco |= dMarkdown
+		sp.deco |= decoMarkdown
 	}
 	rest := trim(line[best+bw:])
 	if rest == "" || name == "" || isDashRune(firstRune(rest)) || !validName(name, true) && !looseName(name) {

@@ -126,3 +126,12 @@ func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
 }
+
+// colonAt reports whether a colon, ASCII or full-width, stands at s[i].
+func colonAt(s string, i int) bool {
+	return i < len(s) && (s[i] == ':' || strings.HasPrefix(s[i:], "："))
+}
+
+func isASCIIWord(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}

@@ -68,8 +68,7 @@ func IsSeparator(line string) bool { return isRule(trim(line)) }
 // ("Dialogue:", "## 对话", "**대화 2:**", "Here is the conversation:"),
 // which the parser removes.
 func IsHeader(line string) bool {
-	var bits uint32
-	l := stripHeading(trim(line), &bits)
+	l, _ := stripHeading(trim(line))
 	if inner, ok := wrappedBold(l); ok {
 		l = inner
 	}

@@ -156,7 +156,7 @@ func (p *parser) fileWeak(keep []bool, rejected int) {
 	for k, w := range p.weak {
 		if keep[k] {
 			it := &p.items[w.item]
-			p.bits |= it.sp.deco
+			p.bits |= decoBits(it.sp.deco)
 			if it.sp.lead != "" {
 				p.removed(it.sp.lead)
 			}
