@@ -3,6 +3,7 @@ package dialogue
 import (
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -90,12 +91,12 @@ func (p *parser) assemble() Result {
 			a.gap = append(a.gap, it.blank || a.sawGap)
 			a.sawGap = false
 			a.cur = i
-			a.curBare = it.sp.rest == ""
+			a.curBare = it.sp.Rest == ""
 			a.curMult = it.multi
-			a.pieces = append(a.pieces[:0], it.sp.rest)
+			a.pieces = append(a.pieces[:0], it.sp.Rest)
 		case kPlain:
-			dots := isDots(it.text)
-			if a.cur >= 0 && (!it.blank || a.curBare || leadsWithDir(it.text)) && (a.curBare || !narrativeLine(it.text)) {
+			dots := lex.IsDots(it.text)
+			if a.cur >= 0 && (!it.blank || a.curBare || leadsWithDir(it.text)) && (a.curBare || !lex.NarrativeLine(it.text)) {
 				a.pieces = append(a.pieces, it.text)
 				a.curBare = false
 				continue
@@ -114,7 +115,7 @@ func (p *parser) assemble() Result {
 			case dots:
 				a.flush()
 				a.marks = append(a.marks, i)
-			case isQuoteStart(it.text) || leadsWithDir(it.text):
+			case lex.IsQuoteStart(it.text) || leadsWithDir(it.text):
 				a.flush()
 				a.unpl = append(a.unpl, it.raw)
 			default:
@@ -176,7 +177,7 @@ func (a *assembler) flush() {
 			continue
 		}
 		a.texts = append(a.texts, t)
-		for n := len(a.texts); n > 1 && (!plainStable(a.texts[n-1]) || narrativeLine(a.texts[n-1])); n = len(a.texts) {
+		for n := len(a.texts); n > 1 && (!plainStable(a.texts[n-1]) || lex.NarrativeLine(a.texts[n-1])); n = len(a.texts) {
 			// this line would read as something else (a speaker, a
 			// marker, narration) on a line of its own: keep it on the
 			// line before, and clean that again as Parse will when it
@@ -207,9 +208,9 @@ func (a *assembler) flush() {
 	}
 	text, act = a.dropMarkersLeft(text), a.dropMarkersLeft(act)
 	idx := len(a.turns)
-	a.turns = append(a.turns, record.Turn{Index: idx, Speaker: it.sp.name, Action: act, Text: text})
+	a.turns = append(a.turns, record.Turn{Index: idx, Speaker: it.sp.Name, Action: act, Text: text})
 	a.turnIt = append(a.turnIt, curItem)
-	a.tparen = append(a.tparen, parenInfo{has: it.sp.hasParen, paren: it.sp.paren, full: it.sp.full})
+	a.tparen = append(a.tparen, parenInfo{has: it.sp.HasParen, paren: it.sp.Paren, full: it.sp.Full})
 	for k := trailStart; k < len(a.narr); k++ {
 		a.narr[k].at = idx + 1
 	}
@@ -224,7 +225,7 @@ func (p *parser) addTrailNarr(a *assembler, s string) {
 // an end marker.
 func (a *assembler) addNarr(s string, at, item int) {
 	s = noEscapes(s)
-	if endWord(s) {
+	if lex.EndWord(s) {
 		a.p.bits |= dEndMarker
 		a.p.removed(s)
 		return

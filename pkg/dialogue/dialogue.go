@@ -90,11 +90,24 @@
 //   - Parse(Render(d)) == d for every dialogue d that Parse returns: where
 //     cleaning a turn leaves a colon that would read as a new speaker on a
 //     line of its own, Parse returns what it reads from Render's output.
+//
+// The code is in two layers. The scanners of one line (speaker labels in
+// all their forms, names, headers, prose labels, end markers, separators,
+// brackets, quotes, emphasis, entities) are internal/lex's: they keep no
+// state and report what they find. This package holds what works on the
+// whole text: unwrapping it (reasoning, JSON envelopes, escapes:
+// prepare.go), filing each line as a turn, narration or marker (parse.go),
+// deciding the weak speaker forms (weak.go), splitting turns that share a
+// line (merged.go), assembling turns with their directions and roles
+// (assemble.go, directions.go, roles.go), cutting several dialogues apart
+// (split.go) and making Render's output read back (stabilize.go); and the
+// vocabulary the audits share (vocab.go), Render, Clean and Transcript.
 package dialogue
 
 import (
 	"strings"
 
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -229,7 +242,7 @@ func Render(d Dialogue) string {
 		}
 		if t.Text != "" {
 			if len(d.Turns) == 1 && len(d.Narration) == 0 && strings.IndexByte(t.Text, '\n') < 0 &&
-				strings.ContainsAny(t.Text, ":：") && plainStable(t.Text) && !narrativeLine(t.Text) {
+				strings.ContainsAny(t.Text, ":：") && plainStable(t.Text) && !lex.NarrativeLine(t.Text) {
 				// a lone turn goes on two lines, so that a colon in its
 				// text is not read as a whole dialogue on one line
 				b.WriteByte('\n')
@@ -241,7 +254,7 @@ func Render(d Dialogue) string {
 		b.WriteByte('\n')
 	}
 	narr(int(^uint(0) >> 1))
-	if out := b.String(); hasEntity(out) {
+	if out := b.String(); lex.HasEntity(out) {
 		return strings.ReplaceAll(out, "&", "&amp;")
 	}
 	return b.String()
@@ -252,24 +265,23 @@ func Render(d Dialogue) string {
 // leading markdown heading mark, **bold** / __bold__ / *emphasis*
 // delimiters. It trims the result.
 func Clean(s string) string {
-	s = trim(s)
+	s = lex.Trim(s)
 	if s == "" {
 		return s
 	}
-	var bits uint32
-	s = removeEndMarkers(s, &bits, nil)
-	if isRule(s) || onlyJunk(s) {
+	s, _ = lex.RemoveEndMarkers(s)
+	if lex.IsRule(s) || lex.OnlyJunk(s) {
 		return ""
 	}
-	s = stripHeading(s, &bits)
-	if inner, ok := wrappedBold(s); ok {
+	s, _ = lex.StripHeading(s)
+	if inner, ok := lex.WrappedBold(s); ok {
 		s = inner
 	}
-	if _, rest, ok := parseHeader(s); ok {
+	if _, rest, ok := lex.ParseHeader(s); ok {
 		s = rest
 	}
-	s, _ = stripEmphasis(s)
-	return trim(s)
+	s, _ = lex.StripEmphasis(s)
+	return lex.Trim(s)
 }
 
 // narrLine brackets a narration line so that Parse reads it back: "(…)",
@@ -287,11 +299,11 @@ func narrLine(n string) string {
 
 func narrReadsBack(line, n string) bool {
 	if !strings.Contains(n, "(") && !strings.Contains(n, ")") && !strings.Contains(n, "（") &&
-		!strings.Contains(n, "）") && !strings.Contains(n, "\n") && trim(n) == n {
+		!strings.Contains(n, "）") && !strings.Contains(n, "\n") && lex.Trim(n) == n {
 		return true // the common case: nothing to get in the way
 	}
 	var q parser
-	q.ends = endKinds(line)
+	q.ends = lex.EndKinds(line)
 	q.run0(line)
 	return len(q.items) == 1 && q.items[0].k == kNarr && q.items[0].text == n
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"unicode"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -197,14 +196,6 @@ func TestClean(t *testing.T) {
 	} {
 		if got := Clean(in); got != want {
 			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestIsSpace(t *testing.T) {
-	for r := rune(0); r < 0x110000; r++ {
-		if isSpace(r) != unicode.IsSpace(r) {
-			t.Fatalf("isSpace(%U) = %v", r, isSpace(r))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 // dropMarkersLeft removes from a turn's text or direction the end markers
@@ -33,7 +35,7 @@ func (a *assembler) dropMarkersLeft(s string) string {
 		default:
 			s = pre + " " + post
 		}
-		s = trim(s)
+		s = lex.Trim(s)
 	}
 	return s
 }
@@ -56,9 +58,9 @@ func mayHoldMarker(s string) bool {
 // baseName is a speaker name without its role bracket, for comparing
 // speakers across dialogues.
 func baseName(s string) string {
-	if w := closeEndsAt(s, len(s)); w > 0 {
-		if o := matchParenBack(s, len(s)); o > 0 {
-			return trim(s[:o])
+	if w := lex.CloseEndsAt(s, len(s)); w > 0 {
+		if o := lex.MatchParenBack(s, len(s)); o > 0 {
+			return lex.Trim(s[:o])
 		}
 	}
 	return s
@@ -83,14 +85,14 @@ func (a *assembler) clean0(s string, trail bool) string {
 		t := a.splitDirs(s, trail)
 		if strings.IndexByte(t, '*') >= 0 || strings.Contains(t, "__") {
 			var ch bool
-			if t, ch = stripEmphasis(t); ch {
+			if t, ch = lex.StripEmphasis(t); ch {
 				a.p.bits |= dMarkdown
 			}
 		}
-		t = trim(stripQuotes(trim(t)))
+		t = lex.Trim(lex.StripQuotes(lex.Trim(t)))
 		if t != s && (strings.IndexByte(t, ']') >= 0 || strings.IndexByte(t, '>') >= 0 || strings.Contains(t, "】") || strings.IndexByte(t, ')') >= 0 || strings.Contains(t, "）")) {
 			// removing a direction may join a marker: "[EN(x)D]"
-			t = trim(removeEndMarkers(t, &a.p.bits, a.p))
+			t = lex.Trim(a.p.dropEndMarkers(t, 0xff))
 		}
 		t = noEscapes(t)
 		if t == s || !mayClean(t) {
@@ -103,8 +105,8 @@ func (a *assembler) clean0(s string, trail bool) string {
 
 // mayClean reports whether another cleaning pass could change t.
 func mayClean(t string) bool {
-	return nextOpen(t, 0) >= 0 || strings.IndexByte(t, '*') >= 0 || strings.Contains(t, "__") ||
-		isQuoteStart(t) || strings.IndexByte(t, '\\') >= 0
+	return lex.NextOpen(t, 0) >= 0 || strings.IndexByte(t, '*') >= 0 || strings.Contains(t, "__") ||
+		lex.IsQuoteStart(t) || strings.IndexByte(t, '\\') >= 0
 }
 
 // splitDirs takes the bracketed stage directions out of s and returns the
@@ -114,15 +116,15 @@ func (a *assembler) splitDirs(s string, trail bool) string {
 	if inner, end, ok := leadingEmDir(s); ok {
 		a.acts = append(a.acts, inner)
 		a.p.bits |= dMarkdown
-		s = trim(s[end:])
+		s = lex.Trim(s[end:])
 	}
-	j := nextOpen(s, 0)
+	j := lex.NextOpen(s, 0)
 	if j < 0 {
 		return s
 	}
-	if j == 0 && matchParen(s, 0) < 0 && parenDepth(s, 0) > 0 && strings.IndexByte(s[1:], '(') < 0 && closeEndsAt(s, len(s)) == 0 {
+	if j == 0 && lex.MatchParen(s, 0) < 0 && lex.ParenDepth(s, 0) > 0 && strings.IndexByte(s[1:], '(') < 0 && lex.CloseEndsAt(s, len(s)) == 0 {
 		// "(문이 열리자 조용히 내린다." — a direction whose bracket never closes
-		if inner := trim(s[openAt(s, 0):]); inner != "" && nextOpen(inner, 0) < 0 && !endWord(inner) {
+		if inner := lex.Trim(s[lex.OpenAt(s, 0):]); inner != "" && lex.NextOpen(inner, 0) < 0 && !lex.EndWord(inner) {
 			a.acts = append(a.acts, inner)
 			return ""
 		}
@@ -131,20 +133,20 @@ func (a *assembler) splitDirs(s string, trail bool) string {
 	groups := a.groups[:0]
 	i := 0
 	for j >= 0 {
-		e := matchParen(s, j)
+		e := lex.MatchParen(s, j)
 		if e < 0 {
 			break
 		}
-		if (s[j] == '(' && j > 0 && isASCIIWord(s[j-1])) || (s[e-1] == ')' && e < len(s) && isASCIIWord(s[e])) || (groupsThenColon(s, e) && !blankStr(s[i:j])) {
+		if (s[j] == '(' && j > 0 && lex.IsASCIIWord(s[j-1])) || (s[e-1] == ')' && e < len(s) && lex.IsASCIIWord(s[e])) || (groupsThenColon(s, e) && !blankStr(s[i:j])) {
 			// "f(x)", "fine(smiles)" and "(0)00" are words, not directions;
 			// "Name (x):" is a name
-			j = nextOpen(s, e)
+			j = lex.NextOpen(s, e)
 			continue
 		}
 		frags = append(frags, s[i:j])
-		groups = append(groups, group{trim(s[j+openAt(s, j) : e-closeEndsAt(s, e)]), len(frags)})
+		groups = append(groups, group{lex.Trim(s[j+lex.OpenAt(s, j) : e-lex.CloseEndsAt(s, e)]), len(frags)})
 		i = e
-		j = nextOpen(s, i)
+		j = lex.NextOpen(s, i)
 	}
 	frags = append(frags, s[i:])
 	a.frags, a.groups = frags, groups
@@ -164,7 +166,7 @@ func (a *assembler) splitDirs(s string, trail bool) string {
 		if g.inner == "" {
 			continue
 		}
-		if endWord(g.inner) {
+		if lex.EndWord(g.inner) {
 			// "( END )": an end marker, not a direction
 			a.p.bits |= dEndMarker
 			a.p.removed(g.inner)
@@ -196,7 +198,7 @@ func joinFrags(frags []string, size int) string {
 		return ""
 	}
 	if n == 1 {
-		return trim(only)
+		return lex.Trim(only)
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -208,7 +210,7 @@ func joinFrags(frags []string, size int) string {
 			}
 			continue
 		}
-		t := trim(f)
+		t := lex.Trim(f)
 		if b.Len() > 0 {
 			lead := f[0] == ' ' || f != strings.TrimLeft(f, " \u3000")
 			last, _ := utf8.DecodeLastRuneInString(b.String())
@@ -227,31 +229,23 @@ func joinFrags(frags []string, size int) string {
 // groupsThenColon reports whether only brackets and spaces stand between
 // s[e] and a colon.
 func groupsThenColon(s string, e int) bool {
-	i := trimSpaceFwd(s, e)
+	i := lex.TrimSpaceFwd(s, e)
 	for i < len(s) {
-		if openAt(s, i) > 0 {
-			m := matchParen(s, i)
+		if lex.OpenAt(s, i) > 0 {
+			m := lex.MatchParen(s, i)
 			if m < 0 {
 				return false
 			}
-			i = trimSpaceFwd(s, m)
+			i = lex.TrimSpaceFwd(s, m)
 			continue
 		}
 		if c := s[i]; c == '*' || c == '"' || c == '_' {
-			i = trimSpaceFwd(s, i+1)
+			i = lex.TrimSpaceFwd(s, i+1)
 			continue
 		}
 		break
 	}
-	return colonAt(s, i)
-}
-
-func colonAt(s string, i int) bool {
-	return i < len(s) && (s[i] == ':' || strings.HasPrefix(s[i:], "："))
-}
-
-func isASCIIWord(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	return lex.ColonAt(s, i)
 }
 
 func isWordRune(r rune) bool {
@@ -259,21 +253,21 @@ func isWordRune(r rune) bool {
 }
 
 func blankStr(s string) bool {
-	return trimSpaceFwd(s, 0) == len(s)
+	return lex.TrimSpaceFwd(s, 0) == len(s)
 }
 
 // plainStable reports whether line t, on a line of its own, reads back as a
 // plain line with the same text.
 func plainStable(t string) bool {
 	var q parser
-	q.ends = endKinds(t)
+	q.ends = lex.EndKinds(t)
 	q.line(t, false)
 	q.closeOpen()
 	q.resolveWeak() // a weak speaker line alone is no turn
 	if len(q.items) != 1 || q.items[0].k != kPlain || q.items[0].text != t {
 		return false
 	}
-	if isDots(t) {
+	if lex.IsDots(t) {
 		return false
 	}
 	return true

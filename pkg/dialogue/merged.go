@@ -3,6 +3,8 @@ package dialogue
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 // finish turns the filed lines into dialogues.
@@ -23,7 +25,7 @@ func (p *parser) splitMerged() {
 		case kTurn:
 			turnLines++
 			content++
-			colons = colons || strings.IndexByte(it.sp.rest, ':') >= 0 || strings.Contains(it.sp.rest, "：")
+			colons = colons || strings.IndexByte(it.sp.Rest, ':') >= 0 || strings.Contains(it.sp.Rest, "：")
 		case kPlain:
 			content++
 			colons = colons || strings.IndexByte(it.text, ':') >= 0 || strings.Contains(it.text, "：")
@@ -37,7 +39,7 @@ func (p *parser) splitMerged() {
 	names := p.names[:0]
 	for i := range p.items {
 		if p.items[i].k == kTurn {
-			names = addName(names, p.items[i].sp.name)
+			names = addName(names, p.items[i].sp.Name)
 		}
 	}
 	defer func() { p.names = names[:0] }()
@@ -53,7 +55,7 @@ func (p *parser) splitMerged() {
 		var segs []seg
 		switch it.k {
 		case kTurn:
-			segs = splitRest(it.sp.rest, names, single)
+			segs = splitRest(it.sp.Rest, names, single)
 		case kPlain:
 			segs = splitRest(it.text, names, false)
 		}
@@ -70,13 +72,13 @@ func (p *parser) splitMerged() {
 		}
 		first := it
 		if it.k == kTurn {
-			first.sp.rest = segs[0].sp.rest
+			first.sp.Rest = segs[0].sp.Rest
 			first.multi = true
 			out = append(out, first)
-		} else if segs[0].sp.rest != "" {
+		} else if segs[0].sp.Rest != "" {
 			// the line's turns follow as items of their own: unplaced,
 			// this piece is kept without them
-			first.text = segs[0].sp.rest
+			first.text = segs[0].sp.Rest
 			first.raw = first.text
 			out = append(out, first)
 		}
@@ -128,16 +130,16 @@ func (p *parser) discover(names []string) []string {
 		if it.k != kTurn {
 			continue
 		}
-		s := it.sp.rest
-		for c, w := nextColon(s, 0); c >= 0; c, w = nextColon(s, c+w) {
-			if w == 1 && !asciiColonOK(s, c) {
+		s := it.sp.Rest
+		for c, w := lex.NextColon(s, 0); c >= 0; c, w = lex.NextColon(s, c+w) {
+			if w == 1 && !lex.ASCIIColonOK(s, c) {
 				continue
 			}
-			e, _, _, ok := nameEnd(s, c, 0)
+			e, _, _, ok := lex.NameEnd(s, c, 0)
 			if !ok {
 				continue
 			}
-			st, ok := candidateBefore(s, e, 0)
+			st, ok := lex.CandidateBefore(s, e, 0)
 			if !ok || st <= textStart(s) {
 				// a name right after the first colon ("A: B: hi") is
 				// not taken for a speaker on its own evidence
@@ -147,10 +149,10 @@ func (p *parser) discover(names []string) []string {
 				st++ // "**A:**" as clean will leave it
 			}
 			name := s[st:e]
-			if !validName(name, true) || isNarrLabel(name) {
+			if !lex.ValidName(name, true) || lex.IsNarrLabel(name) {
 				continue
 			}
-			if _, _, hdr := parseHeader(name); hdr {
+			if _, _, hdr := lex.ParseHeader(name); hdr {
 				continue // "Dialogue" is a header, not a speaker
 			}
 			found := false
@@ -196,7 +198,7 @@ func (p *parser) discover(names []string) []string {
 // whole dialogue, a non-Latin speaker name after a space starts a turn
 // ("누나: ㅇㅇ 태준: ...").
 func spaceBefore(s string, q int) bool {
-	return q > 0 && trimSpaceBack(s, q) < q
+	return q > 0 && lex.TrimSpaceBack(s, q) < q
 }
 
 // leadingEmDir reports a markdown stage direction at the start of s
@@ -210,7 +212,7 @@ func leadingEmDir(s string) (string, int, bool) {
 		return "", 0, false
 	}
 	k++
-	if in := s[1:k]; trim(in) != in || (k+1 < len(s) && s[k+1] == '*') || !balanced(in) || endWord(in) {
+	if in := s[1:k]; lex.Trim(in) != in || (k+1 < len(s) && s[k+1] == '*') || !lex.Balanced(in) || lex.EndWord(in) {
 		return "", 0, false
 	}
 	return s[1:k], k + 1, true
@@ -219,15 +221,15 @@ func leadingEmDir(s string) (string, int, bool) {
 // textStart returns where the text of a turn starts, after its leading
 // directions.
 func textStart(s string) int {
-	i := trimSpaceFwd(s, 0)
+	i := lex.TrimSpaceFwd(s, 0)
 	for i < len(s) {
 		if _, end, ok := leadingEmDir(s[i:]); ok {
-			i = trimSpaceFwd(s, i+end)
+			i = lex.TrimSpaceFwd(s, i+end)
 			continue
 		}
-		if openAt(s, i) > 0 {
-			if e := matchParen(s, i); e >= 0 {
-				i = trimSpaceFwd(s, e)
+		if lex.OpenAt(s, i) > 0 {
+			if e := lex.MatchParen(s, i); e >= 0 {
+				i = lex.TrimSpaceFwd(s, e)
 				continue
 			}
 		}
@@ -250,7 +252,7 @@ func skipOpeners(s string, i int) int {
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if r == '“' || r == '‘' || r == '「' || r == '『' || r == '«' || isSpace(r) {
+		if r == '“' || r == '‘' || r == '「' || r == '『' || r == '«' || lex.IsSpace(r) {
 			i += w
 			continue
 		}
@@ -261,7 +263,7 @@ func skipOpeners(s string, i int) int {
 
 func hasLatinLetter(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if isLetterByte(s[i]) {
+		if lex.IsLetterByte(s[i]) {
 			return true
 		}
 	}
@@ -269,34 +271,34 @@ func hasLatinLetter(s string) bool {
 }
 
 type seg struct {
-	sp  spk
+	sp  lex.Speaker
 	gap bool // two or more spaces before the name
 }
 
 // splitRest cuts s at each known name that precedes a colon and starts the
 // text or follows a sentence end (or, when loose, a space). The first
-// segment's sp.rest is the text before the first cut; nil means no cut.
+// segment's sp.Rest is the text before the first cut; nil means no cut.
 func splitRest(s string, names []string, loose bool) []seg {
 	var segs []seg
 	from, segStart := 0, 0
-	var cur spk
+	var cur lex.Speaker
 	gap := false
 	for {
-		c, w := nextColon(s, from)
+		c, w := lex.NextColon(s, from)
 		if c < 0 {
 			break
 		}
 		from = c + w
-		if w == 1 && !asciiColonOK(s, c) {
+		if w == 1 && !lex.ASCIIColonOK(s, c) {
 			continue
 		}
-		e, paren, hasParen, ok := nameEnd(s, c, segStart)
+		e, paren, hasParen, ok := lex.NameEnd(s, c, segStart)
 		if !ok {
 			continue
 		}
 		var name string
 		for _, n := range names {
-			if e-segStart >= len(n) && s[e-len(n):e] == n && (e-len(n) == segStart+textStart(s[segStart:e-len(n)]) || boundaryBefore(s, e-len(n)) || (loose && spaceBefore(s, e-len(n)) && !hasLatinLetter(n))) {
+			if e-segStart >= len(n) && s[e-len(n):e] == n && (e-len(n) == segStart+textStart(s[segStart:e-len(n)]) || lex.BoundaryBefore(s, e-len(n)) || (loose && spaceBefore(s, e-len(n)) && !hasLatinLetter(n))) {
 				name = n
 				break
 			}
@@ -306,13 +308,13 @@ func splitRest(s string, names []string, loose bool) []seg {
 		}
 		ns := e - len(name)
 		// what came before belongs to the current turn
-		cur.rest = trim(s[segStart:ns])
+		cur.Rest = lex.Trim(s[segStart:ns])
 		segs = append(segs, seg{sp: cur, gap: gap})
-		gap = ns-trimSpaceBack(s, ns) >= 2
-		cur = spk{name: name, full: name, paren: paren, hasParen: hasParen}
+		gap = ns-lex.TrimSpaceBack(s, ns) >= 2
+		cur = lex.Speaker{Name: name, Full: name, Paren: paren, HasParen: hasParen}
 		if hasParen {
-			cur.full = s[ns:trimSpaceBack(s, c)]
-			cur.full = strings.TrimRight(cur.full, "*\" ")
+			cur.Full = s[ns:lex.TrimSpaceBack(s, c)]
+			cur.Full = strings.TrimRight(cur.Full, "*\" ")
 		}
 		after := c + w
 		for after < len(s) && (s[after] == '*' || s[after] == '"') {
@@ -324,6 +326,6 @@ func splitRest(s string, names []string, loose bool) []seg {
 	if segs == nil {
 		return nil
 	}
-	cur.rest = trim(s[segStart:])
+	cur.Rest = lex.Trim(s[segStart:])
 	return append(segs, seg{sp: cur, gap: gap})
 }

@@ -3,6 +3,8 @@ package dialogue
 import (
 	"strings"
 	"sync"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 // trace collects, for tests, the pieces of text Parse removes on purpose
@@ -27,9 +29,9 @@ const (
 
 type item struct {
 	k     kind
-	blank bool // a blank line came before it
-	multi bool // a turn on a line of several turns: its closing brackets are narration
-	sp    spk  // kTurn
+	blank bool        // a blank line came before it
+	multi bool        // a turn on a line of several turns: its closing brackets are narration
+	sp    lex.Speaker // kTurn
 	text  string
 	raw   string // the line as written (trimmed), for Unplaced
 }
@@ -166,7 +168,7 @@ func (p *parser) run(text string) Result {
 		p.bits |= dEmpty
 		return Result{Defects: defectList(p.bits)}
 	}
-	p.ends = endKinds(text)
+	p.ends = lex.EndKinds(text)
 	p.run0(text)
 	return p.finish()
 }
@@ -181,9 +183,9 @@ func (p *parser) run0(text string) {
 		} else {
 			line, text = text, ""
 		}
-		line = trim(line)
-		for strings.HasPrefix(line, bom) {
-			line = trim(line[len(bom):])
+		line = lex.Trim(line)
+		for strings.HasPrefix(line, lex.BOM) {
+			line = lex.Trim(line[len(lex.BOM):])
 		}
 		if line == "" {
 			blank = true
@@ -232,16 +234,16 @@ func (p *parser) closeOpen() {
 func (p *parser) emitNarr(text, raw string, blank, closed bool) {
 	if closed {
 		// drop the closing bracket (and a final '.')
-		text = trim(strings.TrimSuffix(strings.TrimSuffix(text, "."), "。"))
-		if w := closeEndsAt(text, len(text)); w > 0 {
+		text = lex.Trim(strings.TrimSuffix(strings.TrimSuffix(text, "."), "。"))
+		if w := lex.CloseEndsAt(text, len(text)); w > 0 {
 			text = text[:len(text)-w]
 		}
 	}
-	text = trim(text[openAt(text, 0):])
-	if inner, ok := wholeBracket(text); ok && endWord(inner) {
+	text = lex.Trim(text[lex.OpenAt(text, 0):])
+	if inner, ok := lex.WholeBracket(text); ok && lex.EndWord(inner) {
 		text = inner // "((完)": an end marker in the unclosed bracket
 	}
-	if endWord(text) {
+	if lex.EndWord(text) {
 		p.bits |= dEndMarker // "(END" cut short
 		p.removed(text)
 		text = ""
@@ -255,17 +257,17 @@ func (p *parser) emitNarr(text, raw string, blank, closed bool) {
 
 func (p *parser) line(line string, blank bool) {
 	if p.open != nil {
-		if _, ok := parseSpeaker(line); ok || (p.ends != 0 && hasEndKinds(line, p.ends) && markerIn(line)) {
+		if _, ok := lex.ParseSpeaker(line); ok || (p.ends != 0 && lex.HasEndKinds(line, p.ends) && lex.MarkerIn(line)) {
 			p.closeOpen()
 		} else {
-			e := closePos(line, p.openDepth)
+			e := lex.ClosePos(line, p.openDepth)
 			if e < 0 {
 				p.open = append(p.open, line)
 				p.openRaw = append(p.openRaw, line)
-				p.openDepth = parenDepth(line, p.openDepth)
+				p.openDepth = lex.ParenDepth(line, p.openDepth)
 				return
 			}
-			if rest := trim(line[e:]); rest == "" || rest == "." || rest == "。" {
+			if rest := lex.Trim(line[e:]); rest == "" || rest == "." || rest == "。" {
 				p.open = append(p.open, line)
 				p.openRaw = append(p.openRaw, line)
 				p.openDepth = 0
@@ -279,21 +281,21 @@ func (p *parser) line(line string, blank bool) {
 	}
 	raw := line
 	if p.ends != 0 {
-		line = removeEndMarkersK(line, p.ends, &p.bits, p)
+		line = p.dropEndMarkers(line, p.ends)
 	}
-	if line == "" || onlyJunk(line) {
+	if line == "" || lex.OnlyJunk(line) {
 		if line != "" {
 			p.bits |= dJSON
 		}
 		p.mark(blank)
 		return
 	}
-	if isRule(line) {
+	if lex.IsRule(line) {
 		p.bits |= dSeparator
 		p.mark(blank)
 		return
 	}
-	if isDots(line) {
+	if lex.IsDots(line) {
 		p.add(item{k: kPlain, blank: blank, text: line, raw: raw})
 		return
 	}
@@ -319,24 +321,27 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		return
 	}
 	if line[0] == '#' {
-		line = stripHeading(line, &p.bits)
+		var h bool
+		if line, h = lex.StripHeading(line); h {
+			p.bits |= dMarkdown
+		}
 		if line == "" {
 			p.mark(blank)
 			return
 		}
 	}
-	if inner, ok := wrappedBold(line); ok {
+	if inner, ok := lex.WrappedBold(line); ok {
 		p.bits |= dMarkdown
 		line = inner
 	}
-	if num, rest, ok := parseHeader(line); ok {
+	if num, rest, ok := lex.ParseHeader(line); ok {
 		if p.header(num, line[:len(line)-len(rest)], blank); rest == "" {
 			return
 		}
 		line, raw = rest, rest // the header is removed (and counted) already
 	}
-	if inner, ok := wholeBracket(line); ok {
-		if endWord(inner) {
+	if inner, ok := lex.WholeBracket(line); ok {
+		if lex.EndWord(inner) {
 			p.bits |= dEndMarker // "( END )"
 			p.removed(inner)
 			inner = ""
@@ -348,28 +353,28 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 		p.add(item{k: kNarr, blank: blank, text: inner, raw: raw})
 		return
 	}
-	if inner, ok := wrappedEm(line); ok {
+	if inner, ok := lex.WrappedEm(line); ok {
 		p.bits |= dMarkdown
 		p.classify(inner, raw, blank, true)
 		return
 	}
-	if opensParen(line) {
+	if lex.OpensParen(line) {
 		p.open = append(p.open[:0], line)
 		p.openRaw = append(p.openRaw[:0], raw)
-		p.openDepth = parenDepth(line, 0)
+		p.openDepth = lex.ParenDepth(line, 0)
 		p.openBlank = blank
 		return
 	}
-	if inner, ok := quotedLine(line); ok {
+	if inner, ok := lex.QuotedLine(line); ok {
 		// "\"Sarah: Hi.\"" — a whole line in quotes
 		p.bits |= dJSON
 		line = inner
 	}
-	if sp, ok := parseSpeaker(line); ok && (sp.weak == 0 || !p.noWeak) {
+	if sp, ok := lex.ParseSpeaker(line); ok && (sp.Weak == 0 || !p.noWeak) {
 		p.speakerLine(sp, line, raw, blank, narr)
 		return
 	}
-	if inner, ok := dashWrap(line); ok {
+	if inner, ok := lex.DashWrap(line); ok {
 		p.bits |= dSeparator
 		if inner == "" {
 			p.mark(blank)
@@ -387,41 +392,54 @@ func (p *parser) classify(line, raw string, blank, narr bool) {
 
 // speakerLine files a line that starts with a speaker's name (or a
 // header or narration label that looks like one).
-func (p *parser) speakerLine(sp spk, line, raw string, blank, narr bool) {
-	num, _, hdr := parseHeader(sp.name)
-	if !hdr && sp.deco != 0 {
+func (p *parser) speakerLine(sp lex.Speaker, line, raw string, blank, narr bool) {
+	num, _, hdr := lex.ParseHeader(sp.Name)
+	if !hdr && sp.Deco != 0 {
 		// "*A Dialog*:" is the header "A Dialog:" once the markdown
 		// is off (as Render writes it)
-		num, _, hdr = parseHeader(sp.name + ":")
+		num, _, hdr = lex.ParseHeader(sp.Name + ":")
 	}
 	if hdr {
 		// "**Dialogue 2**:" — a header in markdown
-		p.bits |= sp.deco
-		if p.header(num, sp.full, blank); sp.rest != "" {
-			p.classify(sp.rest, sp.rest, false, narr) // the header is removed (and counted) already
+		p.bits |= decoBits(sp.Deco)
+		if p.header(num, sp.Full, blank); sp.Rest != "" {
+			p.classify(sp.Rest, sp.Rest, false, narr) // the header is removed (and counted) already
 		}
 		return
 	}
-	if isNarrLabel(sp.name) {
-		if sp.rest != "" {
-			p.add(item{k: kNarr, blank: blank, text: sp.rest, raw: raw})
-			p.removed(sp.full)
+	if lex.IsNarrLabel(sp.Name) {
+		if sp.Rest != "" {
+			p.add(item{k: kNarr, blank: blank, text: sp.Rest, raw: raw})
+			p.removed(sp.Full)
 		} else {
 			p.mark(blank)
-			p.removed(sp.full)
+			p.removed(sp.Full)
 		}
 		return
 	}
-	if sp.weak != 0 {
+	if sp.Weak != 0 {
 		p.addWeak(sp, line, raw, blank, narr)
 		return
 	}
-	p.bits |= sp.deco
-	if sp.lead != "" {
-		p.removed(sp.lead)
+	p.bits |= decoBits(sp.Deco)
+	if sp.Lead != "" {
+		p.removed(sp.Lead)
 	}
 	p.hadTurnLine = true
 	p.add(item{k: kTurn, blank: blank, sp: sp, raw: raw})
+}
+
+// decoBits are the defects that the decorations around a speaker name
+// show: markdown, or quotes left by a JSON string.
+func decoBits(deco uint32) uint32 {
+	var bits uint32
+	if deco&lex.DecoMarkdown != 0 {
+		bits |= dMarkdown
+	}
+	if deco&lex.DecoQuotes != 0 {
+		bits |= dJSON
+	}
+	return bits
 }
 
 // endMarkerTrace stands in the trace for the end markers removed from a

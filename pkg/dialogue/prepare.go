@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 func (p *parser) removed(s string) {
@@ -16,14 +18,29 @@ func (p *parser) removed(s string) {
 	}
 }
 
+// dropEndMarkers removes the end markers of the given kinds from s
+// (lex.RemoveEndMarkersK), notes the defect and counts them, traced as a
+// stand-in.
+func (p *parser) dropEndMarkers(s string, kinds uint8) string {
+	s, ok := lex.RemoveEndMarkersK(s, kinds)
+	if ok {
+		p.bits |= dEndMarker
+		p.nRemoved++
+		if p.tr != nil {
+			p.tr.removed = append(p.tr.removed, endMarkerTrace)
+		}
+	}
+	return s
+}
+
 // prepare strips what wraps the dialogue: leaked reasoning, a JSON
 // envelope, JSON-string escapes, stray quotes at the ends.
 func (p *parser) prepare(text string) []string {
-	text = trim(text)
+	text = lex.Trim(text)
 	if text == "" {
 		return []string{""}
 	}
-	text = trim(strings.TrimPrefix(p.normalize(text), bom))
+	text = lex.Trim(strings.TrimPrefix(lex.Normalize(text), lex.BOM))
 	text = p.stripReasoning(text)
 	if texts, ok := p.envelope(text); ok {
 		return texts
@@ -43,9 +60,9 @@ func (p *parser) stripReasoning(text string) string {
 			p.removed(text[:i+len(m)])
 			text = text[i+len(m):]
 			for _, end := range [...]string{"<|end|>", "<|return|>"} {
-				text = strings.TrimSuffix(trim(text), end)
+				text = strings.TrimSuffix(lex.Trim(text), end)
 			}
-			return trim(text)
+			return lex.Trim(text)
 		}
 	}
 	// Up to the last closing tag is reasoning, and so is an opening tag
@@ -59,12 +76,12 @@ func (p *parser) stripReasoning(text string) string {
 			i := strings.LastIndex(text, cl)
 			p.bits |= dReasoning
 			p.removed(text[:i+len(cl)])
-			text, found = trim(text[i+len(cl):]), true
+			text, found = lex.Trim(text[i+len(cl):]), true
 		}
 		if i := strings.Index(text, "<"+tag+">"); i >= 0 {
 			p.bits |= dReasoning
 			p.removed(text[i:])
-			text, found = trim(text[:i]), true
+			text, found = lex.Trim(text[:i]), true
 		}
 		if found {
 			return text
@@ -90,7 +107,7 @@ func (p *parser) envelope(text string) ([]string, bool) {
 		if nl < 0 {
 			return nil, false
 		}
-		body = trim(strings.TrimSuffix(trim(body[nl+1:]), "```"))
+		body = lex.Trim(strings.TrimSuffix(lex.Trim(body[nl+1:]), "```"))
 	}
 	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' {
 		return nil, false
@@ -148,7 +165,7 @@ func (p *parser) envelope(text string) ([]string, bool) {
 		p.removed(rest)
 	}
 	for i, t := range texts {
-		texts[i] = p.unescape(trim(t))
+		texts[i] = p.unescape(lex.Trim(t))
 	}
 	return texts, true
 }
@@ -167,7 +184,7 @@ func noEscapes(s string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
-	return trim(unescapeRuns(s, " "))
+	return lex.Trim(unescapeRuns(s, " "))
 }
 
 func unescapeRuns(s, nl string) string {
@@ -241,5 +258,5 @@ func (p *parser) unescape(text string) string {
 			p.bits |= dJSON
 		}
 	}
-	return trim(text)
+	return lex.Trim(text)
 }

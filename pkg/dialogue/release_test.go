@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 // releaseRecord is one object of the NormGenesis release files.
@@ -95,7 +97,7 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 	for _, u := range res.Unplaced {
 		// unplaced lines are kept verbatim, end markers included; the
 		// markers are taken from the input lines below
-		for _, mk := range endMarkers {
+		for _, mk := range lex.EndMarkers {
 			u = strings.ReplaceAll(u, mk, " ")
 		}
 		letters(u, pool, 1)
@@ -111,10 +113,10 @@ func checkAccounted(text string, res Result, tr *trace) (lost []string) {
 	for _, d := range tr.decoded {
 		text = strings.Replace(text, d[0], d[1], 1)
 	}
-	norm := unescapeAll(normalize(text))
+	norm := unescapeAll(lex.Normalize(text))
 	for line := range strings.SplitSeq(norm, "\n") {
 		rest := line
-		for _, mk := range endMarkers {
+		for _, mk := range lex.EndMarkers {
 			rest = strings.ReplaceAll(rest, mk, " ")
 		}
 		if strings.TrimSpace(rest) == "[END" {

@@ -1,5 +1,7 @@
 package dialogue
 
+import "github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
+
 // decideRoles decides, for each "Name (x):", whether x is a role (kept in
 // the speaker name) or a stage direction (put first in the action): a role
 // when a line of that name and x also has a direction after the colon, or
@@ -47,7 +49,7 @@ func (a *assembler) decideRoles() {
 			case !h.has:
 			case h.role:
 				a.turns[i].Speaker = h.full
-			case endWord(h.paren):
+			case lex.EndWord(h.paren):
 				a.p.bits |= dEndMarker
 				a.p.removed(h.paren)
 			case a.turns[i].Action == "":
@@ -64,5 +66,5 @@ func (a *assembler) decideRoles() {
 }
 
 func leadsWithDir(s string) bool {
-	return s != "" && openAt(s, 0) > 0 && matchParen(s, 0) > 0
+	return s != "" && lex.OpenAt(s, 0) > 0 && lex.MatchParen(s, 0) > 0
 }

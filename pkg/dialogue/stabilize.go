@@ -3,6 +3,8 @@ package dialogue
 import (
 	"slices"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
 )
 
 // stabilize makes sure that Render's output of d reads back as d, so that a
@@ -63,11 +65,11 @@ func sameLines(a, b string) bool {
 		var la, lb string
 		for la == "" && a != "" {
 			la, a, _ = strings.Cut(a, "\n")
-			la = trim(la)
+			la = lex.Trim(la)
 		}
 		for lb == "" && b != "" {
 			lb, b, _ = strings.Cut(b, "\n")
-			lb = trim(lb)
+			lb = lex.Trim(lb)
 		}
 		if la != lb {
 			return false

@@ -1,9 +1,12 @@
 package dialogue
 
-import "strings"
+import (
+	"github.com/ngkit/ngkit/pkg/dialogue/internal/lex"
+	"strings"
+)
 
-// weakLine is a line that reads as a turn in a weak form (wLoose, wBracket,
-// wDash) and the items it files as when it is not a turn.
+// weakLine is a line that reads as a turn in a weak form (lex.WeakLoose, lex.WeakBracket,
+// lex.WeakDash) and the items it files as when it is not a turn.
 type weakLine struct {
 	item int    // index of its kTurn item
 	alt  []item // the line filed without weak forms
@@ -12,7 +15,7 @@ type weakLine struct {
 
 // addWeak files a weak speaker line: a kTurn item for now, and what the
 // line would be otherwise, for resolveWeak to choose from.
-func (p *parser) addWeak(sp spk, line, raw string, blank, narr bool) {
+func (p *parser) addWeak(sp lex.Speaker, line, raw string, blank, narr bool) {
 	n, bits, had := len(p.items), p.bits, p.hadTurnLine
 	p.noWeak = true
 	p.classify(line, raw, blank, narr)
@@ -61,7 +64,7 @@ type weakForm struct {
 func (p *parser) turnCount(name string) int {
 	n := 0
 	for i := range p.items {
-		if p.items[i].k == kTurn && p.items[i].sp.name == name {
+		if p.items[i].k == kTurn && p.items[i].sp.Name == name {
 			n++
 		}
 	}
@@ -70,22 +73,22 @@ func (p *parser) turnCount(name string) int {
 
 // weakForms says, per weak form, how many lines and names have it and
 // whether a name recurs; sure is the number of turns of no weak form.
-func (p *parser) weakForms() (forms [wDash + 1]weakForm, sure int) {
+func (p *parser) weakForms() (forms [lex.WeakDash + 1]weakForm, sure int) {
 	for i := range p.items {
-		if p.items[i].k == kTurn && p.items[i].sp.weak == 0 {
+		if p.items[i].k == kTurn && p.items[i].sp.Weak == 0 {
 			sure++
 		}
 	}
 	for _, w := range p.weak {
 		sp := &p.items[w.item].sp
-		f := &forms[sp.weak]
+		f := &forms[sp.Weak]
 		f.lines++
 		if f.first == "" {
-			f.first, f.names = sp.name, 1
-		} else if f.names == 1 && sp.name != f.first {
+			f.first, f.names = sp.Name, 1
+		} else if f.names == 1 && sp.Name != f.first {
 			f.names = 2
 		}
-		if p.turnCount(sp.name) >= 2 {
+		if p.turnCount(sp.Name) >= 2 {
 			f.recurs = true
 		}
 	}
@@ -100,15 +103,15 @@ func (p *parser) turnNear(i, step int, name string) bool {
 		if i += step; i < 0 || i >= len(p.items) {
 			return false
 		}
-		if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.weak <= wLoose {
-			return sp.name != name
+		if sp := &p.items[i].sp; p.items[i].k == kTurn && sp.Weak <= lex.WeakLoose {
+			return sp.Name != name
 		}
 	}
 	return false
 }
 
 // keepWeak decides which weak turns are turns.
-func (p *parser) keepWeak(forms [wDash + 1]weakForm, sure int) (keep []bool, rejected int) {
+func (p *parser) keepWeak(forms [lex.WeakDash + 1]weakForm, sure int) (keep []bool, rejected int) {
 	// a text that is one weak "Name: text" turn (its text on the lines
 	// after it included) and nothing else is a turn
 	lone := len(p.weak) == 1 && sure == 0
@@ -122,23 +125,23 @@ func (p *parser) keepWeak(forms [wDash + 1]weakForm, sure int) (keep []bool, rej
 		sp := &p.items[w.item].sp
 		var ok bool
 		switch {
-		case sp.weak != wLoose && w.item > 0 && p.items[w.item-1].k == kTurn && p.items[w.item-1].sp.rest == "" && !p.items[w.item].blank:
+		case sp.Weak != lex.WeakLoose && w.item > 0 && p.items[w.item-1].k == kTurn && p.items[w.item-1].sp.Rest == "" && !p.items[w.item].blank:
 			// "[Smiling] ..." or "Sure — ..." after a speaker alone on a
 			// line is that speaker's text
-		case sp.weak == wLoose:
-			ok = p.turnCount(sp.name) >= 2 || p.named(sp.name) ||
-				(lone || p.turnNear(w.item, -1, sp.name) || p.turnNear(w.item, 1, sp.name)) && !hasProseWord(sp.name)
+		case sp.Weak == lex.WeakLoose:
+			ok = p.turnCount(sp.Name) >= 2 || p.named(sp.Name) ||
+				(lone || p.turnNear(w.item, -1, sp.Name) || p.turnNear(w.item, 1, sp.Name)) && !lex.HasProseWord(sp.Name)
 		default:
 			// "[Sarah] ..." and "Sarah — ...": a form the text keeps to
-			f := forms[sp.weak]
-			ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0) || p.named(sp.name) && f.lines >= 2
+			f := forms[sp.Weak]
+			ok = f.lines >= 2 && f.names >= 2 && (f.recurs || sure == 0) || p.named(sp.Name) && f.lines >= 2
 			// Render writes the turn "Name: text", where a name that only
 			// looseName allows is a loose turn, kept when its name recurs,
 			// the context names it or it holds no word of prose: ask the
 			// same here, so that the dialogue reads back from its
 			// rendering ("a I—0\na0 I—0" is not a dialogue of "a I" and
 			// "a0 I", as "a I: 0\na0 I: 0" is not).
-			if ok && p.turnCount(sp.name) < 2 && !p.named(sp.name) && hasProseWord(sp.name) && !validName(sp.name, false) {
+			if ok && p.turnCount(sp.Name) < 2 && !p.named(sp.Name) && lex.HasProseWord(sp.Name) && !lex.ValidName(sp.Name, false) {
 				ok = false
 			}
 		}
@@ -156,9 +159,9 @@ func (p *parser) fileWeak(keep []bool, rejected int) {
 	for k, w := range p.weak {
 		if keep[k] {
 			it := &p.items[w.item]
-			p.bits |= it.sp.deco
-			if it.sp.lead != "" {
-				p.removed(it.sp.lead)
+			p.bits |= decoBits(it.sp.Deco)
+			if it.sp.Lead != "" {
+				p.removed(it.sp.Lead)
 			}
 			p.hadTurnLine = true
 			p.weakTurns = true
@@ -200,7 +203,7 @@ func (p *parser) named(name string) bool {
 		}
 		i += from
 		e := i + len(ln)
-		if (i == 0 || !isASCIIWord(lh[i-1])) && (e == len(lh) || !isASCIIWord(lh[e])) {
+		if (i == 0 || !lex.IsASCIIWord(lh[i-1])) && (e == len(lh) || !lex.IsASCIIWord(lh[e])) {
 			return true
 		}
 		from = i + 1

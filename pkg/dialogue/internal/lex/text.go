@@ -1,4 +1,4 @@
-package dialogue
+package lex
 
 import (
 	"strings"
@@ -6,12 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// Hand-written scanners: Parse runs on every record of an import, so the hot
-// path avoids regexp and allocations.
-
-// isSpace is unicode.IsSpace (trimming must agree with strings.TrimSpace)
+// IsSpace is unicode.IsSpace (trimming must agree with strings.TrimSpace)
 // without its table lookup.
-func isSpace(r rune) bool {
+func IsSpace(r rune) bool {
 	switch {
 	case r < 0x80:
 		return r == ' ' || (r >= '\t' && r <= '\r')
@@ -25,17 +22,17 @@ func isSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200A
 }
 
-// trim is strings.TrimSpace, without its slow path for text that starts or
+// Trim is strings.TrimSpace, without its slow path for text that starts or
 // ends with a non-ASCII letter (most of the Chinese and Korean text).
-func trim(s string) string {
-	i := trimSpaceFwd(s, 0)
+func Trim(s string) string {
+	i := TrimSpaceFwd(s, 0)
 	if i == len(s) {
 		return ""
 	}
-	return s[i:trimSpaceBack(s, len(s))]
+	return s[i:TrimSpaceBack(s, len(s))]
 }
 
-func trimSpaceBack(s string, i int) int {
+func TrimSpaceBack(s string, i int) int {
 	for i > 0 {
 		c := s[i-1]
 		if c == ' ' || (c >= '\t' && c <= '\r') {
@@ -46,7 +43,7 @@ func trimSpaceBack(s string, i int) int {
 			return i
 		}
 		r, w := utf8.DecodeLastRuneInString(s[:i])
-		if !isSpace(r) {
+		if !IsSpace(r) {
 			return i
 		}
 		i -= w
@@ -54,7 +51,7 @@ func trimSpaceBack(s string, i int) int {
 	return i
 }
 
-func trimSpaceFwd(s string, i int) int {
+func TrimSpaceFwd(s string, i int) int {
 	for i < len(s) {
 		c := s[i]
 		if c == ' ' || (c >= '\t' && c <= '\r') {
@@ -65,7 +62,7 @@ func trimSpaceFwd(s string, i int) int {
 			return i
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if !isSpace(r) {
+		if !IsSpace(r) {
 			return i
 		}
 		i += w
@@ -97,7 +94,7 @@ func isTitleBefore(s string) bool {
 				return true
 			}
 			r, _ := utf8.DecodeLastRuneInString(s[:i])
-			if isSpace(r) || !unicode.IsLetter(r) {
+			if IsSpace(r) || !unicode.IsLetter(r) {
 				return true
 			}
 		}
@@ -125,4 +122,13 @@ func collapseSpaces(s string) string {
 func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
+}
+
+// ColonAt reports whether a colon, ASCII or full-width, stands at s[i].
+func ColonAt(s string, i int) bool {
+	return i < len(s) && (s[i] == ':' || strings.HasPrefix(s[i:], "："))
+}
+
+func IsASCIIWord(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }

@@ -1,9 +1,9 @@
-package dialogue
+package lex
 
 import "strings"
 
-// openAt reports the width of an opening round bracket at s[i], or 0.
-func openAt(s string, i int) int {
+// OpenAt reports the width of an opening round bracket at s[i], or 0.
+func OpenAt(s string, i int) int {
 	if s[i] == '(' {
 		return 1
 	}
@@ -24,8 +24,8 @@ func closeAt(s string, i int) int {
 	return 0
 }
 
-// closeEndsAt reports the width of a closing round bracket that ends at s[:i], or 0.
-func closeEndsAt(s string, i int) int {
+// CloseEndsAt reports the width of a closing round bracket that ends at s[:i], or 0.
+func CloseEndsAt(s string, i int) int {
 	if i >= 1 && s[i-1] == ')' {
 		return 1
 	}
@@ -35,8 +35,8 @@ func closeEndsAt(s string, i int) int {
 	return 0
 }
 
-// nextOpen finds the next opening round bracket at or after i.
-func nextOpen(s string, i int) int {
+// NextOpen finds the next opening round bracket at or after i.
+func NextOpen(s string, i int) int {
 	a := strings.IndexByte(s[i:], '(')
 	end := len(s)
 	if a >= 0 {
@@ -51,9 +51,9 @@ func nextOpen(s string, i int) int {
 	return -1
 }
 
-// matchParen returns the index just after the bracket that closes the one
+// MatchParen returns the index just after the bracket that closes the one
 // opening at s[i] (round brackets, ASCII and full-width mixed), or -1.
-func matchParen(s string, i int) int {
+func MatchParen(s string, i int) int {
 	depth := 0
 	for i < len(s) {
 		switch s[i] {
@@ -86,13 +86,13 @@ func matchParen(s string, i int) int {
 	return -1
 }
 
-// matchParenBack returns the index of the bracket that opens the group
+// MatchParenBack returns the index of the bracket that opens the group
 // closing just before s[:e], or -1.
-func matchParenBack(s string, e int) int {
+func MatchParenBack(s string, e int) int {
 	depth := 0
 	i := e
 	for i > 0 {
-		if w := closeEndsAt(s, i); w > 0 {
+		if w := CloseEndsAt(s, i); w > 0 {
 			depth++
 			i -= w
 			continue
@@ -119,11 +119,11 @@ func matchParenBack(s string, e int) int {
 	return -1
 }
 
-// closePos returns the index just after the bracket that brings depth d
+// ClosePos returns the index just after the bracket that brings depth d
 // down to 0 in s, or -1.
-func closePos(s string, d int) int {
+func ClosePos(s string, d int) int {
 	for i := 0; i < len(s); i++ {
-		if w := openAt(s, i); w > 0 {
+		if w := OpenAt(s, i); w > 0 {
 			d++
 			i += w - 1
 		} else if w := closeAt(s, i); w > 0 {
@@ -137,12 +137,12 @@ func closePos(s string, d int) int {
 	return -1
 }
 
-// balanced reports whether the round brackets of s pair up, so that "(" + s
+// Balanced reports whether the round brackets of s pair up, so that "(" + s
 // + ")" is one group.
-func balanced(s string) bool {
+func Balanced(s string) bool {
 	d := 0
 	for i := 0; i < len(s); i++ {
-		if w := openAt(s, i); w > 0 {
+		if w := OpenAt(s, i); w > 0 {
 			d++
 			i += w - 1
 		} else if w := closeAt(s, i); w > 0 {
@@ -156,8 +156,8 @@ func balanced(s string) bool {
 	return d == 0
 }
 
-// parenDepth returns the bracket depth at the end of s, starting from d.
-func parenDepth(s string, d int) int {
+// ParenDepth returns the bracket depth at the end of s, starting from d.
+func ParenDepth(s string, d int) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '(' {
 			d++
@@ -174,9 +174,9 @@ func parenDepth(s string, d int) int {
 	return d
 }
 
-// wholeBracket reports whether s is one bracketed group — (…), （…）, […]
+// WholeBracket reports whether s is one bracketed group — (…), （…）, […]
 // or 【…】, a final '.' or '。' allowed after it — and returns its content.
-func wholeBracket(s string) (string, bool) {
+func WholeBracket(s string) (string, bool) {
 	if s == "" {
 		return "", false
 	}
@@ -190,10 +190,10 @@ func wholeBracket(s string) (string, bool) {
 	if body == "" {
 		return "", false
 	}
-	if openAt(body, 0) > 0 {
-		if e := matchParen(body, 0); e == len(body) {
-			w := openAt(body, 0)
-			return trim(body[w : e-closeEndsAt(body, e)]), true
+	if OpenAt(body, 0) > 0 {
+		if e := MatchParen(body, 0); e == len(body) {
+			w := OpenAt(body, 0)
+			return Trim(body[w : e-CloseEndsAt(body, e)]), true
 		}
 		return "", false
 	}
@@ -214,11 +214,11 @@ func wholeBracket(s string) (string, bool) {
 	if strings.Contains(inner, cls) {
 		return "", false
 	}
-	return trim(inner), true
+	return Trim(inner), true
 }
 
-// opensParen reports whether s starts with a round bracket that the line
+// OpensParen reports whether s starts with a round bracket that the line
 // does not close (a narration continued on the next lines, or never closed).
-func opensParen(s string) bool {
-	return s != "" && openAt(s, 0) > 0 && matchParen(s, 0) < 0
+func OpensParen(s string) bool {
+	return s != "" && OpenAt(s, 0) > 0 && MatchParen(s, 0) < 0
 }

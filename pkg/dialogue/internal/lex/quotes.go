@@ -1,4 +1,4 @@
-package dialogue
+package lex
 
 import (
 	"strings"
@@ -6,15 +6,15 @@ import (
 	"unicode/utf8"
 )
 
-// wrappedBold reports whether s is wrapped in ** ** or __ __ as a whole.
-func wrappedBold(s string) (string, bool) {
+// WrappedBold reports whether s is wrapped in ** ** or __ __ as a whole.
+func WrappedBold(s string) (string, bool) {
 	if len(s) < 5 {
 		return "", false
 	}
 	for _, d := range [...]string{"**", "__"} {
 		if strings.HasPrefix(s, d) && strings.HasSuffix(s, d) {
 			inner := s[2 : len(s)-2]
-			if !strings.Contains(inner, d) && trim(inner) == inner && inner != "" {
+			if !strings.Contains(inner, d) && Trim(inner) == inner && inner != "" {
 				return inner, true
 			}
 		}
@@ -22,14 +22,14 @@ func wrappedBold(s string) (string, bool) {
 	return "", false
 }
 
-// wrappedEm reports whether s is wrapped in single * * as a whole (a
+// WrappedEm reports whether s is wrapped in single * * as a whole (a
 // markdown-italic narration line).
-func wrappedEm(s string) (string, bool) {
+func WrappedEm(s string) (string, bool) {
 	if len(s) < 3 || s[0] != '*' || s[len(s)-1] != '*' || s[1] == '*' || s[len(s)-2] == '*' {
 		return "", false
 	}
 	inner := s[1 : len(s)-1]
-	if strings.IndexByte(inner, '*') >= 0 || trim(inner) != inner {
+	if strings.IndexByte(inner, '*') >= 0 || Trim(inner) != inner {
 		return "", false
 	}
 	return inner, true
@@ -39,11 +39,11 @@ func isDashRune(r rune) bool {
 	return r == '—' || r == '–' || r == '―' || r == '─' || r == '━' || r == '-' || r == '~' || r == '='
 }
 
-// dashWrap reports whether s is a line marked by dashes — "——第二天——",
+// DashWrap reports whether s is a line marked by dashes — "——第二天——",
 // "— (Later that day) —", "--- Later ---", "——当晚，…", "会议结束后——" — and
 // returns what is inside. A leading run must be a wide dash or at least two
 // ASCII dashes; a trailing run alone must be two or more dashes.
-func dashWrap(s string) (string, bool) {
+func DashWrap(s string) (string, bool) {
 	i, nl, wideL := 0, 0, false
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -82,13 +82,13 @@ func dashWrap(s string) (string, bool) {
 			return "", false
 		}
 	}
-	return trim(s[i:j]), true
+	return Trim(s[i:j]), true
 }
 
-// stripEmphasis removes markdown emphasis delimiters (**x**, __x__, *x*)
+// StripEmphasis removes markdown emphasis delimiters (**x**, __x__, *x*)
 // that open before a word and close after one; "138****8282" and a lone
 // '*' stay.
-func stripEmphasis(s string) (string, bool) {
+func StripEmphasis(s string) (string, bool) {
 	if strings.IndexByte(s, '*') < 0 && !strings.Contains(s, "__") {
 		return s, false
 	}
@@ -173,9 +173,9 @@ func delimClose(s string, i, n int) bool {
 
 var quotePairs = [...][2]string{{"“", "”"}, {"\"", "\""}, {"‘", "’"}, {"「", "」"}, {"『", "』"}, {"'", "'"}, {"«", "»"}}
 
-// stripQuotes removes quotes that wrap the whole of s ("“…”"), repeatedly,
+// StripQuotes removes quotes that wrap the whole of s ("“…”"), repeatedly,
 // when no other quote of the pair is inside.
-func stripQuotes(s string) string {
+func StripQuotes(s string) string {
 	for len(s) >= 2 {
 		done := true
 		for _, q := range quotePairs {
@@ -187,7 +187,7 @@ func stripQuotes(s string) string {
 				if q[0] == "'" && !strings.ContainsAny(inner, " ") {
 					continue
 				}
-				s = trim(inner)
+				s = Trim(inner)
 				done = false
 				break
 			}
@@ -199,7 +199,7 @@ func stripQuotes(s string) string {
 	return s
 }
 
-func isQuoteStart(s string) bool {
+func IsQuoteStart(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -1,24 +1,24 @@
-package dialogue
+package lex
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// stripHeading removes a leading markdown heading mark ("## ").
-func stripHeading(s string, bits *uint32) string {
+// StripHeading removes a leading markdown heading mark ("## ") and reports
+// whether there was one.
+func StripHeading(s string) (string, bool) {
 	if s == "" || s[0] != '#' {
-		return s
+		return s, false
 	}
 	i := 0
 	for i < len(s) && s[i] == '#' {
 		i++
 	}
 	if i > 6 || (i < len(s) && s[i] != ' ') {
-		return s
+		return s, false
 	}
-	*bits |= dMarkdown
-	return trim(s[i:])
+	return Trim(s[i:]), true
 }
 
 // HeaderWords name a dialogue in a header line ("Dialogue 2:",
@@ -55,10 +55,10 @@ func hasPrefixFold(s, prefix string) bool {
 	return strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// parseHeader reports whether s is a header such as "Dialogue:",
+// ParseHeader reports whether s is a header such as "Dialogue:",
 // "Dialogue 2:", "对话一：", "대화 1:" and returns the dialogue number (0 if
 // none) and what follows the header's colon on the same line.
-func parseHeader(s string) (num int, rest string, ok bool) {
+func ParseHeader(s string) (num int, rest string, ok bool) {
 	if s == "" {
 		return 0, "", false
 	}
@@ -68,7 +68,7 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 		return 0, "", false
 	}
 	for _, l := range headerLeadsBy[c0] {
-		// cheap tests first: parseHeader runs on every line
+		// cheap tests first: ParseHeader runs on every line
 		if len(s) > len(l) && s[len(l)-1] == l[len(l)-1] && hasPrefixFold(s, l) {
 			lead = len(l)
 			break
@@ -88,10 +88,10 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 		return 0, "", false
 	}
 	i := lead + len(hw)
-	if hw[0] < 0x80 && i < len(s) && (s[i] == 's' || s[i] == 'S') && (i+1 == len(s) || !isLetterByte(s[i+1])) {
+	if hw[0] < 0x80 && i < len(s) && (s[i] == 's' || s[i] == 'S') && (i+1 == len(s) || !IsLetterByte(s[i+1])) {
 		i++ // "Dialogues:"
 	}
-	if hw[0] < 0x80 && i < len(s) && isLetterByte(s[i]) {
+	if hw[0] < 0x80 && i < len(s) && IsLetterByte(s[i]) {
 		return 0, "", false // "dialogue is", "Scripture"
 	}
 	for _, suf := range [...]string{"内容", "내용", "如下", " content", " text"} {
@@ -99,7 +99,7 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 			i += len(suf)
 		}
 	}
-	i = trimSpaceFwd(s, i)
+	i = TrimSpaceFwd(s, i)
 	if i < len(s) && s[i] == '#' {
 		i++
 	}
@@ -119,7 +119,7 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 		}
 		break
 	}
-	i = trimSpaceFwd(s, i)
+	i = TrimSpaceFwd(s, i)
 	if i < len(s) && s[i] == ':' {
 		i++
 	} else if strings.HasPrefix(s[i:], "：") {
@@ -130,7 +130,7 @@ func parseHeader(s string) (num int, rest string, ok bool) {
 	for i < len(s) && (s[i] == '*' || s[i] == '_') {
 		i++
 	}
-	return num, trim(s[i:]), true
+	return num, Trim(s[i:]), true
 }
 
 func cjkDigit(r rune) int {
@@ -157,7 +157,7 @@ func cjkDigit(r rune) int {
 	return 0
 }
 
-func isLetterByte(c byte) bool {
+func IsLetterByte(c byte) bool {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
@@ -174,7 +174,7 @@ var NarrationLabels = []string{"Scene", "Setting", "Narration", "Narrator", "Sta
 	"장면", "상황", "배경", "해설", "지문", "규범", "사회 규범", "설명", "참고", "장소", "시간", "제목", "등장인물", "메모", "문화"}
 
 // narrLatinByLen and narrOther index NarrationLabels (Latin ones by length
-// in bytes, matched in any case; the others whole): isNarrLabel runs on
+// in bytes, matched in any case; the others whole): IsNarrLabel runs on
 // every speaker line.
 var narrLatinByLen, narrOther = func() ([25][]string, map[string]bool) {
 	var byLen [25][]string
@@ -190,7 +190,7 @@ var narrLatinByLen, narrOther = func() ([25][]string, map[string]bool) {
 	return byLen, other
 }()
 
-func isNarrLabel(name string) bool {
+func IsNarrLabel(name string) bool {
 	if name == "" || len(name) >= len(narrLatinByLen) {
 		return false
 	}

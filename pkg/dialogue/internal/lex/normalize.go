@@ -1,20 +1,20 @@
-package dialogue
+package lex
 
 import (
 	"html"
 	"strings"
 )
 
-// normalize takes out zero-width spaces (U+200B, invisible in a name
+// Normalize takes out zero-width spaces (U+200B, invisible in a name
 // line: "Sa\u200brah:") and decodes HTML entities (&amp;, &#39;, &nbsp;),
 // so that "Tom &amp; Jerry" reads as written. A BOM at the start of a line
-// (text glued from several files) is taken off by run0. It costs two
+// (text glued from several files) is taken off as the parser reads each line. It costs two
 // vectorised searches on text that has neither.
-func normalize(text string) string {
+func Normalize(text string) string {
 	if strings.Contains(text, zwsp) {
 		text = strings.ReplaceAll(text, zwsp, "")
 	}
-	if hasEntity(text) {
+	if HasEntity(text) {
 		text = html.UnescapeString(text)
 		text = strings.ReplaceAll(text, "\u00a0", " ")
 	}
@@ -23,16 +23,14 @@ func normalize(text string) string {
 
 const (
 	zwsp = "\u200b"
-	bom  = "\ufeff"
+	// BOM is the byte order mark, which text glued from several files
+	// holds at line starts.
+	BOM = "\ufeff"
 )
 
-func (p *parser) normalize(text string) string {
-	return normalize(text)
-}
-
-// hasEntity reports whether s holds an HTML entity: '&', a name or
+// HasEntity reports whether s holds an HTML entity: '&', a name or
 // number of letters and digits, ';'.
-func hasEntity(s string) bool {
+func HasEntity(s string) bool {
 	for from := 0; ; {
 		i := strings.IndexByte(s[from:], '&')
 		if i < 0 {
@@ -44,7 +42,7 @@ func hasEntity(s string) bool {
 			j++
 		}
 		k := j
-		for k < len(s) && k-j < 10 && isASCIIWord(s[k]) {
+		for k < len(s) && k-j < 10 && IsASCIIWord(s[k]) {
 			k++
 		}
 		if k > j && k < len(s) && s[k] == ';' {
@@ -54,9 +52,9 @@ func hasEntity(s string) bool {
 	}
 }
 
-// quotedLine reports whether line is a speaker line in quotes as a whole
+// QuotedLine reports whether line is a speaker line in quotes as a whole
 // ("\"Sarah: Hi.\"", "“Sarah: Hi.”") and returns it without them.
-func quotedLine(line string) (string, bool) {
+func QuotedLine(line string) (string, bool) {
 	if len(line) < 4 {
 		return "", false
 	}
@@ -68,8 +66,8 @@ func quotedLine(line string) (string, bool) {
 		if strings.Contains(inner, q[0]) || strings.Contains(inner, q[1]) {
 			return "", false
 		}
-		inner = trim(inner)
-		if sp, ok := parseSpeaker(inner); ok && sp.rest != "" {
+		inner = Trim(inner)
+		if sp, ok := ParseSpeaker(inner); ok && sp.Rest != "" {
 			return inner, true
 		}
 	}

@@ -1,16 +1,16 @@
-package dialogue
+package lex
 
 import "strings"
 
-// endMarkers are the end-of-dialogue tokens models leave in the text.
-var endMarkers = [...]string{"[END]", "【END】", "(END)", "（END）", "<END>", "[끝]", "【끝】", "(끝)", "[结束]", "【结束】", "[完]", "【完】",
+// EndMarkers are the end-of-dialogue tokens models leave in the text.
+var EndMarkers = [...]string{"[END]", "【END】", "(END)", "（END）", "<END>", "[끝]", "【끝】", "(끝)", "[结束]", "【结束】", "[完]", "【完】",
 	"[End]", "[end]", "<end>", "<End>", "【End】", "【end】", "[ END ]"}
 
-// endKinds reports which kinds of end marker s holds (bit set), so that a
+// EndKinds reports which kinds of end marker s holds (bit set), so that a
 // text's lines need only be checked for the kinds the text holds. Every
 // marker ends with a closing bracket, so it looks at those only (found by
 // vectorised search) and at a line "[END" cut short.
-func endKinds(s string) uint8 {
+func EndKinds(s string) uint8 {
 	var k uint8
 	for _, cl := range [...]string{"]", ")", ">", "】", "）"} {
 		for from := 0; ; {
@@ -57,27 +57,28 @@ func tokenBefore(s string) uint8 {
 	return 0
 }
 
-// endWord reports whether s, in brackets, would be an end marker.
-func endWord(s string) bool {
-	switch trim(s) {
+// EndWord reports whether s, in brackets, would be an end marker.
+func EndWord(s string) bool {
+	switch Trim(s) {
 	case "END", "End", "end", "끝", "结束", "完":
 		return true
 	}
 	return false
 }
 
-// hasEndKinds is hasEndMarker restricted to the kinds of a text.
-func hasEndKinds(s string, kinds uint8) bool {
+// HasEndKinds reports whether s may hold an end marker of the given kinds
+// (EndKinds): a cheap test before MarkerIn or RemoveEndMarkersK.
+func HasEndKinds(s string, kinds uint8) bool {
 	if kinds == 1 {
 		return strings.Contains(s, "END")
 	}
-	return endKinds(s)&kinds != 0
+	return EndKinds(s)&kinds != 0
 }
 
-// markerIn reports whether s holds an end marker that removeEndMarkers
+// MarkerIn reports whether s holds an end marker that RemoveEndMarkers
 // removes.
-func markerIn(s string) bool {
-	for _, m := range endMarkers {
+func MarkerIn(s string) bool {
+	for _, m := range EndMarkers {
 		if strings.Contains(s, m) {
 			return true
 		}
@@ -85,45 +86,41 @@ func markerIn(s string) bool {
 	return s == "[END"
 }
 
-// removeEndMarkers removes end markers anywhere in s; a line that is just
-// "[END" (cut short) counts too.
-func removeEndMarkers(s string, bits *uint32, p *parser) string {
-	return removeEndMarkersK(s, 0xff, bits, p)
+// RemoveEndMarkers removes end markers anywhere in s; a line that is just
+// "[END" (cut short) counts too. It reports whether it removed any.
+func RemoveEndMarkers(s string) (string, bool) {
+	return RemoveEndMarkersK(s, 0xff)
 }
 
-func removeEndMarkersK(s string, kinds uint8, bits *uint32, p *parser) string {
-	if !hasEndKinds(s, kinds) {
-		return s
+// RemoveEndMarkersK is RemoveEndMarkers for the kinds of marker a text
+// holds (EndKinds).
+func RemoveEndMarkersK(s string, kinds uint8) (string, bool) {
+	if !HasEndKinds(s, kinds) {
+		return s, false
 	}
 	orig := s
 	// until none is left: what is around a marker removed can make one
 	// ("[ END[ END ]]"); each pass shortens s, so this ends
 	for again := true; again; {
 		again = false
-		for _, m := range endMarkers {
+		for _, m := range EndMarkers {
 			if strings.Contains(s, m) {
 				s = strings.ReplaceAll(s, m, " ")
 				again = true
 			}
 		}
 	}
-	if trim(s) == "[END" {
+	if Trim(s) == "[END" {
 		s = "" // cut short, or left by removing a whole one ("[END[END]")
 	}
-	if s != orig {
-		*bits |= dEndMarker
-		if p != nil { // counted, and traced as a stand-in
-			p.nRemoved++
-			if p.tr != nil {
-				p.tr.removed = append(p.tr.removed, endMarkerTrace)
-			}
-		}
-		s = trim(s)
-		if strings.Contains(s, "   ") {
-			s = collapseSpaces(s)
-		}
+	if s == orig {
+		return s, false
 	}
-	return s
+	s = Trim(s)
+	if strings.Contains(s, "   ") {
+		s = collapseSpaces(s)
+	}
+	return s, true
 }
 
 func isRuleRune(r rune) bool {
@@ -134,9 +131,9 @@ func isRuleRune(r rune) bool {
 	return false
 }
 
-// isRule reports whether s is a separator: only dashes, rules and the like
+// IsRule reports whether s is a separator: only dashes, rules and the like
 // (one em dash or "**" count; a single '-' or '*' does not).
-func isRule(s string) bool {
+func IsRule(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -155,9 +152,9 @@ func isRule(s string) bool {
 	return n >= 3 || (n >= 1 && wide) || s == "**" || s == "--"
 }
 
-// onlyJunk reports whether s holds only characters left over from a JSON
+// OnlyJunk reports whether s holds only characters left over from a JSON
 // envelope or markup (quotes, braces, brackets, commas).
-func onlyJunk(s string) bool {
+func OnlyJunk(s string) bool {
 	if s == "" {
 		return true
 	}
@@ -171,8 +168,8 @@ func onlyJunk(s string) bool {
 	return true
 }
 
-// isDots reports whether s is only an ellipsis ("...", "…", "……").
-func isDots(s string) bool {
+// IsDots reports whether s is only an ellipsis ("...", "…", "……").
+func IsDots(s string) bool {
 	if s == "" {
 		return false
 	}

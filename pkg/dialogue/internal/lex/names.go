@@ -1,4 +1,4 @@
-package dialogue
+package lex
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// validName reports whether name (the part before the colon, role bracket
+// ValidName reports whether name (the part before the colon, role bracket
 // removed) can be a speaker. strict is for names found inside a line,
 // where every Latin word must be capitalised.
-func validName(name string, strict bool) bool {
+func ValidName(name string, strict bool) bool {
 	if name == "" || len(name) > 120 {
 		return false
 	}
@@ -36,7 +36,7 @@ func validName(name string, strict bool) bool {
 			}
 		case unicode.IsDigit(r), r == '.', r == '#', r == '\'', r == '’', r == '-', r == '‐', r == '‑', r == '&', r == '/', r == '·', r == '・', r == '、':
 		default:
-			if isSpace(r) {
+			if IsSpace(r) {
 				if !prevSpace {
 					words++
 				}
@@ -104,11 +104,11 @@ func latinWordsOK(name string, strict bool) bool {
 	return true
 }
 
-// narrativeLine reports whether a line that follows a turn reads as
+// NarrativeLine reports whether a line that follows a turn reads as
 // narration rather than more speech: Korean narrative present ("...흐른다",
 // "...돌아간다", not "...습니다"), Chinese "两人相视一笑…", English
 // "The tension melts, and they…".
-func narrativeLine(s string) bool {
+func NarrativeLine(s string) bool {
 	t := strings.TrimRight(s, ". 。")
 	if r, w := utf8.DecodeLastRuneInString(t); r == '다' {
 		// the syllable before 다 ends in ㄴ: 간다, 흐른다, 쉰다, 본다
@@ -148,7 +148,7 @@ func listNumber(s string) int {
 	default:
 		return 0
 	}
-	j := trimSpaceFwd(s, i)
+	j := TrimSpaceFwd(s, i)
 	if j == i && s[i-1] != 0x81 || j == len(s) || s[j] >= '0' && s[j] <= '9' {
 		return 0 // "1.5", "3.14: ..." are no list numbers
 	}
@@ -203,7 +203,7 @@ var proseWords = [...]string{"the", "this", "that", "these", "those", "it", "is"
 	"no", "yes", "do", "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "let",
 	"note", "remember", "please", "said", "says", "asked", "replied", "answer", "example", "question", "reason", "point"}
 
-func hasProseWord(name string) bool {
+func HasProseWord(name string) bool {
 	for w := range strings.FieldsSeq(name) {
 		if len(w) > 8 {
 			continue

@@ -1,39 +1,46 @@
-package dialogue
+package lex
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// spk is a speaker found at the start of a line (or inside one).
-type spk struct {
-	full     string // name as written, bracket included
-	name     string // base name, bracket removed
-	paren    string // bracket content before the colon
-	hasParen bool
-	rest     string // after the colon, trimmed
-	deco     uint32 // markdown / quote decoration bits seen around the name
-	lead     string // a list number taken off before the name ("1. ", "2) ")
-	weak     uint8  // 0: a sure speaker; else the weak form, decided by the whole dialogue
+// Speaker is a speaker found at the start of a line (or inside one).
+type Speaker struct {
+	Full     string // name as written, bracket included
+	Name     string // base name, bracket removed
+	Paren    string // bracket content before the colon
+	HasParen bool
+	Rest     string // after the colon, trimmed
+	Deco     uint32 // DecoMarkdown, DecoQuotes: the decorations seen around the name
+	Lead     string // a list number taken off before the name ("1. ", "2) ")
+	Weak     uint8  // 0: a sure speaker; else the weak form, decided by the whole dialogue
 }
 
 // Weak speaker forms: lines that are a turn only when the dialogue as a
-// whole says so (see resolveWeak).
+// whole says so (pkg/dialogue's resolveWeak).
 const (
-	wLoose   uint8 = 1 + iota // "Family member: ...": lower-case words in the name
-	wBracket                  // "[Sarah] ...": a bracketed name and no colon
-	wDash                     // "Sarah — ...": a name and a dash
+	WeakLoose   uint8 = 1 + iota // "Family member: ...": lower-case words in the name
+	WeakBracket                  // "[Sarah] ...": a bracketed name and no colon
+	WeakDash                     // "Sarah — ...": a name and a dash
+)
+
+// Decorations around a speaker name (Speaker.Deco); the parser reports them
+// as defects.
+const (
+	DecoMarkdown uint32 = 1 << iota // "**Mike:**", "- Mike:", "> Mike:"
+	DecoQuotes                      // "\"Ms. Chen:\"", "“Tom:”"
 )
 
 const maxNameBytes = 160
 
-// parseSpeaker reports whether line starts with a speaker and splits it.
+// ParseSpeaker reports whether line starts with a speaker and splits it.
 // The forms: "Name:" / "Name (x):" / "**Name:**" / "\"Name:\"" (colonSpeaker),
 // "[Name]: text" and "[Name] text" (bracketSpeaker), "Name — text"
 // (dashSpeaker); decorations, a list number and a timestamp before the name
 // are read first.
-func parseSpeaker(line string) (spk, bool) {
-	var sp spk
+func ParseSpeaker(line string) (Speaker, bool) {
+	var sp Speaker
 	i, marks := leadDecorations(line, &sp)
 	i = timestampLead(line, i, &sp)
 	start := i
@@ -50,51 +57,51 @@ func parseSpeaker(line string) (spk, bool) {
 // leadDecorations skips the markdown, quotes, emoji and list number before a
 // name; it returns where the name may start and how many emphasis marks were
 // opened before it (to be closed before or after the colon).
-func leadDecorations(line string, sp *spk) (i, marks int) {
+func leadDecorations(line string, sp *Speaker) (i, marks int) {
 	for i < len(line) {
 		c := line[i]
 		if (c == '-' || c == '+' || c == '*') && i+1 < len(line) && line[i+1] == ' ' && i == 0 {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			i += 2
 			continue
 		}
-		if c >= '0' && c <= '9' && sp.lead == "" {
+		if c >= '0' && c <= '9' && sp.Lead == "" {
 			// "1. Sarah:", "2) 小王：" — a list number, not part of the name
 			if n := listNumber(line[i:]); n > 0 {
-				sp.lead = line[i : i+n]
+				sp.Lead = line[i : i+n]
 				i += n
 				continue
 			}
 		}
 		if c >= 0xE2 {
 			if n := emojiRun(line[i:]); n > 0 {
-				i = trimSpaceFwd(line, i+n)
+				i = TrimSpaceFwd(line, i+n)
 				continue
 			}
 		}
 		if c == '*' || c == '_' {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			marks++
 			i++
 			continue
 		}
 		if c == '"' {
-			sp.deco |= dJSON
+			sp.Deco |= DecoQuotes
 			i++
 			continue
 		}
 		if c == '>' && i+1 < len(line) && line[i+1] == ' ' {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			i += 2
 			continue
 		}
 		if strings.HasPrefix(line[i:], "“") {
-			sp.deco |= dJSON
+			sp.Deco |= DecoQuotes
 			i += len("“")
 			continue
 		}
 		if strings.HasPrefix(line[i:], "• ") {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			i += len("• ")
 			continue
 		}
@@ -103,13 +110,13 @@ func leadDecorations(line string, sp *spk) (i, marks int) {
 	return i, marks
 }
 
-// timestampLead takes a "[00:01:23] " before the name into sp.lead.
-func timestampLead(line string, i int, sp *spk) int {
-	if i < len(line) && line[i] == '[' && sp.lead == "" {
+// timestampLead takes a "[00:01:23] " before the name into sp.Lead.
+func timestampLead(line string, i int, sp *Speaker) int {
+	if i < len(line) && line[i] == '[' && sp.Lead == "" {
 		// "[00:01:23] Sarah: hi" — a timestamp, not part of the name
 		if e := strings.IndexByte(line[i:], ']'); e > 0 && isTimestamp(line[i+1:i+e]) {
-			sp.lead = line[:i+e+1]
-			i = trimSpaceFwd(line, i+e+1)
+			sp.Lead = line[:i+e+1]
+			i = TrimSpaceFwd(line, i+e+1)
 		}
 	}
 	return i
@@ -128,7 +135,7 @@ scan:
 			colon, cw = j, 1
 			break scan
 		case c == '(':
-			e := matchParen(line, j)
+			e := MatchParen(line, j)
 			if e < 0 {
 				return -1, 0, j
 			}
@@ -142,7 +149,7 @@ scan:
 				colon, cw = j, 3
 				break scan
 			case 0x88: // （
-				e := matchParen(line, j)
+				e := MatchParen(line, j)
 				if e < 0 {
 					return -1, 0, j
 				}
@@ -173,7 +180,7 @@ scan:
 // colonSpeaker reads "Name:", "Name (x):", "**Name:**", "\"Name:\"" once the
 // colon is found at line[colon] (width cw): the name before it, its bracket,
 // and the decorations after it.
-func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) {
+func colonSpeaker(line string, start, colon, cw, marks int, sp Speaker) (Speaker, bool) {
 	after := colon + cw
 	if cw == 1 && after < len(line) {
 		c := line[after]
@@ -182,41 +189,41 @@ func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) 
 		}
 	}
 	// name part, trailing decorations removed
-	e := trimSpaceBack(line, colon)
+	e := TrimSpaceBack(line, colon)
 	for e > start {
 		c := line[e-1]
 		if c == '*' || c == '_' {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			marks--
 			e--
 			continue
 		}
 		if c == '"' {
-			sp.deco |= dJSON
+			sp.Deco |= DecoQuotes
 			e--
 			continue
 		}
 		if e-start >= 3 && line[e-3:e] == "”" {
-			sp.deco |= dJSON
+			sp.Deco |= DecoQuotes
 			e -= 3
 			continue
 		}
 		break
 	}
-	e = trimSpaceBack(line, e)
+	e = TrimSpaceBack(line, e)
 	if e <= start {
 		return sp, false
 	}
 	full := line[start:e]
 	name := full
-	if w := closeEndsAt(line, e); w > 0 {
-		o := matchParenBack(line, e)
+	if w := CloseEndsAt(line, e); w > 0 {
+		o := MatchParenBack(line, e)
 		if o < start {
 			return sp, false
 		}
-		ow := openAt(line, o)
-		paren := trim(line[o+ow : e-w])
-		be := trimSpaceBack(line, o)
+		ow := OpenAt(line, o)
+		paren := Trim(line[o+ow : e-w])
+		be := TrimSpaceBack(line, o)
 		stars := false
 		for be > start && (line[be-1] == '*' || line[be-1] == '_') {
 			be-- // "**Sarah** (smiling):"
@@ -224,7 +231,7 @@ func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) 
 			stars = true
 		}
 		if stars {
-			be = trimSpaceBack(line, be) // "A *():" — the name is "A"
+			be = TrimSpaceBack(line, be) // "A *():" — the name is "A"
 		}
 		base := line[start:max(start, be)]
 		if stars {
@@ -235,47 +242,47 @@ func colonSpeaker(line string, start, colon, cw, marks int, sp spk) (spk, bool) 
 			full, name = paren, paren
 		} else {
 			name = base
-			sp.paren = paren
-			sp.hasParen = paren != ""
-			if !sp.hasParen {
+			sp.Paren = paren
+			sp.HasParen = paren != ""
+			if !sp.HasParen {
 				full = base
 			}
 		}
 	}
-	if !validName(name, false) {
+	if !ValidName(name, false) {
 		if !looseName(name) {
 			return sp, false
 		}
-		sp.weak = wLoose
+		sp.Weak = WeakLoose
 	}
-	sp.full, sp.name = full, name
+	sp.Full, sp.Name = full, name
 	// decorations right after the colon: "**Mike:** hi", "\"Ms. Chen:\" 小钱"
 	for after < len(line) {
 		c := line[after]
 		if (c == '*' || c == '_') && marks > 0 {
-			sp.deco |= dMarkdown
+			sp.Deco |= DecoMarkdown
 			marks--
 			after++
 			continue
 		}
-		if c == '"' && sp.deco&dJSON != 0 {
+		if c == '"' && sp.Deco&DecoQuotes != 0 {
 			after++
 			continue
 		}
-		if strings.HasPrefix(line[after:], "”") && sp.deco&dJSON != 0 {
+		if strings.HasPrefix(line[after:], "”") && sp.Deco&DecoQuotes != 0 {
 			after += len("”")
 			continue
 		}
 		break
 	}
-	sp.rest = trim(line[after:])
+	sp.Rest = Trim(line[after:])
 	return sp, true
 }
 
-// boundaryBefore reports whether a speaker name may start at s[q]: at the
+// BoundaryBefore reports whether a speaker name may start at s[q]: at the
 // start, after two spaces, or after a sentence end ("Paris. Mrs. Bennett:",
 // "土了。王军:") but not after a title ("Mr. Smith").
-func boundaryBefore(s string, q int) bool {
+func BoundaryBefore(s string, q int) bool {
 	// opening quotes and emphasis marks before the name go with it
 	for q > 0 {
 		c := s[q-1]
@@ -292,7 +299,7 @@ func boundaryBefore(s string, q int) bool {
 	if q == 0 {
 		return true
 	}
-	i := trimSpaceBack(s, q)
+	i := TrimSpaceBack(s, q)
 	if i == 0 {
 		return true
 	}
@@ -314,11 +321,11 @@ func boundaryBefore(s string, q int) bool {
 	return true
 }
 
-// asciiColonOK reports whether an ASCII colon at s[c] inside a line can
+// ASCIIColonOK reports whether an ASCII colon at s[c] inside a line can
 // end a speaker name (not "https://"). A digit after it does not count
 // against it here: where a name starts right after the colon, the digit
 // may be the next name's, and "10:30" has no name before its colon anyway.
-func asciiColonOK(s string, c int) bool {
+func ASCIIColonOK(s string, c int) bool {
 	if c+1 >= len(s) {
 		return true
 	}
@@ -326,9 +333,9 @@ func asciiColonOK(s string, c int) bool {
 	return n != '/' && n != ':'
 }
 
-// nextColon finds the next ':' or '：' at or after i; it returns its index
+// NextColon finds the next ':' or '：' at or after i; it returns its index
 // and width.
-func nextColon(s string, i int) (int, int) {
+func NextColon(s string, i int) (int, int) {
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c == ':' {
@@ -341,35 +348,35 @@ func nextColon(s string, i int) (int, int) {
 	return -1, 0
 }
 
-// nameBefore looks at the text before a colon at s[c]: an optional bracket
+// NameEnd looks at the text before a colon at s[c]: an optional bracket
 // (role or direction) and the name. It returns where the name ends and the
 // bracket, or ok=false.
-func nameEnd(s string, c, start int) (e int, paren string, hasParen bool, ok bool) {
-	e = trimSpaceBack(s, c)
+func NameEnd(s string, c, start int) (e int, paren string, hasParen bool, ok bool) {
+	e = TrimSpaceBack(s, c)
 	for e > start && (s[e-1] == '*' || s[e-1] == '"' || s[e-1] == '_') {
-		e = trimSpaceBack(s, e-1)
+		e = TrimSpaceBack(s, e-1)
 	}
-	if w := closeEndsAt(s, e); w > 0 {
-		o := matchParenBack(s, e)
+	if w := CloseEndsAt(s, e); w > 0 {
+		o := MatchParenBack(s, e)
 		if o < start {
 			return 0, "", false, false
 		}
-		paren = trim(s[o+openAt(s, o) : e-w])
+		paren = Trim(s[o+OpenAt(s, o) : e-w])
 		hasParen = paren != ""
-		e = trimSpaceBack(s, o)
+		e = TrimSpaceBack(s, o)
 	}
 	return e, paren, hasParen, e > start
 }
 
-// candidateBefore finds a would-be speaker name that ends at e: up to four
+// CandidateBefore finds a would-be speaker name that ends at e: up to four
 // words back to a sentence boundary.
-func candidateBefore(s string, e, start int) (int, bool) {
+func CandidateBefore(s string, e, start int) (int, bool) {
 	q := e
 	for words := 0; words < 4; words++ {
 		j := q
 		for j > start {
 			r, w := utf8.DecodeLastRuneInString(s[:j])
-			if isSpace(r) {
+			if IsSpace(r) {
 				break
 			}
 			if isTerm(r) && r != '.' && r != '\'' && r != '’' && r != '-' && r != '*' {
@@ -387,16 +394,16 @@ func candidateBefore(s string, e, start int) (int, bool) {
 		}
 		if j > start {
 			r, _ := utf8.DecodeLastRuneInString(s[:j])
-			if !isSpace(r) {
+			if !IsSpace(r) {
 				// stopped at a terminator inside the word: "土了。王军";
 				// an ASCII one needs a space after it ("A.B:" is no name)
 				return j, j < e && r >= 0x80
 			}
 		}
-		if boundaryBefore(s, j) || j <= start {
+		if BoundaryBefore(s, j) || j <= start {
 			return j, true
 		}
-		q = trimSpaceBack(s, j)
+		q = TrimSpaceBack(s, j)
 		if q <= start {
 			return j, true
 		}
@@ -405,9 +412,9 @@ func candidateBefore(s string, e, start int) (int, bool) {
 }
 
 // bracketSpeaker reads "[Sarah]: text", "【小美】：text" (a sure speaker) and
-// "[Sarah] text" (wBracket: a turn only if the dialogue says so); line[i]
+// "[Sarah] text" (WeakBracket: a turn only if the dialogue says so); line[i]
 // opens the bracket.
-func bracketSpeaker(line string, i int, sp spk) (spk, bool) {
+func bracketSpeaker(line string, i int, sp Speaker) (Speaker, bool) {
 	cls, ow := "]", 1
 	if line[i] != '[' {
 		cls, ow = "】", len("【")
@@ -417,48 +424,48 @@ func bracketSpeaker(line string, i int, sp spk) (spk, bool) {
 		return sp, false
 	}
 	e += i + ow
-	name := trim(line[i+ow : e])
-	after := trimSpaceFwd(line, e+len(cls))
-	if m := after + len(line[after:]) - len(strings.TrimLeft(line[after:], "*_")); m > after && colonAt(line, m) {
-		sp.deco |= dMarkdown // "[Sarah]**:**"
+	name := Trim(line[i+ow : e])
+	after := TrimSpaceFwd(line, e+len(cls))
+	if m := after + len(line[after:]) - len(strings.TrimLeft(line[after:], "*_")); m > after && ColonAt(line, m) {
+		sp.Deco |= DecoMarkdown // "[Sarah]**:**"
 		after = m
 	}
-	colon := colonAt(line, after) && !(line[after] == ':' && after+1 < len(line) && (line[after+1] >= '0' && line[after+1] <= '9' || line[after+1] == '/'))
+	colon := ColonAt(line, after) && !(line[after] == ':' && after+1 < len(line) && (line[after+1] >= '0' && line[after+1] <= '9' || line[after+1] == '/'))
 	if colon {
 		if line[after] == ':' {
 			after++
 		} else {
 			after += len("：")
 		}
-		if !validName(name, false) {
+		if !ValidName(name, false) {
 			if !looseName(name) {
 				return sp, false
 			}
-			sp.weak = wLoose
+			sp.Weak = WeakLoose
 		}
 	} else {
-		if !validName(name, true) && !looseName(name) {
+		if !ValidName(name, true) && !looseName(name) {
 			return sp, false
 		}
-		sp.weak = wBracket
+		sp.Weak = WeakBracket
 	}
-	if endWord(name) || isNarrLabel(name) {
+	if EndWord(name) || IsNarrLabel(name) {
 		return sp, false
 	}
-	sp.rest = trim(line[after:])
-	if sp.weak == wBracket && sp.rest == "" {
+	sp.Rest = Trim(line[after:])
+	if sp.Weak == WeakBracket && sp.Rest == "" {
 		return sp, false
 	}
-	sp.full, sp.name = name, name
+	sp.Full, sp.Name = name, name
 	return sp, true
 }
 
 // dashes that may stand between a name and its text ("Sarah — Hi").
 var nameDashes = [...]string{" — ", " – ", " -- ", " - ", "——", " —", "—"}
 
-// dashSpeaker reads "Sarah — text" (wDash: a turn only if the dialogue says
+// dashSpeaker reads "Sarah — text" (WeakDash: a turn only if the dialogue says
 // so), the name starting at line[start] and the dash before line[lim].
-func dashSpeaker(line string, start, lim int, sp spk) (spk, bool) {
+func dashSpeaker(line string, start, lim int, sp Speaker) (Speaker, bool) {
 	lim = min(lim, start+maxNameBytes/2)
 	best, bw := -1, 0
 	for _, d := range nameDashes {
@@ -469,15 +476,15 @@ func dashSpeaker(line string, start, lim int, sp spk) (spk, bool) {
 	if best < 0 {
 		return sp, false
 	}
-	name := trim(line[start:best])
+	name := Trim(line[start:best])
 	for len(name) > 0 && (name[len(name)-1] == '*' || name[len(name)-1] == '_') {
-		name = trim(name[:len(name)-1])
-		sp.deco |= dMarkdown
+		name = Trim(name[:len(name)-1])
+		sp.Deco |= DecoMarkdown
 	}
-	rest := trim(line[best+bw:])
-	if rest == "" || name == "" || isDashRune(firstRune(rest)) || !validName(name, true) && !looseName(name) {
+	rest := Trim(line[best+bw:])
+	if rest == "" || name == "" || isDashRune(firstRune(rest)) || !ValidName(name, true) && !looseName(name) {
 		return sp, false
 	}
-	sp.full, sp.name, sp.rest, sp.weak = name, name, rest, wDash
+	sp.Full, sp.Name, sp.Rest, sp.Weak = name, name, rest, WeakDash
 	return sp, true
 }
