@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/ngkit/ngkit/pkg/llm/throttle"
 	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -110,8 +111,8 @@ const (
 type Client struct {
 	cfg      Config
 	svc      openai.ChatCompletionService
-	win      *window
-	rpm, tpm *bucket
+	win      *throttle.Window
+	rpm, tpm *throttle.Bucket
 	cache    *Cache
 	emit     *emitter
 	replay   map[string]*recorded
@@ -170,12 +171,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Stage == "" {
 		cfg.Stage = "llm"
 	}
-	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
+	c := &Client{cfg: cfg, win: throttle.NewWindow(cfg.Concurrency, start), rpm: throttle.NewBucket(cfg.RPM), tpm: throttle.NewBucket(cfg.TPM), start: time.Now()}
 	if props != nil {
 		c.ctxSize.Store(int64(props.Defaults.NCtx))
-	}
-	if start > 0 && start < cfg.Concurrency {
-		c.win.limit = float64(start)
 	}
 	if cfg.Deadline > 0 {
 		c.deadline = c.start.Add(cfg.Deadline)

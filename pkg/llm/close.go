@@ -18,7 +18,7 @@ func (c *Client) Usage() usage.Report {
 	u.Stage, u.Model, u.BaseURL = c.cfg.Stage, c.cfg.Model, RedactURL(c.cfg.BaseURL)
 	u.Seconds = roundSeconds(time.Since(c.start))
 	u.Deferred = c.deferred.Load()
-	_, u.WindowCuts = c.win.current()
+	_, u.WindowCuts = c.win.Current()
 	return u
 }
 
@@ -45,7 +45,7 @@ func (c *Client) EndpointUsage() usage.Report {
 	u := c.Usage()
 	u.Alias, u.Concurrency = c.cfg.Alias, c.cfg.Concurrency
 	if secs := time.Since(c.start).Seconds(); secs > 0 && c.cfg.Concurrency > 0 {
-		u.Utilisation = float64(int(1000*c.win.busy().Seconds()/(secs*float64(c.cfg.Concurrency)))) / 1000
+		u.Utilisation = float64(int(1000*c.win.Busy().Seconds()/(secs*float64(c.cfg.Concurrency)))) / 1000
 	}
 	return u
 }

@@ -41,7 +41,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				continue
 			}
 		} else {
-			c.tpm.adjust(-est) // not served: nothing was spent
+			c.tpm.Adjust(-est) // not served: nothing was spent
 		}
 		if err := a.again(ctx, comp != nil, f, mode); err != nil {
 			return nil, err
@@ -93,17 +93,17 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 		}
 		*est = 0 // no tpm bucket for the Batch API
 	} else {
-		slot, err := c.win.acquire(ctx)
+		slot, err := c.win.Acquire(ctx)
 		if err != nil {
 			return nil, nil, a.stopped()
 		}
 		// The rate buckets after the slot: their tokens are spent when the
 		// request really goes out, not while it waits for the window.
-		if err = c.rpm.take(ctx, 1); err == nil {
-			err = c.tpm.take(ctx, *est)
+		if err = c.rpm.Take(ctx, 1); err == nil {
+			err = c.tpm.Take(ctx, *est)
 		}
 		if err != nil {
-			c.win.release(slot, false, false)
+			c.win.Release(slot, false, false)
 			return nil, nil, a.stopped()
 		}
 		sent = time.Now().UnixNano()
@@ -112,7 +112,7 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 		// answering 429: a timeout, or a reply that took more than half
 		// the timeout, says the window is too wide as a 429 does.
 		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
-		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
+		c.win.Release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 	}
 	st.Attempts++
 	if f == nil || !f.unreached {
@@ -142,7 +142,7 @@ func (a *liveCall) check(ctx context.Context, comp *completion, mode int, est, e
 	st.TokensIn += int64(in)
 	st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
 	st.TokensOut += int64(out)
-	c.tpm.adjust(float64(in+out) - est)
+	c.tpm.Adjust(float64(in+out) - est)
 	gen.ModelAnswered = comp.Model
 	// A re-ask holds the request before it, so it cannot have
 	// fewer prompt tokens; a fresh attempt has the fresh request's.
