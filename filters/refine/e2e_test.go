@@ -7,8 +7,8 @@ import (
 
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/internal/testkit"
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -17,7 +17,7 @@ import (
 type e2eResult struct {
 	out    map[string]*record.Record
 	failed map[string]string // id -> reason
-	usage  llm.Usage
+	usage  usage.Report
 	srv    *llmtest.Server
 }
 

@@ -5,5 +5,5 @@ package llm
 // or failed for good) and in flight now (holding a slot of the window).
 // Both move while a record's calls are under way, before it is written.
 func (c *Client) Activity() (done, inFlight int64) {
-	return c.usage.finished.Load(), int64(c.win.inflightNow())
+	return c.tally.Finished(), int64(c.win.InFlight())
 }

@@ -135,9 +135,7 @@ func (c *Client) BeginPass(probing bool) {
 	b.mu.Lock()
 	b.emitted, b.seen, b.probing = nil, map[string]bool{}, probing
 	b.mu.Unlock()
-	c.usage.mu.Lock()
-	c.usage.byCall, c.usage.byRole = nil, nil
-	c.usage.mu.Unlock()
+	c.tally.Reset()
 	c.deferred.Store(0)
 }
 

@@ -3,6 +3,8 @@ package llm
 import (
 	"bytes"
 	"testing"
+
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // FuzzBatchOutput: reading a Batch output or error file never panics;
@@ -15,7 +17,7 @@ func FuzzBatchOutput(f *testing.F) {
 	f.Add([]byte("not json\n"))
 	keys := map[string]string{"a/c": "k1", "a/c#2": "k2"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &Client{bat: newBatchCalls(), prices: map[string]Price{"m": {Input: 1, Output: 1}}, cfg: Config{Model: "m"}}
+		c := &Client{bat: newBatchCalls(), prices: usage.Prices{"m": {Input: 1, Output: 1}}, cfg: Config{Model: "m"}}
 		n, err := c.AddAnswers(data, keys)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		if n > lines {

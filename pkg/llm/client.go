@@ -15,6 +15,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/ngkit/ngkit/pkg/llm/throttle"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -71,7 +73,7 @@ type Config struct {
 	// rounds driven by the program; replies are priced at the batch rate.
 	Batch bool
 	// Budget, when set, counts the cost of every call (--budget).
-	Budget *Budget
+	Budget *usage.Budget
 	// Stderr gets the summary and notes; Quiet silences the summary,
 	// Verbose adds its lines per call (per role) and why a cost is not
 	// estimated.
@@ -87,7 +89,7 @@ type Config struct {
 
 	// ModelPrice is a models file's price of this endpoint's model, over
 	// the price table.
-	ModelPrice *Price
+	ModelPrice *usage.Price
 }
 
 // Workers is the number of runner workers for this configuration: twice
@@ -109,8 +111,8 @@ const (
 type Client struct {
 	cfg      Config
 	svc      openai.ChatCompletionService
-	win      *window
-	rpm, tpm *bucket
+	win      *throttle.Window
+	rpm, tpm *throttle.Bucket
 	cache    *Cache
 	emit     *emitter
 	replay   map[string]*recorded
@@ -119,8 +121,8 @@ type Client struct {
 	// those a rerun loaded from the state directory).
 	batchSpent float64
 	opts       []option.RequestOption // the endpoint's, for the Batch API services
-	prices     map[string]Price
-	usage      usage
+	prices     usage.Prices
+	tally      usage.Tally
 	start      time.Time
 	deadline   time.Time
 	// format is the rung of the response-format ladder in use (auto
@@ -169,12 +171,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Stage == "" {
 		cfg.Stage = "llm"
 	}
-	c := &Client{cfg: cfg, win: newWindow(cfg.Concurrency), rpm: newBucket(cfg.RPM), tpm: newBucket(cfg.TPM), start: time.Now()}
+	c := &Client{cfg: cfg, win: throttle.NewWindow(cfg.Concurrency, start), rpm: throttle.NewBucket(cfg.RPM), tpm: throttle.NewBucket(cfg.TPM), start: time.Now()}
 	if props != nil {
 		c.ctxSize.Store(int64(props.Defaults.NCtx))
-	}
-	if start > 0 && start < cfg.Concurrency {
-		c.win.limit = float64(start)
 	}
 	if cfg.Deadline > 0 {
 		c.deadline = c.start.Add(cfg.Deadline)
@@ -199,7 +198,7 @@ func New(cfg Config) (*Client, error) {
 	c.maxCompletion = u.Host == openAIHost
 	// The built-in prices are OpenAI's: a local server answering under an
 	// OpenAI model name is priced only if --prices names the model.
-	if c.prices, err = loadPrices(cfg.Prices, u.Host == openAIHost); err != nil {
+	if c.prices, err = usage.LoadPrices(cfg.Prices, u.Host == openAIHost); err != nil {
 		return nil, err
 	}
 	if cfg.ModelPrice != nil {
@@ -335,9 +334,9 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	key := ""
-	st := &CallStats{}
+	st := &usage.CallStats{}
 	defer func() {
-		c.usage.record(req.Call, req.Role, st)
+		c.tally.Record(req.Call, req.Role, st)
 		if c.cfg.Budget != nil && c.bat == nil && st.TokensIn+st.TokensOut > 0 {
 			// Every request's tokens, failed attempts too; --batch counts
 			// its replies as they come (Batcher).
@@ -414,11 +413,11 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 
 // costOf is what tokens cost at the endpoint's price; 0 when unpriced.
 func (c *Client) costOf(in int, cached int64, out int) float64 {
-	p, ok := priceFor(c.prices, c.cfg.Model)
+	p, ok := c.prices.For(c.cfg.Model)
 	if !ok {
 		return 0
 	}
-	return p.costs(int64(in), cached, int64(out), c.bat != nil).USD
+	return p.Costs(int64(in), cached, int64(out), c.bat != nil).USD
 }
 
 // priceGen sets a call's cost and the prompt tokens the provider served
@@ -426,8 +425,8 @@ func (c *Client) costOf(in int, cached int64, out int) float64 {
 func (c *Client) priceGen(gen *record.Gen, cached int64) {
 	gen.CostUSD = c.costOf(gen.TokensIn, cached, gen.TokensOut)
 	gen.TokensCached = int(cached)
-	if p, ok := priceFor(c.prices, c.cfg.Model); ok && cached > 0 {
-		gen.CachedSavedUSD = p.costs(int64(gen.TokensIn), cached, int64(gen.TokensOut), c.bat != nil).CachedSavedUSD
+	if p, ok := c.prices.For(c.cfg.Model); ok && cached > 0 {
+		gen.CachedSavedUSD = p.Costs(int64(gen.TokensIn), cached, int64(gen.TokensOut), c.bat != nil).CachedSavedUSD
 	}
 }
 
@@ -451,7 +450,7 @@ func (c *Client) store(key string, resp *Response, gen *record.Gen) {
 
 // fromRecorded answers a call from a --responses line. An invalid reply
 // cannot be re-asked: the record fails.
-func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *record.Gen, st *CallStats) (*Response, error) {
+func (c *Client) fromRecorded(rec *recorded, sch *schema, req Request, gen *record.Gen, st *usage.CallStats) (*Response, error) {
 	if rec.err != "" {
 		return nil, errors.New(rec.err)
 	}

@@ -6,87 +6,6 @@ import (
 	"time"
 )
 
-// A 429 halves the window, once per round; successes grow it back by
-// about one per round, up to the ceiling.
-func TestWindowAIMD(t *testing.T) {
-	w := newWindow(16)
-	ctx := context.Background()
-	var slots []time.Time
-	for i := 0; i < 16; i++ {
-		s, _ := w.acquire(ctx)
-		slots = append(slots, s)
-	}
-	for _, s := range slots[:4] { // four 429s of calls started before any cut
-		w.release(s, true, false)
-	}
-	if l, cuts := w.current(); l != 8 || cuts != 1 {
-		t.Fatalf("after a round of 429s: limit %v, %d cuts", l, cuts)
-	}
-	for _, s := range slots[4:] {
-		w.release(s, false, true)
-	}
-	// A call started after the cut that gets a 429 cuts again.
-	s, _ := w.acquire(ctx)
-	w.release(s, true, false)
-	if l, _ := w.current(); l < 4 || l > 5 {
-		t.Fatalf("second cut: %v", l)
-	}
-	for i := 0; i < 200; i++ {
-		s, _ := w.acquire(ctx)
-		w.release(s, false, true)
-	}
-	if l, _ := w.current(); l != 16 {
-		t.Errorf("grown back to %v, want 16", l)
-	}
-}
-
-// At most limit calls hold a slot; a waiter gets the slot freed, and a
-// cancelled waiter leaves the queue.
-func TestWindowBlocks(t *testing.T) {
-	w := newWindow(1)
-	s, _ := w.acquire(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := w.acquire(ctx); err == nil {
-		t.Fatal("second acquire did not wait")
-	}
-	got := make(chan struct{})
-	go func() { w.acquire(context.Background()); close(got) }()
-	time.Sleep(10 * time.Millisecond)
-	w.release(s, false, true)
-	select {
-	case <-got:
-	case <-time.After(time.Second):
-		t.Fatal("waiter not woken")
-	}
-}
-
-// The bucket lets a burst through, then paces; an estimate corrected
-// down gives tokens back.
-func TestBucket(t *testing.T) {
-	b := newBucket(6000) // 100/s, holds 1000
-	ctx := context.Background()
-	start := time.Now()
-	if err := b.take(ctx, 1000); err != nil || time.Since(start) > 20*time.Millisecond {
-		t.Fatalf("burst waited %s", time.Since(start))
-	}
-	start = time.Now()
-	b.take(ctx, 5)
-	if d := time.Since(start); d < 40*time.Millisecond {
-		t.Errorf("empty bucket: waited only %s for 5 tokens at 100/s", d)
-	}
-	b.adjust(-500) // the call used 500 fewer than estimated
-	start = time.Now()
-	b.take(ctx, 400)
-	if d := time.Since(start); d > 20*time.Millisecond {
-		t.Errorf("refunded tokens not available: waited %s", d)
-	}
-	var none *bucket
-	if none.take(ctx, 1e9) != nil {
-		t.Error("nil bucket limits")
-	}
-}
-
 // --rpm paces the requests through a client.
 func TestRPMPacesRequests(t *testing.T) {
 	srv := newFake(t)
@@ -123,7 +42,7 @@ func TestTPMCorrectsEstimates(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("3 calls took %s", d)
 	}
-	if used := c.tpm.tokens; used < 900 {
+	if used := c.tpm.Balance(); used < 900 {
 		t.Errorf("bucket holds %.0f after refunds", used)
 	}
 	if got := srv.Requests()[0].Request.MaxTokens; got == nil || *got != 900 {
@@ -147,7 +66,7 @@ func TestRateWaitIsCancellable(t *testing.T) {
 	if err == nil || srv.Count() != 1 {
 		t.Errorf("%v, %d requests", err, srv.Count())
 	}
-	if l, _ := c.win.current(); l != 4 || c.win.inflight != 0 {
-		t.Errorf("window %v, %d in flight", l, c.win.inflight)
+	if l, _ := c.win.Current(); l != 4 || c.win.InFlight() != 0 {
+		t.Errorf("window %v, %d in flight", l, c.win.InFlight())
 	}
 }

@@ -38,7 +38,7 @@ func TestConcurrencyAutoReadsSlots(t *testing.T) {
 	defer ol.Close()
 	stderr.Reset()
 	c = testClient(t, Config{BaseURL: ol.URL, ConcurrencyAuto: true, Stage: "ngv2r", Stderr: &stderr})
-	if limit, _ := c.win.current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0, which does not say") ||
+	if limit, _ := c.win.Current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0, which does not say") ||
 		!strings.Contains(stderr.String(), "starting at 4 calls in flight, up to 16") {
 		t.Errorf("Ollama: ceiling %d, window %g, stderr: %s", c.cfg.Concurrency, limit, stderr.String())
 	}
@@ -69,7 +69,7 @@ func TestQueueingShrinksTheWindow(t *testing.T) {
 				}(i)
 			}
 			wg.Wait()
-			if limit, cuts := c.win.current(); cuts == 0 || limit >= 8 {
+			if limit, cuts := c.win.Current(); cuts == 0 || limit >= 8 {
 				t.Errorf("window %.1f after %d cuts", limit, cuts)
 			}
 		})
@@ -80,7 +80,7 @@ func TestQueueingShrinksTheWindow(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		c.Call(context.Background(), Request{Call: "c", Messages: []Message{User("x")}})
 	}
-	if _, cuts := c.win.current(); cuts != 0 {
+	if _, cuts := c.win.Current(); cuts != 0 {
 		t.Errorf("%d cuts on a quick server", cuts)
 	}
 }

@@ -3,12 +3,14 @@ package llm
 import (
 	"net/url"
 	"strings"
+
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // OpenAIBaseURL is the endpoint used when only an OpenAI key is set.
 const (
 	OpenAIBaseURL = "https://" + openAIHost + "/v1"
-	openAIHost    = "api.openai.com"
+	openAIHost    = usage.OpenAIHost
 )
 
 // OpenAIKeyAllowed reports whether OPENAI_API_KEY may be sent to baseURL:

@@ -12,27 +12,6 @@ import (
 	"testing"
 )
 
-func TestPriceCosts(t *testing.T) {
-	p := builtinPrices["gpt-4o-mini"]
-	if p.BatchInput != 0.075 || p.BatchOutput != 0.30 || p.CachedInput != 0.075 || p.BatchCachedInput != 0.0375 {
-		t.Fatalf("gpt-4o-mini %+v", p)
-	}
-	// 1M in (400k cached), 1M out.
-	on, bt := p.costs(1e6, 4e5, 1e6, false), p.costs(1e6, 4e5, 1e6, true)
-	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-	if !near(on.ListUSD, 0.75) || !near(on.USD, 0.6*0.15+0.4*0.075+0.60) || !near(on.CachedSavedUSD, 0.4*0.075) || on.BatchSavedUSD != 0 {
-		t.Errorf("online %+v", on)
-	}
-	if !near(bt.USD, on.USD/2) || !near(bt.ListUSD, 0.75) || !near(bt.ListUSD, bt.USD+bt.CachedSavedUSD+bt.BatchSavedUSD) {
-		t.Errorf("batch %+v", bt)
-	}
-	// A price with no cached or batch entries: list price throughout.
-	plain := Price{Input: 1, Output: 2}
-	if c := plain.costs(1e6, 5e5, 1e6, true); !near(c.USD, 3) || c.CachedSavedUSD != 0 || c.BatchSavedUSD != 0 {
-		t.Errorf("plain %+v", c)
-	}
-}
-
 // usage.prompt_tokens_details.cached_tokens is read, priced at the cached
 // rate, and reported with its share.
 func TestCachedTokensPriced(t *testing.T) {

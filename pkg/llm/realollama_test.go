@@ -55,7 +55,7 @@ func TestRealOllamaConcurrencyAuto(t *testing.T) {
 	cfg := realConfig(u)
 	cfg.APIKey, cfg.ConcurrencyAuto, cfg.Stderr = NewSecret(""), true, &stderr
 	c := testClient(t, cfg)
-	if limit, _ := c.win.current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0") {
+	if limit, _ := c.win.Current(); c.cfg.Concurrency != 16 || limit != 4 || !strings.Contains(stderr.String(), "is Ollama 0.24.0") {
 		t.Errorf("ceiling %d, window %g: %s", c.cfg.Concurrency, limit, stderr.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/ngkit/ngkit/pkg/llm/extract"
 	"github.com/ngkit/ngkit/pkg/vocab"
 )
 
@@ -232,7 +233,7 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	case "content_filter":
 		return nil, &failure{kind: "content_filter", reason: "reply stopped by the content filter (finish_reason content_filter)", retry: true}
 	}
-	text, leaked := stripReasoning(content)
+	text, leaked := extract.StripReasoning(content)
 	if leaked {
 		return nil, &failure{kind: "reasoning", reason: "reasoning leaked into the reply (a <think> block not closed, or not at the start): the server should return it apart (llama-server: --reasoning-format deepseek), or raise --max-tokens if the thinking was cut", retry: true}
 	}
@@ -241,7 +242,7 @@ func accept(content, finish string, sch *schema, check func(*Response) error) (*
 	}
 	resp := &Response{Text: text, FinishReason: finish, raw: content}
 	if sch != nil {
-		b, err := ExtractJSON(text)
+		b, err := extract.JSON(text)
 		if err != nil {
 			if vocab.Refused(text) {
 				return nil, &failure{kind: "refusal", reason: fmt.Sprintf("the model refused instead of answering (%q): write the content asked for", cut(text, 120)), reask: true, retry: true, notJSON: true}

@@ -7,11 +7,12 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // live calls the model until a reply is accepted or the retries are spent.
-func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampling, st *CallStats, gen *record.Gen) (*Response, error) {
+func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampling, st *usage.CallStats, gen *record.Gen) (*Response, error) {
 	a := &liveCall{c: c, req: req, sch: sch, samp: samp, st: st, gen: gen, parent: ctx, msgs: req.Messages}
 	if !c.deadline.IsZero() {
 		var cancel context.CancelFunc
@@ -40,7 +41,7 @@ func (c *Client) live(ctx context.Context, req Request, sch *schema, samp Sampli
 				continue
 			}
 		} else {
-			c.tpm.adjust(-est) // not served: nothing was spent
+			c.tpm.Adjust(-est) // not served: nothing was spent
 		}
 		if err := a.again(ctx, comp != nil, f, mode); err != nil {
 			return nil, err
@@ -54,7 +55,7 @@ type liveCall struct {
 	req    Request
 	sch    *schema
 	samp   Sampling
-	st     *CallStats
+	st     *usage.CallStats
 	gen    *record.Gen
 	parent context.Context // the caller's, without the run's deadline
 	msgs   []Message       // the request, or the re-ask conversation
@@ -92,17 +93,17 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 		}
 		*est = 0 // no tpm bucket for the Batch API
 	} else {
-		slot, err := c.win.acquire(ctx)
+		slot, err := c.win.Acquire(ctx)
 		if err != nil {
 			return nil, nil, a.stopped()
 		}
 		// The rate buckets after the slot: their tokens are spent when the
 		// request really goes out, not while it waits for the window.
-		if err = c.rpm.take(ctx, 1); err == nil {
-			err = c.tpm.take(ctx, *est)
+		if err = c.rpm.Take(ctx, 1); err == nil {
+			err = c.tpm.Take(ctx, *est)
 		}
 		if err != nil {
-			c.win.release(slot, false, false)
+			c.win.Release(slot, false, false)
 			return nil, nil, a.stopped()
 		}
 		sent = time.Now().UnixNano()
@@ -111,7 +112,7 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 		// answering 429: a timeout, or a reply that took more than half
 		// the timeout, says the window is too wide as a 429 does.
 		slow := f == nil && time.Since(slot) > c.cfg.Timeout/2
-		c.win.release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
+		c.win.Release(slot, slow || f != nil && (f.throttled || f.kind == "timeout"), f == nil)
 	}
 	st.Attempts++
 	if f == nil || !f.unreached {
@@ -141,7 +142,7 @@ func (a *liveCall) check(ctx context.Context, comp *completion, mode int, est, e
 	st.TokensIn += int64(in)
 	st.TokensCached += int64(comp.Usage.PromptTokensDetails.CachedTokens)
 	st.TokensOut += int64(out)
-	c.tpm.adjust(float64(in+out) - est)
+	c.tpm.Adjust(float64(in+out) - est)
 	gen.ModelAnswered = comp.Model
 	// A re-ask holds the request before it, so it cannot have
 	// fewer prompt tokens; a fresh attempt has the fresh request's.
@@ -171,7 +172,7 @@ func (a *liveCall) check(ctx context.Context, comp *completion, mode int, est, e
 	}
 	if f.reask && a.reasks < c.cfg.MaxReasks && !c.textAPI() {
 		a.reasks++
-		st.fault(f.kind)
+		st.Fault(f.kind)
 		again := "Reply again with only the corrected JSON object."
 		if a.sch == nil {
 			again = "Reply again, corrected, in the same format."
@@ -189,7 +190,7 @@ func (a *liveCall) check(ctx context.Context, comp *completion, mode int, est, e
 func (a *liveCall) again(ctx context.Context, replied bool, f *failure, mode int) error {
 	c, st := a.c, a.st
 	if !replied && f.unreached {
-		st.fault(f.kind)
+		st.Fault(f.kind)
 		a.waits++
 		if err := c.awaitServer(ctx, f, a.waits); err != nil {
 			if ctx.Err() != nil {
@@ -200,11 +201,11 @@ func (a *liveCall) again(ctx context.Context, replied bool, f *failure, mode int
 		return nil // the same request, not a retry: the server never saw it
 	}
 	if f.badFormat && c.auto() && mode < formatPrompt {
-		st.fault(f.kind)
+		st.Fault(f.kind)
 		c.stepDown(mode, f.reason)
 		return nil
 	}
-	st.fault(f.kind)
+	st.Fault(f.kind)
 	if f.badFormat {
 		return fmt.Errorf("%s (the server cannot use response_format %s here; try --response-format prompt)", f.reason, formatNames[mode])
 	}
@@ -273,13 +274,6 @@ func final(replied bool, msg string) error {
 		return badReply{msg}
 	}
 	return errors.New(msg)
-}
-
-func (s *CallStats) fault(kind string) {
-	if s.Faults == nil {
-		s.Faults = map[string]int64{}
-	}
-	s.Faults[kind]++
 }
 
 // backoff is the wait before retry n: exponential with jitter (half to

@@ -1,11 +1,13 @@
 // Package llm is the LLM runtime every generating and labelling program
 // shares (DEVELOPING.md, "The LLM runtime and model roles"): one client
 // for any OpenAI-compatible chat or completions endpoint, built on
-// github.com/openai/openai-go/v3, with adaptive concurrency, rpm/tpm
-// limits, retries and re-asks, validated structured output, a shared
-// on-disk cache, usage and cost accounting; the models file and the
-// programs' model roles (Models); and OpenAI Batch files and the managed
-// Batch API (emit the requests, send them, replay the replies).
+// github.com/openai/openai-go/v3, with adaptive concurrency and rpm/tpm
+// limits (pkg/llm/throttle), retries and re-asks, validated structured
+// output (the reply read by pkg/llm/extract), a shared on-disk cache, and
+// usage and cost accounting (pkg/llm/usage); its side of OpenAI Batch
+// files and the Batch API (emit the requests, replay the replies; the
+// rounds are pkg/llm/batch's). The models file and the programs' model
+// roles are pkg/llm/roles'.
 //
 // A stage calls Client.Call (or a role's Caller) from Process; the shared
 // runner (pkg/pipeline) gives the concurrency: the program runs

@@ -22,21 +22,6 @@ func TestBuiltinPricesOnlyAtOpenAI(t *testing.T) {
 	}
 }
 
-func TestPriceLookup(t *testing.T) {
-	tab, _ := loadPrices("", true)
-	for model, want := range map[string]float64{"gpt-4o": 2.5, "gpt-4o-mini": 0.15, "gpt-4o-mini-2024-07-18": 0.15, "openai/gpt-4.1-nano": 0.10, "gpt-4o-2024-08-06": 2.5} {
-		if p, ok := priceFor(tab, model); !ok || p.Input != want {
-			t.Errorf("%s: %v %v", model, p, ok)
-		}
-	}
-	if _, ok := priceFor(tab, "llama3.1:8b"); ok {
-		t.Error("a local model is priced")
-	}
-	if _, err := loadPrices("/nonexistent/prices.json", true); err == nil {
-		t.Error("missing price file accepted")
-	}
-}
-
 // The summary is one line, an unpriced model's note short; with -v
 // (Verbose) a line per call follows and the note says why, once, on the
 // first line, not again on each call's line.
@@ -94,16 +79,5 @@ func TestUsageCountsFailedCalls(t *testing.T) {
 	// (A server never reached fails at its first refusal: see TestServerRestart.)
 	if got.Failed != 1 || got.Attempts != 1 || got.Requests != 0 || got.Retries != 0 || got.Faults["refused"] != 1 {
 		t.Errorf("refused: %+v", got)
-	}
-}
-
-// One is singular: "1 call answered; 1 request", not "1 calls".
-func TestUsageLineNumber(t *testing.T) {
-	r := &Usage{Priced: true}
-	if got := (&CallStats{Calls: 1, Requests: 1}).line(r); !strings.HasPrefix(got, "1 call answered; 1 request;") {
-		t.Errorf("%q", got)
-	}
-	if got := (&CallStats{Calls: 2, Requests: 3}).line(r); !strings.HasPrefix(got, "2 calls answered; 3 requests;") {
-		t.Errorf("%q", got)
 	}
 }

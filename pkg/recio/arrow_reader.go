@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -46,7 +47,7 @@ func newArrowReader(name string, r io.Reader, mem memory.Allocator) (_ Reader, e
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Arrow IPC stream: %w", oneLine(err))
 	}
-	dec, err := newRecordDecoder(sr.Schema())
+	dec, err := arrowcodec.NewDecoder(sr.Schema())
 	if err != nil {
 		sr.Release()
 		return nil, err
@@ -124,7 +125,7 @@ func newArrowFileReader(name string, ra io.ReaderAt, size int64, mem memory.Allo
 	if err != nil {
 		return nil, fmt.Errorf("not a readable Arrow IPC file: %w", oneLine(err))
 	}
-	dec, err := newRecordDecoder(fr.Schema())
+	dec, err := arrowcodec.NewDecoder(fr.Schema())
 	if err != nil {
 		fr.Close()
 		return nil, err
@@ -144,7 +145,7 @@ func newArrowFileReader(name string, ra io.ReaderAt, size int64, mem memory.Allo
 
 type arrowReader struct {
 	name  string
-	dec   *recordDecoder
+	dec   *arrowcodec.Decoder
 	next  func() (arrow.RecordBatch, error)
 	close func() error
 	cur   func(i int, rec *record.Record) error // decoder bound to the current batch
@@ -176,11 +177,11 @@ func (r *arrowReader) Next() (_ *record.Record, err error) {
 		if err != nil {
 			return nil, &PosError{Name: r.name, Pos: "row " + strconv.FormatInt(r.row+1, 10), Err: oneLine(err)}
 		}
-		if !batch.Schema().Equal(r.dec.schema) {
+		if !batch.Schema().Equal(r.dec.Schema()) {
 			return nil, &PosError{Name: r.name, Pos: "row " + strconv.FormatInt(r.row+1, 10),
 				Err: errors.New("record batch schema differs from the stream schema")}
 		}
-		r.cur, r.i, r.n = r.dec.bind(batch), 0, int(batch.NumRows())
+		r.cur, r.i, r.n = r.dec.Bind(batch), 0, int(batch.NumRows())
 	}
 	rec := new(record.Record)
 	r.row++

@@ -7,12 +7,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 )
 
 // Record batches written by the Arrow writers end at whichever comes first.
 const (
-	arrowBatchRows  = 1024
-	arrowBatchBytes = 8 << 20 // approximate, as estimated by rowSizer
+	arrowBatchRows  = arrowcodec.BatchRows
+	arrowBatchBytes = 8 << 20 // approximate, as estimated by arrowcodec.RowSizer
 )
 
 // NewArrowWriter returns a Writer of rows of type T, a struct, as Arrow IPC:
@@ -22,14 +23,14 @@ const (
 // encoded. Close writes the end of stream (and the file footer); it does not
 // close w.
 //
-// The schema is derived from T's struct tags (see arrowSchemaOf): the column
+// The schema is derived from T's struct tags (see arrowcodec.SchemaOf): the column
 // names are the Parquet column names, which are the JSON names.
 func NewArrowWriter[T any](w io.Writer, file bool) (Writer[T], error) {
 	return newArrowWriter[T](w, file, memory.DefaultAllocator)
 }
 
 func newArrowWriter[T any](w io.Writer, file bool, mem memory.Allocator) (_ Writer[T], err error) {
-	bb, err := newBatchBuilder[T](mem, arrowBatchBytes)
+	bb, err := arrowcodec.NewBuilder[T](mem, arrowBatchBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -38,20 +39,20 @@ func newArrowWriter[T any](w io.Writer, file bool, mem memory.Allocator) (_ Writ
 		Close() error
 	}
 	if file {
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(bb.schema), ipc.WithAllocator(mem))
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(bb.Schema()), ipc.WithAllocator(mem))
 		if err != nil {
-			bb.release()
+			bb.Release()
 			return nil, fmt.Errorf("arrow: %w", err)
 		}
 		out = fw
 	} else {
-		out = ipc.NewWriter(w, ipc.WithSchema(bb.schema), ipc.WithAllocator(mem))
+		out = ipc.NewWriter(w, ipc.WithSchema(bb.Schema()), ipc.WithAllocator(mem))
 	}
 	return &arrowWriter[T]{bb: bb, out: out}, nil
 }
 
 type arrowWriter[T any] struct {
-	bb  *batchBuilder[T]
+	bb  *arrowcodec.Builder[T]
 	out interface {
 		Write(arrow.RecordBatch) error
 		Close() error
@@ -69,14 +70,14 @@ func (w *arrowWriter[T]) Write(row *T) (err error) {
 		}
 	}()
 	defer recoverAs(&err, "arrow: write")
-	if w.bb.add(row) {
+	if w.bb.Add(row) {
 		return w.flush()
 	}
 	return nil
 }
 
 func (w *arrowWriter[T]) flush() error {
-	rec, _ := w.bb.batch()
+	rec, _ := w.bb.Batch()
 	if rec == nil {
 		return nil
 	}
@@ -92,7 +93,7 @@ func (w *arrowWriter[T]) Close() (err error) {
 		return w.err
 	}
 	w.closed = true
-	defer w.bb.release()
+	defer w.bb.Release()
 	if w.err != nil {
 		return w.err
 	}

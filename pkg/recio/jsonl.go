@@ -13,6 +13,7 @@ import (
 	json "github.com/goccy/go-json"
 	asmutf8 "github.com/segmentio/asm/utf8"
 
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -173,7 +174,7 @@ var mapFields = func() map[string]bool {
 		}
 		seen[t] = true
 		for i := 0; i < t.NumField(); i++ {
-			name, _, skip := columnTag(t.Field(i))
+			name, _, skip := arrowcodec.ColumnTag(t.Field(i))
 			if skip {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 )
 
 // parquetReadBatch is how many rows the Parquet reader decodes at a time.
@@ -58,7 +59,7 @@ func newParquetReader(name string, ra io.ReaderAt, size int64, mem memory.Alloca
 		pf.Close()
 		return nil, fmt.Errorf("not a readable Parquet file: %w", oneLine(err))
 	}
-	dec, err := newRecordDecoder(rr.Schema())
+	dec, err := arrowcodec.NewDecoder(rr.Schema())
 	if err != nil {
 		rr.Release()
 		pf.Close()

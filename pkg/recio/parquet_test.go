@@ -25,6 +25,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -576,14 +577,14 @@ func TestParquetReadByArrowGo(t *testing.T) {
 	// Decode every row with the Arrow decoder and compare whole records.
 	tr := array.NewTableReader(tbl, 128)
 	defer tr.Release()
-	dec, err := newRecordDecoder(sc)
+	dec, err := arrowcodec.NewDecoder(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []record.Record
 	for tr.Next() {
 		batch := tr.RecordBatch()
-		bind := dec.bind(batch)
+		bind := dec.Bind(batch)
 		for i := 0; i < int(batch.NumRows()); i++ {
 			var r record.Record
 			if err := bind(i, &r); err != nil {
@@ -986,7 +987,7 @@ func TestParquetWriterMemory(t *testing.T) {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
-		written += uint64(rowSizer(reflect.TypeFor[record.Record]())(reflect.ValueOf(r).Elem()))
+		written += uint64(arrowcodec.RowSizer(reflect.TypeFor[record.Record]())(reflect.ValueOf(r).Elem()))
 		if k%50 == 0 { // often enough that each half sees the top of its row groups
 			runtime.GC()
 			runtime.ReadMemStats(&ms)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/ngkit/ngkit/pkg/recio/arrowcodec"
 )
 
 // Row group sizing for Parquet output.
@@ -25,7 +26,7 @@ const (
 )
 
 // parquetBatchBytes bounds the Arrow batches the Parquet writer encodes
-// (approximate uncompressed bytes; see rowSizer): two are in memory at a
+// (approximate uncompressed bytes; see arrowcodec.RowSizer): two are in memory at a
 // time, one being built and one being encoded.
 const parquetBatchBytes = 2 << 20
 
@@ -33,7 +34,7 @@ const parquetBatchBytes = 2 << 20
 type WriteOptions struct {
 	// RowGroupBytes is the target of approximate uncompressed bytes per
 	// Parquet row group (the sum of the row's string lengths plus 8 bytes
-	// per number; see rowSizer). 0 means DefaultRowGroupBytes; values above
+	// per number; see arrowcodec.RowSizer). 0 means DefaultRowGroupBytes; values above
 	// MaxRowGroupBytes are lowered to it.
 	RowGroupBytes int64
 	// TempDir is no longer used: the writer keeps the open row group's
@@ -73,18 +74,18 @@ func (o WriteOptions) rowGroupBytes() int64 {
 }
 
 // ApproxSize is the estimate of v's uncompressed size that sizes Parquet
-// row groups (see rowSizer), for callers that split output by size.
+// row groups (see arrowcodec.RowSizer), for callers that split output by size.
 func ApproxSize(v any) int64 {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return 0
 	}
-	return rowSizer(rv.Type())(rv)
+	return arrowcodec.RowSizer(rv.Type())(rv)
 }
 
 // NewParquetWriter returns a Writer of Parquet rows of type T, a struct
 // (record.Record, record.TurnRow). The rows become Arrow record batches
-// with the schema of the Arrow writers (see arrowSchemaOf: lists are
+// with the schema of the Arrow writers (see arrowcodec.SchemaOf: lists are
 // Parquet LISTs, maps lists of {key, value}), written by arrow-go's
 // pqarrow: zstd pages, dictionary encoding for every column with PLAIN
 // when a column chunk's dictionary outgrows 1 MiB, v1 data pages,
@@ -108,14 +109,14 @@ func newParquetWriter[T any](w io.Writer, opt WriteOptions, mem memory.Allocator
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("parquet: cannot write rows of type %v: want a struct", t)
 	}
-	bb, err := newBatchBuilder[T](mem, parquetBatchBytes)
+	bb, err := arrowcodec.NewBuilder[T](mem, parquetBatchBytes)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
-	fw, err := pqarrow.NewFileWriter(bb.schema, writeOnly{w}, parquetWriterProperties(mem, opt.zstdLevel()),
+	fw, err := pqarrow.NewFileWriter(bb.Schema(), writeOnly{w}, parquetWriterProperties(mem, opt.zstdLevel()),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
 	if err != nil {
-		bb.release()
+		bb.Release()
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
 	pw := &parquetWriter[T]{bb: bb, fw: fw, target: opt.rowGroupBytes(), batches: make(chan sizedBatch), done: make(chan struct{})}
@@ -168,8 +169,7 @@ var plainColumns = []string{
 // written for rows of type t, for callers that describe them (the dataset
 // card's features).
 func ParquetArrowSchema(t reflect.Type) (*arrow.Schema, error) {
-	schema, _, err := arrowSchemaOf(t)
-	return schema, err
+	return arrowcodec.SchemaOf(t)
 }
 
 type sizedBatch struct {
@@ -178,7 +178,7 @@ type sizedBatch struct {
 }
 
 type parquetWriter[T any] struct {
-	bb      *batchBuilder[T]
+	bb      *arrowcodec.Builder[T]
 	fw      *pqarrow.FileWriter
 	target  int64 // approximate uncompressed bytes per row group
 	batches chan sizedBatch
@@ -238,14 +238,14 @@ func (w *parquetWriter[T]) Write(row *T) (err error) {
 		}
 	}()
 	defer recoverAs(&err, "parquet: write")
-	if w.bb.add(row) {
+	if w.bb.Add(row) {
 		w.send()
 	}
 	return nil
 }
 
 func (w *parquetWriter[T]) send() {
-	if rec, n := w.bb.batch(); rec != nil {
+	if rec, n := w.bb.Batch(); rec != nil {
 		w.batches <- sizedBatch{rec, n}
 	}
 }
@@ -255,7 +255,7 @@ func (w *parquetWriter[T]) Close() (err error) {
 		return w.err
 	}
 	w.closed = true
-	defer w.bb.release()
+	defer w.bb.Release()
 	defer recoverAs(&err, "parquet: close")
 	if w.err == nil {
 		w.send()

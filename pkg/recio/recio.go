@@ -1,6 +1,8 @@
 // Package recio reads and writes record streams: JSONL, Parquet and Arrow IPC
 // (stream and file), with format sniffing on input, the output format taken
-// from a flag or the file extension, and atomic file output.
+// from a flag or the file extension, and atomic file output. The Arrow form
+// of a row type, which the Arrow and Parquet formats share, is
+// pkg/recio/arrowcodec's.
 package recio
 
 import (

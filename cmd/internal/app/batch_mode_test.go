@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // faultyKo is a fake whose faults make re-asks (wrong language) and
@@ -263,16 +263,16 @@ func TestBatchPrices(t *testing.T) {
 	prices := filepath.Join(dir, "prices.json")
 	os.WriteFile(prices, []byte(`{"fake": {"input": 2, "output": 8, "cached_input": 0.5, "batch_input": 1, "batch_output": 4, "batch_cached_input": 0.25}}`), 0o644)
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"}
-	var costs [2]llm.CallStats
+	var costs [2]usage.CallStats
 	for i, mode := range [][]string{nil, {"--batch", "--batch-poll", "1ms"}} {
-		usage := filepath.Join(dir, fmt.Sprintf("usage%d.json", i))
-		args := append([]string{"--no-cache", "--prices", prices, "--usage-json", usage, "-o", filepath.Join(dir, fmt.Sprintf("out%d.jsonl", i)), in}, mode...)
+		usageFile := filepath.Join(dir, fmt.Sprintf("usage%d.json", i))
+		args := append([]string{"--no-cache", "--prices", prices, "--usage-json", usageFile, "-o", filepath.Join(dir, fmt.Sprintf("out%d.jsonl", i)), in}, mode...)
 		code, _, stderr := run(t, vars, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		var u llm.Usage
-		b, _ := os.ReadFile(usage)
+		var u usage.Report
+		b, _ := os.ReadFile(usageFile)
 		if err := json.Unmarshal(b, &u); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // 20% of requests faulted, every kind of fault, 1,000 records through the
@@ -26,10 +27,10 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	in := writeRecords(t, dir, n)
-	out, errs, usage := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "errors.jsonl"), filepath.Join(dir, "usage.json")
+	out, errs, usageFile := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "errors.jsonl"), filepath.Join(dir, "usage.json")
 	code, _, stderr := run(t, map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "fake"},
 		"--concurrency", "32", "--timeout", "300ms", "--backoff", "2ms", "--retry-after-cap", "50ms",
-		"--no-cache", "-o", out, "--errors", errs, "--usage-json", usage, in)
+		"--no-cache", "-o", out, "--errors", errs, "--usage-json", usageFile, in)
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -61,8 +62,8 @@ func TestFaultsNeverLoseARecord(t *testing.T) {
 			t.Errorf("fault %s never injected: %v", f, injected)
 		}
 	}
-	var u llm.Usage
-	b, err := os.ReadFile(usage)
+	var u usage.Report
+	b, err := os.ReadFile(usageFile)
 	if err != nil || json.Unmarshal(b, &u) != nil {
 		t.Fatalf("usage json: %v %s", err, b)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // The summary and --usage-json total the tokens each record's gen got,
@@ -21,7 +21,7 @@ func TestUsageAndCost(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	in := writeRecords(t, dir, 30)
-	out, usage := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "usage.json")
+	out, usageFile := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "usage.json")
 	vars := map[string]string{"NG_BASE_URL": srv.URL, "NG_MODEL": "gpt-4o-mini-2024-07-18"}
 	prices := filepath.Join(dir, "prices.json")
 	os.WriteFile(prices, []byte(`{"gpt-4o-mini": {"input": 0.15, "output": 0.60}, "llama3.1": {"input": 1, "output": 2}}`), 0o644)
@@ -32,12 +32,12 @@ func TestUsageAndCost(t *testing.T) {
 		t.Errorf("a local gpt-4o-mini priced: %s", stderr)
 	}
 	// ...unless --prices names it.
-	code, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usage, in)
+	code, _, stderr := run(t, vars, "--no-cache", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usageFile, in)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var u llm.Usage
-	b, _ := os.ReadFile(usage)
+	var u usage.Report
+	b, _ := os.ReadFile(usageFile)
 	if err := json.Unmarshal(b, &u); err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +57,9 @@ func TestUsageAndCost(t *testing.T) {
 
 	// A price file prices a local model; -q keeps the summary off stderr.
 	vars["NG_MODEL"] = "llama3.1"
-	code, _, stderr = run(t, vars, "--no-cache", "-q", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usage, in)
-	b, _ = os.ReadFile(usage)
-	u = llm.Usage{}
+	code, _, stderr = run(t, vars, "--no-cache", "-q", "--backoff", "1ms", "--prices", prices, "-o", out, "--usage-json", usageFile, in)
+	b, _ = os.ReadFile(usageFile)
+	u = usage.Report{}
 	json.Unmarshal(b, &u)
 	if code != 0 || stderr != "" || !u.Priced || u.Price.Input != 1 || u.Total.CostUSD <= 0 {
 		t.Errorf("exit %d, stderr %q, usage %+v", code, stderr, u)

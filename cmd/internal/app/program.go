@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/cmd/internal/manual"
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/roles"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/spf13/pflag"
@@ -272,7 +272,7 @@ type RunSpec struct {
 	// line that says how the run ended; its error fails the run (exit 1).
 	Finish func() error
 	// Budget, when set, stops the run as Ctrl-C does once reached.
-	Budget *llm.Budget
+	Budget *usage.Budget
 	// Activity, when set, is the model calls finished and in flight, for
 	// the progress line.
 	Activity func() (done, inFlight int64)

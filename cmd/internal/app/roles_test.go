@@ -13,6 +13,7 @@ import (
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/llm/roles"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -123,7 +124,7 @@ roles:
 			t.Fatalf("%s: gen %+v", rec.ID, rec.Gen)
 		}
 	}
-	var u llm.Usage
+	var u usage.Report
 	b, _ := os.ReadFile(filepath.Join(dir, "u.json"))
 	if err := json.Unmarshal(b, &u); err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestRolesWithoutModelsFile(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "u.json"))
-	var u llm.Usage
+	var u usage.Report
 	if err := json.Unmarshal(b, &u); err != nil || u.Endpoints != nil || u.Model != "m" || u.Total.Calls != 6 || u.ByRole[roles.Judge].Calls != 3 {
 		t.Fatalf("usage %s (%v)", b, err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/roles"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/persona"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/prompt"
@@ -211,7 +212,7 @@ type endpoints struct {
 	client  *llm.Client
 	clients map[string]*llm.Client
 	primary *llm.Client // counts the records deferred to --emit-requests
-	budget  *llm.Budget
+	budget  *usage.Budget
 }
 
 func (e *endpoints) workers() int {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -16,19 +17,19 @@ func (f *LLMFlags) registerSpend(fs *pflag.FlagSet) {
 }
 
 // budget makes the --budget counter, nil without one.
-func (f *LLMFlags) budget() (*llm.Budget, error) {
+func (f *LLMFlags) budget() (*usage.Budget, error) {
 	switch b := f.Budget; {
 	case b == 0:
 		return nil, nil
 	case b < 0 || math.IsNaN(b) || math.IsInf(b, 0):
 		return nil, errors.New("--budget: want a positive amount of US dollars")
 	}
-	return &llm.Budget{Limit: f.Budget}, nil
+	return &usage.Budget{Limit: f.Budget}, nil
 }
 
 // checkPriced refuses --budget for a model without a price: its spend
 // cannot be estimated.
-func checkPriced(b *llm.Budget, clients map[string]*llm.Client) error {
+func checkPriced(b *usage.Budget, clients map[string]*llm.Client) error {
 	if b == nil {
 		return nil
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/internal/testkit"
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -74,8 +74,8 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 			t.Fatalf("%s online: exit %d: %s", s.name, code, stderr)
 		}
 		before := batch.BatchStats()
-		usage := filepath.Join(dir, s.name+"-usage.json")
-		code, outBatch, stderr := run(t, s.prog, inBatch, append(base(batch), "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, s.name), "--usage-json", usage)...)
+		usageFile := filepath.Join(dir, s.name+"-usage.json")
+		code, outBatch, stderr := run(t, s.prog, inBatch, append(base(batch), "--batch", "--batch-poll", "1ms", "--batch-state", filepath.Join(dir, s.name), "--usage-json", usageFile)...)
 		if code != 0 {
 			t.Fatalf("%s --batch: exit %d: %s", s.name, code, stderr)
 		}
@@ -91,8 +91,8 @@ func TestBatchChainEqualsOnline(t *testing.T) {
 			}
 		}
 		st := batch.BatchStats()
-		var u llm.Usage
-		if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+		var u usage.Report
+		if b, err := os.ReadFile(usageFile); err != nil || json.Unmarshal(b, &u) != nil {
 			t.Fatalf("%s: usage %v", s.name, err)
 		}
 		cached += u.Total.TokensCached
@@ -132,14 +132,14 @@ func TestPromptCacheChain(t *testing.T) {
 		{"ngv2r", Ngv2r, nil, 0.5},
 		{"nglabel", Nglabel, []string{"--tasks", "all", "--samples", "2"}, 0.5},
 	} {
-		usage := filepath.Join(dir, s.name+".json")
-		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usage, "--prices", prices, "--quiet=false"}, s.args...)...)
+		usageFile := filepath.Join(dir, s.name+".json")
+		args := testkit.FastRetryFlags(append([]string{"--base-url", srv.URL, "--model", "fake", "--no-cache", "--usage-json", usageFile, "--prices", prices, "--quiet=false"}, s.args...)...)
 		code, out, stderr := run(t, s.prog, in, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
 		}
-		var u llm.Usage
-		if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+		var u usage.Report
+		if b, err := os.ReadFile(usageFile); err != nil || json.Unmarshal(b, &u) != nil {
 			t.Fatal(err)
 		}
 		share := float64(u.Total.TokensCached) / float64(u.Total.TokensIn)
@@ -225,13 +225,13 @@ func TestEstimateWithin20Percent(t *testing.T) {
 			if code != 0 || out != "" || m == nil || srv.Count() != before {
 				t.Fatalf("%s --estimate: exit %d, %d requests sent: %s", s.name, code, srv.Count()-before, stderr)
 			}
-			usage := filepath.Join(dir, culture+s.name+".json")
-			code, out, stderr = run(t, s.prog, in, flags(append(s.args, "--usage-json", usage)...)...)
+			usageFile := filepath.Join(dir, culture+s.name+".json")
+			code, out, stderr = run(t, s.prog, in, flags(append(s.args, "--usage-json", usageFile)...)...)
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", s.name, code, stderr)
 			}
-			var u llm.Usage
-			if b, err := os.ReadFile(usage); err != nil || json.Unmarshal(b, &u) != nil {
+			var u usage.Report
+			if b, err := os.ReadFile(usageFile); err != nil || json.Unmarshal(b, &u) != nil {
 				t.Fatal(err)
 			}
 			m = []string{m[0], m[1], m[2], m[4], m[3]}

@@ -15,9 +15,9 @@ import (
 	"github.com/ngkit/ngkit/filters/refine/refinetest"
 	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/internal/testkit"
-	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/llm/roles"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -89,10 +89,10 @@ func TestNglabelPanel(t *testing.T) {
 	j := labelFake(t, llmtest.Options{})
 	models := modelsFile(t, map[string]string{"a": a.URL, "b": b.URL, "c": c.URL, "j": j.URL})
 	dir := t.TempDir()
-	out, usage := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "u.json")
+	out, usageFile := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "u.json")
 	common := []string{in, "--models", models, "--labellers", "a,b,c", "--judge", "j", "--tasks", "norm,intent,quality",
 		"--no-cache", "--max-retries", "1", "--backoff", "1ms", "-q"}
-	code, _, stderr := runWith(Nglabel, nil, "", append(common, "-o", out, "--usage-json", usage)...)
+	code, _, stderr := runWith(Nglabel, nil, "", append(common, "-o", out, "--usage-json", usageFile)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -124,8 +124,8 @@ func TestNglabelPanel(t *testing.T) {
 			t.Fatalf("%s: gen %+v", r.ID, r.Gen)
 		}
 	}
-	var u llm.Usage
-	ub, _ := os.ReadFile(usage)
+	var u usage.Report
+	ub, _ := os.ReadFile(usageFile)
 	if err := json.Unmarshal(ub, &u); err != nil || len(u.Endpoints) != 4 || u.ByRole[roles.Judge].Calls != int64(withTurns) ||
 		u.ByRole[roles.Labeller].Failed != int64(withTurns) || u.ByRole[roles.Labeller].Calls != int64(2*withTurns) {
 		t.Fatalf("usage %s (%v)", ub, err)

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -72,7 +73,7 @@ type Endpoint struct {
 	MaxTokens       *int
 	Seed            *int64
 	ResponseFormat  string
-	Price           *llm.Price
+	Price           *usage.Price
 	// API is APIChat or APICompletions (a base model); "": the flags'.
 	API string
 
@@ -375,11 +376,11 @@ func (e *Endpoint) set(key, s string, at func(format string, args ...any) error)
 	return nil
 }
 
-func (p *modelsParser) price(alias string, n *yaml.Node) (*llm.Price, error) {
+func (p *modelsParser) price(alias string, n *yaml.Node) (*usage.Price, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, p.errf(n.Line, "endpoint %s: prices: want {input: USD, output: USD} per million tokens", alias)
 	}
-	pr := &llm.Price{}
+	pr := &usage.Price{}
 	got := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

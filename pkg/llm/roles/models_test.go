@@ -12,6 +12,7 @@ import (
 
 	"github.com/ngkit/ngkit/pkg/llm"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 const goodModels = `# two endpoints and the roles of a pipeline
@@ -51,7 +52,7 @@ func TestParseModels(t *testing.T) {
 	if g.BaseURL != "https://api.openai.com/v1" || g.Model != "gpt-4.1" || g.APIKeyEnv != "OPENAI_API_KEY" || g.Line != 3 ||
 		g.Concurrency != 32 || g.ConcurrencyAuto || *g.RPM != 500 || *g.TPM != 200000 || *g.Timeout != 90*time.Second ||
 		*g.Temperature != 0.7 || *g.TopP != 0.95 || *g.MaxTokens != 2000 || *g.Seed != 7 || g.ResponseFormat != "json_schema" ||
-		*g.Price != (llm.Price{Input: 2, Output: 8}) {
+		*g.Price != (usage.Price{Input: 2, Output: 8}) {
 		t.Errorf("gpt: %+v", g)
 	}
 	l := m.Endpoints["local-judge"]

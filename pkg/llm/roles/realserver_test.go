@@ -96,7 +96,7 @@ func TestRealServerRoles(t *testing.T) {
 		t.Fatalf("usage %s", b)
 	}
 	var buf bytes.Buffer
-	if err := u2.Report("", &buf, false, false); err != nil {
+	if err := u2.Write("", &buf, false, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(buf.String())

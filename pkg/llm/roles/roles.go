@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/usage"
 )
 
 // Role names of the programs; which program has which, and the flags
@@ -475,7 +476,7 @@ func (r roleCaller) Call(ctx context.Context, req llm.Request) (*llm.Response, e
 // Usage is the report of the run over every endpoint: with one endpoint
 // that endpoint's report (as before roles existed, with by_role); with
 // several, the totals with each endpoint's report in Endpoints.
-func (m *Models) Usage() llm.Usage {
+func (m *Models) Usage() usage.Report {
 	clients := make([]*llm.Client, len(m.order))
 	for i, a := range m.order {
 		clients[i] = m.clients[a]
@@ -491,7 +492,7 @@ func (m *Models) Close() error {
 		errs = append(errs, m.clients[a].CloseRequests())
 	}
 	u := m.Usage()
-	errs = append(errs, u.Report(m.usage, m.stderr, m.quiet, m.verbose))
+	errs = append(errs, u.Write(m.usage, m.stderr, m.quiet, m.verbose))
 	return errors.Join(errs...)
 }
 

@@ -1,4 +1,8 @@
-package llm
+// Package extract reads the answer out of a model's reply: the reasoning
+// block some models open it with (StripReasoning), and the JSON value in
+// it however it is wrapped (JSON). Pure text functions: the client
+// (pkg/llm) judges a reply with them.
+package extract
 
 import (
 	"bytes"
@@ -14,12 +18,12 @@ import (
 // long reply full of braces costs O(n), not O(n²).
 const maxCandidates = 32
 
-// ExtractJSON finds the JSON value in a model's reply and returns it
+// JSON finds the JSON value in a model's reply and returns it
 // compacted: the whole reply when it is JSON, else the first ```fenced```
 // block that is, else the first balanced {...} in chatty text
 // ("Sure! Here it is: {...} Hope this helps"). Trailing commas, a common
 // slip of small models, are forgiven.
-func ExtractJSON(text string) ([]byte, error) {
+func JSON(text string) ([]byte, error) {
 	s := strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
 	if s == "" {
 		return nil, errors.New("empty reply")
@@ -134,12 +138,12 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// stripReasoning removes a closed reasoning block that opens the reply
+// StripReasoning removes a closed reasoning block that opens the reply
 // (or a lone closing tag, when the chat template opened it), which is how
 // reasoning models answer by design. It reports leaked=true when reasoning
 // is left in the answer — an unclosed block, a block in the middle — or
 // when nothing but reasoning was sent: those replies are failures.
-func stripReasoning(content string) (answer string, leaked bool) {
+func StripReasoning(content string) (answer string, leaked bool) {
 	s := strings.TrimSpace(content)
 	lower := asciiLower(s)
 	for _, tag := range reasoningTags {

@@ -1,4 +1,9 @@
-package recio
+// Package arrowcodec is the Arrow form of a Go row type, which the Arrow
+// IPC and the Parquet readers and writers of pkg/recio share: the schema
+// derived from a struct's tags (SchemaOf), the rows turned into record
+// batches of a bounded size (Builder), and record batches decoded into
+// record.Record (Decoder), tolerant of the types other writers use.
+package arrowcodec
 
 import (
 	"fmt"
@@ -25,7 +30,7 @@ type encoderFactory func(b array.Builder, fl *flushers) func(reflect.Value)
 // flushers complete the deferred appends of a batch's encoders.
 type flushers []func()
 
-// arrowSchemaOf maps a struct type to an Arrow schema:
+// SchemaOf maps a struct type to an Arrow schema:
 //
 //	string -> utf8, []byte -> binary, bool -> bool,
 //	int, int8..int64 -> int64, uint.. -> uint64, float32 -> float32,
@@ -41,7 +46,13 @@ type flushers []func()
 // written as null, as parquet-go does for optional columns; a pointer is
 // nullable and only nil is null (a pointer to false is false). Map keys are
 // written in sorted order, so output is deterministic.
-func arrowSchemaOf(t reflect.Type) (*arrow.Schema, []arrowCol, error) {
+func SchemaOf(t reflect.Type) (*arrow.Schema, error) {
+	s, _, err := schemaOf(t)
+	return s, err
+}
+
+// schemaOf is SchemaOf with the encoders of the columns.
+func schemaOf(t reflect.Type) (*arrow.Schema, []arrowCol, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("arrow: cannot write rows of type %v: want a struct", t)
 	}
@@ -56,9 +67,9 @@ func arrowSchemaOf(t reflect.Type) (*arrow.Schema, []arrowCol, error) {
 	return arrow.NewSchema(fields, nil), cols, nil
 }
 
-// columnTag returns the column name of a struct field, whether it is
+// ColumnTag returns the column name of a struct field, whether it is
 // optional, and whether it is skipped.
-func columnTag(sf reflect.StructField) (name string, optional, skip bool) {
+func ColumnTag(sf reflect.StructField) (name string, optional, skip bool) {
 	if !sf.IsExported() {
 		return "", false, true
 	}
@@ -97,7 +108,7 @@ func structFieldsOf(t reflect.Type, seen map[reflect.Type]bool) ([]arrow.Field, 
 	)
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
-		name, optional, skip := columnTag(sf)
+		name, optional, skip := ColumnTag(sf)
 		if skip {
 			continue
 		}

@@ -1,4 +1,9 @@
-package llm
+// Package throttle keeps a client's calls within what the server allows:
+// the adaptive concurrency window (Window) and the token buckets of
+// --rpm and --tpm (Bucket). It knows nothing of requests: the client
+// (pkg/llm) takes a slot and tokens before each attempt and gives them
+// back after.
+package throttle
 
 import (
 	"context"
@@ -6,11 +11,11 @@ import (
 	"time"
 )
 
-// window is the adaptive concurrency limit (AIMD, as TCP congestion
+// Window is the adaptive concurrency limit (AIMD, as TCP congestion
 // control and NeMo Data Designer do it): at most limit calls in flight; a
 // 429 halves the limit, each success adds 1/limit, so the limit grows back
 // by about one per round of calls, up to max. Waiters are served in order.
-type window struct {
+type Window struct {
 	mu       sync.Mutex
 	limit    float64
 	max      int
@@ -23,15 +28,21 @@ type window struct {
 	held time.Duration
 }
 
-func newWindow(max int) *window {
+// NewWindow is a window of at most max calls that starts at start calls
+// when that is fewer (0: at max).
+func NewWindow(max, start int) *Window {
 	if max < 1 {
 		max = 1
 	}
-	return &window{limit: float64(max), max: max}
+	w := &Window{limit: float64(max), max: max}
+	if start > 0 && start < max {
+		w.limit = float64(start)
+	}
+	return w
 }
 
-// acquire waits for a slot; it returns the time it got it (for release).
-func (w *window) acquire(ctx context.Context) (time.Time, error) {
+// Acquire waits for a slot; it returns the time it got it (for Release).
+func (w *Window) Acquire(ctx context.Context) (time.Time, error) {
 	w.mu.Lock()
 	if len(w.waiters) == 0 && w.inflight < int(w.limit) {
 		w.inflight++
@@ -60,10 +71,10 @@ func (w *window) acquire(ctx context.Context) (time.Time, error) {
 	}
 }
 
-// release frees a slot taken at start. throttled says the server answered
+// Release frees a slot taken at start. throttled says the server answered
 // 429: the limit is halved, once per round (a call that started before
 // the last cut says nothing new about the cut limit).
-func (w *window) release(start time.Time, throttled, ok bool) {
+func (w *Window) Release(start time.Time, throttled, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.inflight--
@@ -85,7 +96,7 @@ func (w *window) release(start time.Time, throttled, ok bool) {
 	w.wake()
 }
 
-func (w *window) wake() {
+func (w *Window) wake() {
 	for len(w.waiters) > 0 && w.inflight < int(w.limit) {
 		close(w.waiters[0])
 		w.waiters = w.waiters[1:]
@@ -93,25 +104,25 @@ func (w *window) wake() {
 	}
 }
 
-// busy is the time slots were held so far, over all calls.
-func (w *window) busy() time.Duration {
+// Busy is the time slots were held so far, over all calls.
+func (w *Window) Busy() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.held
 }
 
-// current returns the limit, for tests and the summary.
-func (w *window) current() (limit float64, cuts int) {
+// Current returns the limit, for tests and the summary.
+func (w *Window) Current() (limit float64, cuts int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.limit, w.cuts
 }
 
-// bucket is a token bucket that may go into debt: take waits until the
-// balance covers n (at most a full bucket), then subtracts n; adjust
+// Bucket is a token bucket that may go into debt: Take waits until the
+// balance covers n (at most a full bucket), then subtracts n; Adjust
 // corrects an estimate once the real cost is known (the usage the server
 // returns), charging the difference or giving it back.
-type bucket struct {
+type Bucket struct {
 	mu     sync.Mutex
 	rate   float64 // tokens per second
 	size   float64
@@ -119,19 +130,19 @@ type bucket struct {
 	last   time.Time
 }
 
-// newBucket is refilled with perMinute tokens a minute, evenly, and holds
+// NewBucket is refilled with perMinute tokens a minute, evenly, and holds
 // ten seconds' worth: providers enforce their per-minute limits over
 // shorter spans, so a whole minute's burst at the start would be refused.
 // nil (no limit) when perMinute <= 0.
-func newBucket(perMinute int) *bucket {
+func NewBucket(perMinute int) *Bucket {
 	if perMinute <= 0 {
 		return nil
 	}
 	size := max(float64(perMinute)/6, 1)
-	return &bucket{rate: float64(perMinute) / 60, size: size, tokens: size, last: time.Now()}
+	return &Bucket{rate: float64(perMinute) / 60, size: size, tokens: size, last: time.Now()}
 }
 
-func (b *bucket) refill(now time.Time) {
+func (b *Bucket) refill(now time.Time) {
 	b.tokens += now.Sub(b.last).Seconds() * b.rate
 	if b.tokens > b.size {
 		b.tokens = b.size
@@ -139,7 +150,9 @@ func (b *bucket) refill(now time.Time) {
 	b.last = now
 }
 
-func (b *bucket) take(ctx context.Context, n float64) error {
+// Take waits until the bucket covers n tokens (a nil bucket at once),
+// then takes them.
+func (b *Bucket) Take(ctx context.Context, n float64) error {
 	if b == nil {
 		return nil
 	}
@@ -170,7 +183,9 @@ func (b *bucket) take(ctx context.Context, n float64) error {
 	}
 }
 
-func (b *bucket) adjust(delta float64) {
+// Adjust charges delta more tokens (fewer, when negative) than taken:
+// the real cost of a call once known.
+func (b *Bucket) Adjust(delta float64) {
 	if b == nil || delta == 0 {
 		return
 	}
@@ -183,9 +198,16 @@ func (b *bucket) adjust(delta float64) {
 	}
 }
 
-// inflightNow is the calls in flight (tests, the progress line).
-func (w *window) inflightNow() int {
+// InFlight is the calls in flight (tests, the progress line).
+func (w *Window) InFlight() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.inflight
+}
+
+// Balance is the tokens the bucket holds now (below 0: in debt).
+func (b *Bucket) Balance() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tokens
 }

@@ -1,4 +1,4 @@
-package llm
+package usage
 
 import (
 	"encoding/json"
@@ -21,6 +21,9 @@ type Price struct {
 	BatchOutput      float64 `json:"batch_output,omitempty"`
 	BatchCachedInput float64 `json:"batch_cached_input,omitempty"`
 }
+
+// OpenAIHost is the host whose models the built-in prices are for.
+const OpenAIHost = "api.openai.com"
 
 // builtinPrices are OpenAI's list prices (standard tier, USD per 1M
 // tokens: input, cached input, output) as published in 2025; the Batch
@@ -51,12 +54,15 @@ func openAIBatch(t map[string]Price) map[string]Price {
 	return t
 }
 
-// loadPrices returns the entries of file (a JSON object {"model":
+// Prices is a price table: model name to price.
+type Prices map[string]Price
+
+// LoadPrices returns the entries of file (a JSON object {"model":
 // {"input": USD, "output": USD}} per million tokens) over the built-in
 // table when builtin is set (the endpoint is OpenAI's), else alone; file
 // "" adds nothing.
-func loadPrices(file string, builtin bool) (map[string]Price, error) {
-	t := make(map[string]Price, len(builtinPrices))
+func LoadPrices(file string, builtin bool) (Prices, error) {
+	t := make(Prices, len(builtinPrices))
 	if builtin {
 		for k, v := range builtinPrices {
 			t[k] = v
@@ -79,10 +85,10 @@ func loadPrices(file string, builtin bool) (map[string]Price, error) {
 	return t, nil
 }
 
-// priceFor finds model's price: an exact entry, else the longest entry
+// For finds model's price: an exact entry, else the longest entry
 // that model extends with a dated or other suffix ("gpt-4o-mini-2024-07-18"
 // -> "gpt-4o-mini"), also after a provider prefix ("openai/gpt-4o").
-func priceFor(t map[string]Price, model string) (Price, bool) {
+func (t Prices) For(model string) (Price, bool) {
 	for _, m := range []string{model, model[strings.LastIndexByte(model, '/')+1:]} {
 		if p, ok := t[m]; ok {
 			return p, true
@@ -111,9 +117,9 @@ type Cost struct {
 	ListUSD, CachedSavedUSD, BatchSavedUSD float64
 }
 
-// costs prices in prompt tokens (cached of them from the provider's
+// Costs prices in prompt tokens (cached of them from the provider's
 // prompt cache) and out completion tokens, online or in a batch.
-func (p Price) costs(in, cached, out int64, batch bool) Cost {
+func (p Price) Costs(in, cached, out int64, batch bool) Cost {
 	or := func(v, def float64) float64 {
 		if v > 0 {
 			return v

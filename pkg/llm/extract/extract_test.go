@@ -1,4 +1,4 @@
-package llm
+package extract
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestExtractJSON(t *testing.T) {
+func TestJSON(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{`{"a": 1}`, `{"a":1}`},
 		{"  {\"a\": [1, 2]}\n", `{"a":[1,2]}`},
@@ -23,14 +23,14 @@ func TestExtractJSON(t *testing.T) {
 		{`{"s": "a,}"}`, `{"s":"a,}"}`},
 	}
 	for _, c := range cases {
-		got, err := ExtractJSON(c.in)
+		got, err := JSON(c.in)
 		if err != nil || string(got) != c.want {
-			t.Errorf("ExtractJSON(%q) = %s, %v; want %s", c.in, got, err, c.want)
+			t.Errorf("JSON(%q) = %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
 	for _, bad := range []string{"", "   ", "no json here", "{\"a\": }", "{\"a\": 1"} {
-		if got, err := ExtractJSON(bad); err == nil {
-			t.Errorf("ExtractJSON(%q) = %s, want an error", bad, got)
+		if got, err := JSON(bad); err == nil {
+			t.Errorf("JSON(%q) = %s, want an error", bad, got)
 		}
 	}
 }
@@ -50,32 +50,32 @@ func TestStripReasoning(t *testing.T) {
 		{"<thinking>a</thinking><think>b", "", true},
 	}
 	for _, c := range cases {
-		got, leaked := stripReasoning(c.in)
+		got, leaked := StripReasoning(c.in)
 		if leaked != c.leaked || (!leaked && got != c.want) {
-			t.Errorf("stripReasoning(%q) = %q, %v; want %q, %v", c.in, got, leaked, c.want, c.leaked)
+			t.Errorf("StripReasoning(%q) = %q, %v; want %q, %v", c.in, got, leaked, c.want, c.leaked)
 		}
 	}
 }
 
-// FuzzExtractJSON: never panics; what it returns is valid JSON; a reply
+// FuzzJSON: never panics; what it returns is valid JSON; a reply
 // that is a JSON object comes back as itself, compacted.
-func FuzzExtractJSON(f *testing.F) {
+func FuzzJSON(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, "```json\n{\"a\": [1,2,]}\n```", "text {\"x\": \"}\"} text", "[1,2", "{{{{", `"\"`, "<think>x</think>{}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, err := ExtractJSON(s)
+		out, err := JSON(s)
 		if err == nil && !json.Valid(out) {
-			t.Fatalf("ExtractJSON(%q) = %q: not JSON", s, out)
+			t.Fatalf("JSON(%q) = %q: not JSON", s, out)
 		}
 		trimmed := strings.TrimSpace(strings.TrimPrefix(s, "\ufeff"))
 		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
 			var want bytes.Buffer
 			json.Compact(&want, []byte(trimmed))
 			if err != nil || !bytes.Equal(out, want.Bytes()) {
-				t.Fatalf("ExtractJSON(%q) = %q, %v; want %q", s, out, err, want.Bytes())
+				t.Fatalf("JSON(%q) = %q, %v; want %q", s, out, err, want.Bytes())
 			}
 		}
-		stripReasoning(s)
+		StripReasoning(s)
 	})
 }

@@ -1,4 +1,10 @@
-package llm
+// Package usage is the accounting of a client's calls: what each call
+// name and role did (CallStats, gathered by a Tally), the run's report
+// (--usage-json and the summary on stderr), the price table and the cost
+// of tokens (--prices), the spend limit (--budget), and the token
+// estimates of --estimate. It knows nothing of how calls are made: the
+// client (pkg/llm) records into it.
+package usage
 
 import (
 	"encoding/json"
@@ -10,11 +16,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
-
-	"github.com/ngkit/ngkit/pkg/record"
 
 	"github.com/ngkit/ngkit/pkg/recio"
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // CallStats count what the calls of one name (or all) did.
@@ -52,14 +56,22 @@ type CallStats struct {
 
 // price sets the cost fields from the tokens.
 func (s *CallStats) price(p Price) {
-	c := p.costs(s.TokensIn, s.TokensCached, s.TokensOut, s.Batched > 0 && s.Batched == s.Calls-s.CacheHits)
+	c := p.Costs(s.TokensIn, s.TokensCached, s.TokensOut, s.Batched > 0 && s.Batched == s.Calls-s.CacheHits)
 	if s.Batched > 0 && s.Batched != s.Calls-s.CacheHits {
 		// Mixed: price the batched share at the batch rate.
-		on, bt := p.costs(s.TokensIn, s.TokensCached, s.TokensOut, false), p.costs(s.TokensIn, s.TokensCached, s.TokensOut, true)
+		on, bt := p.Costs(s.TokensIn, s.TokensCached, s.TokensOut, false), p.Costs(s.TokensIn, s.TokensCached, s.TokensOut, true)
 		f := float64(s.Batched) / float64(max(s.Calls-s.CacheHits, 1))
 		c = Cost{USD: on.USD*(1-f) + bt.USD*f, ListUSD: on.ListUSD, CachedSavedUSD: on.CachedSavedUSD, BatchSavedUSD: (on.USD - bt.USD) * f}
 	}
 	s.CostUSD, s.ListCostUSD, s.CachedSavedUSD, s.BatchSavedUSD = c.USD, c.ListUSD, c.CachedSavedUSD, c.BatchSavedUSD
+}
+
+// Fault counts a failed attempt of kind.
+func (s *CallStats) Fault(kind string) {
+	if s.Faults == nil {
+		s.Faults = map[string]int64{}
+	}
+	s.Faults[kind]++
 }
 
 func (s *CallStats) add(o *CallStats) {
@@ -88,9 +100,9 @@ func (s *CallStats) add(o *CallStats) {
 	}
 }
 
-// Usage is the report of a run: --usage-json writes it, and its summary
-// goes to stderr.
-type Usage struct {
+// Report is the usage report of a run: --usage-json writes it, and its
+// summary goes to stderr.
+type Report struct {
 	Stage string `json:"stage"`
 	// Alias is the endpoint's alias (DefaultAlias: the flags' endpoint);
 	// "" in the report of a run over several endpoints, whose Endpoints
@@ -111,7 +123,7 @@ type Usage struct {
 	ByRole map[string]*CallStats `json:"by_role,omitempty"`
 	// Endpoints, in a run over several endpoints, are each one's report
 	// (with its own ByRole: calls by role and endpoint).
-	Endpoints []*Usage `json:"endpoints,omitempty"`
+	Endpoints []*Report `json:"endpoints,omitempty"`
 	// Concurrency is the endpoint's window ceiling, and Utilisation the
 	// mean share of it in flight over the run (calls' time in flight /
 	// (Concurrency × Seconds)).
@@ -121,16 +133,17 @@ type Usage struct {
 	WindowCuts int `json:"window_cuts,omitempty"`
 }
 
-// usage accumulates CallStats by call name and by role.
-type usage struct {
+// Tally accumulates CallStats by call name and by role.
+type Tally struct {
 	mu     sync.Mutex
 	byCall map[string]*CallStats
 	byRole map[string]*CallStats
-	// finished counts the calls recorded, for the progress line (activity.go).
+	// finished counts the calls recorded, for the progress line.
 	finished atomic.Int64
 }
 
-func (u *usage) record(call, role string, s *CallStats) {
+// Record adds the stats of a call of name call (and role, if any).
+func (u *Tally) Record(call, role string, s *CallStats) {
 	u.finished.Add(1)
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -152,11 +165,22 @@ func addTo(m *map[string]*CallStats, name string, s *CallStats) {
 	c.add(s)
 }
 
-// report totals the stats and prices them.
-func (u *usage) report(price Price, priced bool) Usage {
+// Finished is the number of calls recorded so far.
+func (u *Tally) Finished() int64 { return u.finished.Load() }
+
+// Reset forgets the stats recorded (a new pass of --batch); Finished
+// still counts them.
+func (u *Tally) Reset() {
+	u.mu.Lock()
+	u.byCall, u.byRole = nil, nil
+	u.mu.Unlock()
+}
+
+// Report totals the stats and prices them (priced: the model has a price).
+func (u *Tally) Report(price Price, priced bool) Report {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	r := Usage{ByCall: map[string]*CallStats{}, Priced: priced}
+	r := Report{ByCall: map[string]*CallStats{}, Priced: priced}
 	if priced {
 		r.Price = &price
 	}
@@ -184,7 +208,7 @@ func (u *usage) report(price Price, priced bool) Usage {
 // writeSummary prints the report in one line; verbose (-v) adds a line per
 // call and says why a cost is not estimated. Every stage of a pipeline
 // prints its summary, so the default is the line that matters.
-func (r *Usage) writeSummary(w io.Writer, verbose bool) {
+func (r *Report) writeSummary(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "%s: llm %s at %s, %.1fs: %s%s\n", r.Stage, r.Model, r.BaseURL, r.Seconds, r.Total.line(r), r.unpriced(verbose))
 	// The demo's calls cost nothing and say nothing per call.
 	if verbose && len(r.ByCall) > 1 && r.Model != record.DemoModel {
@@ -202,7 +226,7 @@ func writeDeferred(w io.Writer, stage string, n int64) {
 	}
 }
 
-func (s *CallStats) line(r *Usage) string {
+func (s *CallStats) line(r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s answered", count(s.Calls, "call", "calls"))
 	var parts []string
@@ -265,28 +289,24 @@ func (s *CallStats) line(r *Usage) string {
 // unpriced is the note of a summary whose model has no price, said once
 // on its first line (not on each call's or role's line under it); why,
 // with -v.
-func (r *Usage) unpriced(verbose bool) string {
+func (r *Report) unpriced(verbose bool) string {
 	switch {
 	case r.Priced || r.Model == record.DemoModel: // canned text has no price to estimate
 		return ""
 	case !verbose:
 		return "; cost not estimated (see --prices)"
 	}
-	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, openAIHost)
+	return fmt.Sprintf("; cost not estimated (no price for %s here: the built-in prices are OpenAI's, used only at %s; see --prices)", r.Model, OpenAIHost)
 }
 
 // writeJSON writes the report to path as every output is written
 // (atomically onto a file, into a device or a pipe).
-func (r *Usage) writeJSON(path string) error {
+func (r *Report) writeJSON(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
 	return recio.WriteFile(path, append(b, '\n'))
-}
-
-func roundSeconds(d time.Duration) float64 {
-	return float64(d.Milliseconds()) / 1000
 }
 
 // count is n with the noun in its number: "1 call", "2 calls".
@@ -295,4 +315,65 @@ func count[N int | int64](n N, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Combine is the report of a run of stage over several endpoints, of the
+// given seconds: the totals, with each endpoint's report in Endpoints.
+func Combine(stage string, seconds float64, endpoints []Report) Report {
+	u := Report{Stage: stage, Seconds: seconds, ByCall: map[string]*CallStats{}, ByRole: map[string]*CallStats{}, Priced: true}
+	var models, urls []string
+	for i := range endpoints {
+		e := &endpoints[i]
+		u.Endpoints = append(u.Endpoints, e)
+		u.Total.add(&e.Total)
+		u.Priced = u.Priced && e.Priced
+		u.Deferred += e.Deferred
+		u.WindowCuts += e.WindowCuts
+		for k, v := range e.ByCall {
+			addTo(&u.ByCall, k, v)
+		}
+		for k, v := range e.ByRole {
+			addTo(&u.ByRole, k, v)
+		}
+		models, urls = append(models, e.Model), append(urls, e.BaseURL)
+	}
+	u.Model, u.BaseURL = strings.Join(models, ","), strings.Join(urls, ",")
+	return u
+}
+
+// Write writes the report to usageJSON (--usage-json; "": not) and,
+// unless quiet, its summary on stderr (nil: not): one line, or with
+// several endpoints a line per endpoint and, with verbose, per role.
+func (u *Report) Write(usageJSON string, stderr io.Writer, quiet, verbose bool) error {
+	var err error
+	if usageJSON != "" {
+		if werr := u.writeJSON(usageJSON); werr != nil {
+			err = fmt.Errorf("--usage-json: %w", werr)
+		}
+	}
+	if !quiet && stderr != nil && u.Total.Calls+u.Total.Failed+u.Total.Emitted > 0 {
+		if len(u.Endpoints) == 0 {
+			u.writeSummary(stderr, verbose)
+		} else {
+			u.writeEndpointsSummary(stderr, verbose)
+		}
+	}
+	return err
+}
+
+// writeEndpointsSummary prints, for several endpoints, a line per
+// endpoint and, under it, a line per role it served.
+func (u *Report) writeEndpointsSummary(w io.Writer, verbose bool) {
+	fmt.Fprintf(w, "%s: llm over %d endpoints, %.1fs: %s\n", u.Stage, len(u.Endpoints), u.Seconds, u.Total.line(u))
+	for _, e := range u.Endpoints {
+		fmt.Fprintf(w, "%s:   endpoint %s (%s at %s, %.0f%% of its %d-call window in use): %s%s\n", u.Stage, e.Alias, e.Model, e.BaseURL,
+			100*e.Utilisation, e.Concurrency, e.Total.line(e), e.unpriced(verbose))
+		if !verbose {
+			continue
+		}
+		for _, r := range slices.Sorted(maps.Keys(e.ByRole)) {
+			fmt.Fprintf(w, "%s:     role %s: %s\n", u.Stage, r, e.ByRole[r].line(e))
+		}
+	}
+	writeDeferred(w, u.Stage, u.Deferred)
 }

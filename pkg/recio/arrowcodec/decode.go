@@ -1,4 +1,4 @@
-package recio
+package arrowcodec
 
 import (
 	"encoding/json"
@@ -19,8 +19,8 @@ import (
 // (settable, zero on entry) from element i. Nulls leave the value zero.
 type decoderFactory func(arrow.Array) func(i int, v reflect.Value)
 
-// recordDecoder decodes rows of one Arrow schema into record.Record.
-type recordDecoder struct {
+// Decoder decodes rows of one Arrow schema into record.Record.
+type Decoder struct {
 	schema  *arrow.Schema
 	cols    []decCol // Record fields present in the schema
 	unknown []int    // schema columns Record does not have, kept in Extra
@@ -32,12 +32,15 @@ type decCol struct {
 	dec   decoderFactory
 }
 
-func newRecordDecoder(schema *arrow.Schema) (*recordDecoder, error) {
-	d := &recordDecoder{schema: schema}
+// NewDecoder compiles the decoder of schema's rows: the columns of
+// record.Record's fields into them (an error names a column of a type it
+// cannot read), any other column into Extra.
+func NewDecoder(schema *arrow.Schema) (*Decoder, error) {
+	d := &Decoder{schema: schema}
 	t := reflect.TypeFor[record.Record]()
 	known := map[string]bool{}
 	for i := 0; i < t.NumField(); i++ {
-		name, _, skip := columnTag(t.Field(i))
+		name, _, skip := ColumnTag(t.Field(i))
 		if skip {
 			continue
 		}
@@ -60,7 +63,12 @@ func newRecordDecoder(schema *arrow.Schema) (*recordDecoder, error) {
 	return d, nil
 }
 
-func (d *recordDecoder) bind(batch arrow.RecordBatch) func(i int, rec *record.Record) error {
+// Schema is the schema the decoder reads.
+func (d *Decoder) Schema() *arrow.Schema { return d.schema }
+
+// Bind returns the decoder of batch's row i into rec, a zero record. It
+// panics on corrupt list offsets (the readers recover it as an error).
+func (d *Decoder) Bind(batch arrow.RecordBatch) func(i int, rec *record.Record) error {
 	decs := make([]func(int, reflect.Value), len(d.cols))
 	for k, c := range d.cols {
 		decs[k] = d.cols[k].dec(batch.Column(c.col))
@@ -321,7 +329,7 @@ func structDecoder(t reflect.Type, dt arrow.DataType) (decoderFactory, error) {
 	}
 	var children []child
 	for fi := 0; fi < t.NumField(); fi++ {
-		name, _, skip := columnTag(t.Field(fi))
+		name, _, skip := ColumnTag(t.Field(fi))
 		if skip {
 			continue
 		}
