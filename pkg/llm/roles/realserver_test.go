@@ -11,18 +11,14 @@ import (
 	"time"
 
 	"github.com/ngkit/ngkit/pkg/llm"
+	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 )
 
-// realServer is the base URL of a real llama.cpp llama-server, which
-// scripts/realserver.sh starts from ../shared/llm (a tiny random-weight
-// model, --parallel 4) and names in NGKIT_REALSERVER_URL (as pkg/llm's
-// tests have it).
+// realServer is the base URL of the real llama-server of
+// scripts/realserver.sh (llmtest.RealServer); the test is skipped without
+// one.
 func realServer(t *testing.T) string {
-	u := os.Getenv("NGKIT_REALSERVER_URL")
-	if u == "" {
-		t.Skip("no real server: scripts/realserver.sh runs this test against llama-server from ../shared/llm (NGKIT_REALSERVER_URL)")
-	}
-	return u
+	return llmtest.RealServer(t.Skip)
 }
 
 // realConfig is a client of it, with the key it was started with
