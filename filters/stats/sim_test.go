@@ -1,9 +1,6 @@
 package stats
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
@@ -45,8 +42,10 @@ func findSim(rows []simstats.Row, assistant, mode, group string) *simstats.Row {
 	return nil
 }
 
-func TestSimSection(t *testing.T) {
-	recs := []*record.Record{
+// simSectionRecords: six episodes of two assistants, and a record that is
+// no episode.
+func simSectionRecords() []*record.Record {
+	return []*record.Record{
 		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeInferred, record.OutcomeRespected),
 		simRec("e2", "a", "benchmark", "thai", "health", "max_turns", 16, &[3]int{2, 3, 5}, record.OutcomeViolated, record.OutcomeUnaddressed),
 		simRec("e3", "a", "benchmark", "korean", "food", "goal_met", 4, &[3]int{5, 4, 4}, record.OutcomeInferred), // c2 has no outcome
@@ -55,6 +54,12 @@ func TestSimSection(t *testing.T) {
 		simRec("e6", "b", "gold", "thai", "food", "goal_met", 6, &[3]int{5, 5, 5}, record.OutcomeInferred, "made_up"),
 		{ID: "not-an-episode"},
 	}
+}
+
+// TestSimSection: the simulation figures (render's TestSimFormats shows
+// them).
+func TestSimSection(t *testing.T) {
+	recs := simSectionRecords()
 	r := collect(t, recs...)
 	s := r.Sim
 	if s == nil || s.Episodes != 6 {
@@ -104,28 +109,6 @@ func TestSimSection(t *testing.T) {
 		t.Errorf("leaderboard %+v", s.Leaderboard)
 	}
 
-	var js bytes.Buffer
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	var back struct {
-		Sim struct {
-			Leaderboard []map[string]any `json:"leaderboard"`
-		} `json:"sim"`
-	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Sim.Leaderboard) != 2 || back.Sim.Leaderboard[0]["assistant"] != "b" {
-		t.Fatalf("JSON leaderboard: %v %+v", err, back.Sim.Leaderboard)
-	}
-	var txt bytes.Buffer
-	if err := WriteText(&txt, r, 5); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Simulation leaderboard (benchmark mode)", "Simulation by culture", "Simulation by domain", "Simulation by subgroup",
-		"40.0% [", "2 (40.00%)", "a benchmark: 1 constraints without an outcome"} {
-		if !strings.Contains(txt.String(), want) {
-			t.Errorf("text report lacks %q", want)
-		}
-	}
 }
 
 // The leaderboard ranks by assistance quality by default, as the

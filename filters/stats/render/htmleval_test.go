@@ -1,10 +1,11 @@
-package stats
+package render
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -12,7 +13,7 @@ import (
 
 // evalTestReport has PACT results for two framings, simulated episodes
 // and --by groups, with markup in a persona value and a model name.
-func evalTestReport(t *testing.T) *Report {
+func evalTestReport(t *testing.T) *stats.Report {
 	t.Helper()
 	f, m := map[string]string{"gender": "female", "age": "<b>65+</b>"}, map[string]string{"gender": "male", "age": "<b>65+</b>"}
 	recs := []*record.Record{
@@ -27,7 +28,7 @@ func evalTestReport(t *testing.T) *Report {
 	norm := recs[0]
 	norm.Pact = append(norm.Pact, record.PactResult{Model: "a", Question: record.PactNorm, Method: "logprobs", PFollow: fp(0.7), Samples: 1, Valid: 1})
 	a := &audit.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
-	c := NewCollector()
+	c := stats.NewCollector()
 	c.ByPersona("gender")
 	for _, r := range recs {
 		a.Record(r)
