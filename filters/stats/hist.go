@@ -95,8 +95,8 @@ func (h *hist) bigKeys() []uint32 {
 	return keys
 }
 
-// maxBins bounds the histogram bins of a Summary.
-const maxBins = 30
+// MaxBins bounds the histogram bins of a Summary; a chart sizes its bars for it.
+const MaxBins = 30
 
 // summary describes the distribution. The chart bins have equal width over
 // Min..P99 (integer widths); the last bin also takes everything above, so a
@@ -113,7 +113,7 @@ func (h *hist) summary() Summary {
 	s.Median = h.quantile(0.5)
 	s.P95 = h.quantile(0.95)
 	top := int64(h.quantile(0.99))
-	width := max((top-h.min+1+maxBins-1)/maxBins, 1)
+	width := max((top-h.min+1+MaxBins-1)/MaxBins, 1)
 	nbins := (top-h.min)/width + 1
 	bins := make([]Bin, nbins)
 	for i := range bins {

@@ -2,10 +2,10 @@ package stats
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -28,32 +28,10 @@ func TestWilson(t *testing.T) {
 }
 
 // Labels from three samples, V2R stages and pairwise judgements: intent by
-// stage, agreement with Fleiss' kappa, win rates, in every format.
+// stage, agreement with Fleiss' kappa, win rates (render's
+// TestLabelExtrasFormats shows them in every format).
 func TestLabelExtras(t *testing.T) {
-	c := NewCollector()
-	mk := func(id, culture, pw string, turns ...record.Turn) *record.Record {
-		r := &record.Record{ID: id, Culture: culture, DialogueType: record.TypeV2R, Turns: turns,
-			LabelsMeta: &record.LabelsMeta{Samples: 3}}
-		if pw != "" {
-			r.SetExtra("pairwise", map[string]string{"against": "b", "naturalness": pw, "norm": "win"})
-		}
-		return r
-	}
-	turn := func(i int, stage, intent string, dist map[string]float64) record.Turn {
-		return record.Turn{Index: i, Speaker: "A", Text: "x", Stage: stage,
-			Labels: &record.Labels{Intent: intent, IntentDist: dist}}
-	}
-	unanimous := func(l string) map[string]float64 { return map[string]float64{l: 1} }
-	c.Add(mk("r1", "american", "win",
-		turn(0, "violation", "CRT", unanimous("CRT")),
-		turn(1, "recognition", "QUE", map[string]float64{"QUE": 2.0 / 3, "CRT": 1.0 / 3}),
-		turn(2, "repair", "APO", unanimous("APO"))))
-	c.Add(mk("r2", "chinese", "loss",
-		turn(0, "violation", "CRT", unanimous("CRT")),
-		turn(1, "repair", "APO", unanimous("APO"))))
-	c.Add(mk("r3", "chinese", "tie",
-		turn(0, "violation", "JUS", map[string]float64{"JUS": 1.0 / 3, "CRT": 1.0 / 3, "DIS": 1.0 / 3})))
-	r := c.Report()
+	r := collect(t, statstest.LabelExtrasRecords()...)
 	l := r.Labels
 	if l == nil || len(l.IntentByStage) != 3 {
 		t.Fatalf("labels %+v", l)
@@ -84,21 +62,6 @@ func TestLabelExtras(t *testing.T) {
 	}
 	if l.Pairwise[0].Criterion != "naturalness" || l.Pairwise[0].Group != "all" || len(l.Pairwise) != 6 {
 		t.Errorf("pairwise order: %+v", l.Pairwise)
-	}
-	var text, md, html strings.Builder
-	if err := WriteText(&text, r, 5); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Intent by V2R stage", "Label agreement", "Fleiss' kappa", "Pairwise judgements", "33.33%"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text report lacks %q:\n%s", want, text.String())
-		}
-	}
-	if err := WriteMarkdown(&md, r, 5, 2); err != nil || !strings.Contains(md.String(), "## Pairwise judgements") {
-		t.Errorf("markdown: %v", err)
-	}
-	if err := WriteHTML(&html, r); err != nil || !strings.Contains(html.String(), "intent by V2R stage") || !strings.Contains(html.String(), "Pairwise judgements") {
-		t.Errorf("html: %v", err)
 	}
 }
 

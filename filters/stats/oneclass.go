@@ -2,9 +2,7 @@ package stats
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -18,7 +16,7 @@ import (
 // talk).
 
 // OneClass counts, for one model and task, the dialogues it labelled (at
-// least minOneClassTurns turns) and those whose every turn it gave one
+// least MinOneClassTurns turns) and those whose every turn it gave one
 // label, with which labels.
 type OneClass struct {
 	Model     string           `json:"model"`
@@ -29,8 +27,9 @@ type OneClass struct {
 	Labels    map[string]int64 `json:"labels"` // the one label -> dialogues
 }
 
-// minOneClassTurns: a shorter dialogue may well be one class.
-const minOneClassTurns = 3
+// MinOneClassTurns is the fewest labelled turns of a dialogue that counts
+// (OneClass): a shorter dialogue may well be one class.
+const MinOneClassTurns = 3
 
 // OneClassWarnShare is the share of a model's dialogues labelled with one
 // class above which the reports warn.
@@ -41,7 +40,7 @@ var oneClassTasks = []string{"norm", "intent"}
 // oneClass adds the labellings of rec: the record's labels under
 // labels_meta.model, and each panel member's (turn.labels.by_model).
 func (x *labelExtras) oneClass(rec *record.Record) {
-	if len(rec.Turns) < minOneClassTurns {
+	if len(rec.Turns) < MinOneClassTurns {
 		return
 	}
 	type key struct{ model, task string }
@@ -79,7 +78,7 @@ func (x *labelExtras) oneClass(rec *record.Record) {
 	}
 	for _, k := range order {
 		labels := seen[k]
-		if len(labels) < minOneClassTurns {
+		if len(labels) < MinOneClassTurns {
 			continue
 		}
 		if x.oneClasses == nil {
@@ -109,34 +108,4 @@ func (x *labelExtras) oneClassReport() []OneClass {
 		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(slices.Index(oneClassTasks, a.Task), slices.Index(oneClassTasks, b.Task)))
 	})
 	return out
-}
-
-// OneClassWarnings are the lines that warn of a model whose labellings
-// are mostly one class (over OneClassWarnShare of its dialogues).
-func OneClassWarnings(l *Labels) []string {
-	if l == nil {
-		return nil
-	}
-	var out []string
-	for _, o := range l.OneClass {
-		if o.Share <= OneClassWarnShare {
-			continue
-		}
-		var ls []string
-		for _, k := range sortedKeys(o.Labels) {
-			ls = append(ls, fmt.Sprintf("%s %d", k, o.Labels[k]))
-		}
-		out = append(out, fmt.Sprintf("warning: %s gave every turn one %s label in %d of %d dialogues (%s; %s): such labels tell no turn from another",
-			o.Model, o.Task, o.OneClass, o.Dialogues, pct(o.Share), strings.Join(ls, ", ")))
-	}
-	return out
-}
-
-func sortedKeys(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

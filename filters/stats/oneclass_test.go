@@ -1,47 +1,19 @@
 package stats
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
-// realRecords are the records a step of a real-model run wrote
-// (testdata/realmodels/steps.jsonl).
-func realRecords(t *testing.T, step string) []*record.Record {
-	t.Helper()
-	f, err := os.Open("../../testdata/realmodels/steps.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var s struct {
-			Name string
-			Out  []*record.Record
-		}
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		if s.Name == step {
-			return s.Out
-		}
-	}
-	t.Fatalf("no step %s", step)
-	return nil
-}
-
 // Qwen2.5-Coder-1.5B labelled every turn of a Korean dialogue
 // not_relevant / NR: valid and useless. The report counts it per model
-// and warns; a labelling that tells turns apart gives no warning.
+// (render's TestOneClassWarnings warns of it); a labelling that tells
+// turns apart is not counted.
 func TestOneClassLabellings(t *testing.T) {
-	qwen := realRecords(t, "korean-nglabel-qwen")
+	qwen := statstest.RealRecords(t, "korean-nglabel-qwen")
 	if len(qwen) != 1 {
 		t.Fatalf("%d records", len(qwen))
 	}
@@ -52,10 +24,6 @@ func TestOneClassLabellings(t *testing.T) {
 	norm := r.Labels.OneClass[0]
 	if norm.Model != "qwen2.5-coder-1.5b-instruct-q4_k_m" || norm.Task != "norm" || norm.Dialogues != 1 || norm.OneClass != 1 || norm.Share != 1 || norm.Labels["not_relevant"] != 1 {
 		t.Errorf("norm: %+v", norm)
-	}
-	w := OneClassWarnings(r.Labels)
-	if len(w) != 2 || !strings.Contains(w[0], "qwen2.5-coder-1.5b-instruct-q4_k_m gave every turn one norm label in 1 of 1 dialogues") || !strings.Contains(w[1], "NR 1") {
-		t.Errorf("warnings %q", w)
 	}
 
 	// the same dialogue labelled turn by turn, and a panel member who
@@ -77,8 +45,5 @@ func TestOneClassLabellings(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a/norm b/norm" {
 		t.Errorf("counted %v, want the panel members' norm labellings only", got)
-	}
-	if w := OneClassWarnings(r.Labels); len(w) != 1 || !strings.HasPrefix(w[0], "warning: b gave every turn one norm label in 1 of 1") {
-		t.Errorf("warnings %q", w)
 	}
 }

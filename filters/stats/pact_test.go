@@ -1,50 +1,19 @@
 package stats
 
 import (
-	"bytes"
-	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
-	"github.com/ngkit/ngkit/pkg/agree"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
-func fp(f float64) *float64 { return &f }
-
-// pactRec is an item in culture with persona and one result per model
-// (p nil: no valid sample).
-func pactRec(id, variantOf, culture string, persona map[string]string, human *float64, results map[string]*float64) *record.Record {
-	r := &record.Record{ID: id, VariantOf: variantOf, Culture: culture, Persona: persona,
-		PactItem: &record.PactItem{Actor: "guest", Expectation: "remove shoes", Preference: "keep shoes on",
-			FollowOption: "remove", AllowOption: "keep"}}
-	if human != nil {
-		r.PactItem.Human = &record.HumanShare{FollowCulture: *human, N: 20}
-	}
-	for _, m := range []string{"a", "b"} {
-		p, ok := results[m]
-		if !ok {
-			continue
-		}
-		res := record.PactResult{Model: m, Question: record.PactChoice, Method: "sample", Samples: 10}
-		if p != nil {
-			res.PFollow, res.Valid = p, 10
-			res.Majority = pactstats.MajorityOf(*p)
-			res.Entropy = fp(agree.Entropy(map[string]float64{"f": *p, "a": 1 - *p}))
-		} else {
-			res.Error = "no valid sample"
-		}
-		r.Pact = append(r.Pact, res)
-	}
-	return r
-}
 
 func findRate(q pactstats.Question, model, attr, value string) *pactstats.Rate {
 	for i, r := range q.Rates {
@@ -64,17 +33,10 @@ func findEffect(q pactstats.Question, model, attr string) *pactstats.Effect {
 	return nil
 }
 
-// TestPactSmallByHand: four items, two models; every figure by hand.
+// TestPactSmallByHand: four items, two models; every figure by hand
+// (render's TestPactFormats shows them).
 func TestPactSmallByHand(t *testing.T) {
-	f, m := map[string]string{"gender": "female"}, map[string]string{"gender": "male"}
-	recs := []*record.Record{
-		// Item x in two gender variants (base x is not a record).
-		pactRec("x-f", "x", "korean", f, fp(0.9), map[string]*float64{"a": fp(0.8), "b": fp(0.6)}),
-		pactRec("x-m", "x", "korean", m, fp(0.7), map[string]*float64{"a": fp(0.5), "b": fp(0.4)}),
-		// Item y: the base record carries the id the variant points at.
-		pactRec("y", "", "american", f, fp(0.2), map[string]*float64{"a": fp(0.2), "b": fp(0.3)}),
-		pactRec("y-m", "y", "american", m, nil, map[string]*float64{"a": fp(0.4), "b": nil}),
-	}
+	recs := statstest.SmallPactRecords()
 	r := collect(t, recs...)
 	if r.Pact == nil || r.Pact.Items != 4 || len(r.Pact.Questions) != 1 || r.Pact.Questions[0].Question != "choice" {
 		t.Fatalf("pact section %+v", r.Pact)
@@ -155,37 +117,11 @@ func TestPactSmallByHand(t *testing.T) {
 	}
 
 	// A p_follow or human share outside [0, 1] is no valid value.
-	bad := pactRec("z", "", "korean", nil, fp(1.5), map[string]*float64{"a": fp(-0.1)})
+	bad := statstest.PactRec("z", "", "korean", nil, statstest.FP(1.5), map[string]*float64{"a": statstest.FP(-0.1)})
 	if rb := findRate(collect(t, append(recs, bad)...).Pact.Questions[0], "a", "", ""); rb.Invalid != 1 || rb.PFollow.N != 4 {
 		t.Errorf("p_follow -0.1 taken as valid: %+v", rb)
 	}
 
-	// Every format shows the section; JSON has nulls, not NaN.
-	var js bytes.Buffer
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back["pact"] == nil {
-		t.Fatalf("JSON: %v %v", err, back["pact"])
-	}
-	var txt bytes.Buffer
-	if err := WriteText(&txt, r, 5); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"PACT, question choice: culture-following rate per model", "47.5% [", "counterfactual effect", "25.0 [",
-		"agreement between models", "0.982", "models against human distributions", "0.971"} {
-		if !strings.Contains(txt.String(), want) {
-			t.Errorf("text report lacks %q", want)
-		}
-	}
-	var md bytes.Buffer
-	if err := WriteMarkdown(&md, r, 5, 2); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(md.String(), "## PACT, question choice: signed change between attribute values (B - A)") {
-		t.Error("Markdown lacks the PACT contrasts")
-	}
 }
 
 // injectedPact is a synthetic corpus of 300 items, each in two cultures
@@ -205,8 +141,8 @@ func injectedPact(t *testing.T, seed uint64) pactstats.Question {
 					p += 0.10
 				}
 				p = min(1, max(0, p))
-				recs = append(recs, pactRec(group+"-"+culture+"-"+gender, group, culture,
-					map[string]string{"gender": gender, "age": "30-49"}, nil, map[string]*float64{"a": fp(p)}))
+				recs = append(recs, statstest.PactRec(group+"-"+culture+"-"+gender, group, culture,
+					map[string]string{"gender": gender, "age": "30-49"}, nil, map[string]*float64{"a": statstest.FP(p)}))
 			}
 		}
 	}
@@ -214,6 +150,19 @@ func injectedPact(t *testing.T, seed uint64) pactstats.Question {
 }
 
 func contains(iv evalmath.Interval, v float64) bool { return iv.Low <= v && v <= iv.High }
+
+// optStr is an optional figure for a log line.
+func optStr(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// ivStr is an interval for a log line: "mean [low, high]".
+func ivStr(iv evalmath.Interval) string {
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", iv.Mean, iv.Low, iv.High)
+}
 
 // TestPactInjectedEffect: the analysis recovers an injected effect. On
 // one fixed seed the culture effect's interval contains 10, gender's
@@ -231,7 +180,7 @@ func TestPactInjectedEffect(t *testing.T) {
 		t.Error("an attribute that never varies has an effect")
 	}
 	t.Logf("seed 1: culture |change| %s pp, gender |change| %s pp, gender signed %s pp",
-		ivNum(cu.MeanAbsPP, f2), ivNum(ge.MeanAbsPP, f2), ivNum(ge.Contrasts[0].DiffPP, f2))
+		ivStr(cu.MeanAbsPP), ivStr(ge.MeanAbsPP), ivStr(ge.Contrasts[0].DiffPP))
 	if cu.Items != 300 || cu.Pairs != 600 || !contains(cu.MeanAbsPP, 10) {
 		t.Errorf("culture effect %+v: interval must contain 10", cu.MeanAbsPP)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -105,7 +106,7 @@ func awkwardRecords() []*record.Record {
 				}
 			}
 		}
-		human.Personal, human.Norm = fp(pf/pn), fp(nf/nn)
+		human.Personal, human.Norm = statstest.FP(pf/pn), statstest.FP(nf/nn)
 		human.FollowCulture = (pf + nf) / (pn + nn)
 		base := fmt.Sprintf("it-%02d", i)
 		for v := range 1 + i%4 {
@@ -137,7 +138,7 @@ func awkwardRecords() []*record.Record {
 						if rng.Float64() < 0.08 {
 							p = 0.5 // a tie: the authors' rule makes it culture
 						}
-						res.PFollow, res.Valid = fp(p), 1
+						res.PFollow, res.Valid = statstest.FP(p), 1
 					default:
 						k := 0
 						for range m.k {
@@ -145,7 +146,7 @@ func awkwardRecords() []*record.Record {
 								k++
 							}
 						}
-						res.PFollow, res.Valid = fp(float64(k)/float64(m.k)), m.k
+						res.PFollow, res.Valid = statstest.FP(float64(k)/float64(m.k)), m.k
 					}
 					rec.Pact = append(rec.Pact, res)
 				}
@@ -216,7 +217,7 @@ func awkwardPersonaRecords(base *record.Record, truth float64, i int) []*record.
 					if rng.Float64() < 0.08 {
 						p = 0.5
 					}
-					res.PFollow, res.Valid = fp(p), 1
+					res.PFollow, res.Valid = statstest.FP(p), 1
 				default:
 					n := 0
 					for range m.k {
@@ -224,7 +225,7 @@ func awkwardPersonaRecords(base *record.Record, truth float64, i int) []*record.
 							n++
 						}
 					}
-					res.PFollow, res.Valid = fp(float64(n)/float64(m.k)), m.k
+					res.PFollow, res.Valid = statstest.FP(float64(n)/float64(m.k)), m.k
 				}
 				rec.Pact = append(rec.Pact, res)
 			}

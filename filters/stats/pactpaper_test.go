@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -75,7 +76,7 @@ func synthPaper(n int, seed uint64) ([]*record.Record, []paperRow) {
 								if rng.Float64() >= allow+m.shift {
 									p = 1
 								}
-								rec.Pact = append(rec.Pact, record.PactResult{Model: m.name, Question: record.PactPersonal, Method: "sample", PFollow: fp(p), Samples: 1, Valid: 1})
+								rec.Pact = append(rec.Pact, record.PactResult{Model: m.name, Question: record.PactPersonal, Method: "sample", PFollow: statstest.FP(p), Samples: 1, Valid: 1})
 								rows = append(rows, paperRow{m.name, id, rec.VariantOf, c, aa, ag, ra, rg, p, h})
 							}
 							recs = append(recs, rec)
@@ -461,9 +462,9 @@ func TestPactHumanStudy(t *testing.T) {
 	}
 	F, A := record.PactFollow, record.PactAllow
 	i1 := &record.Record{ID: "i1", Culture: "brazilian", PactItem: &record.PactItem{Actor: "the actor", ReceiverCountry: "Brazil",
-		Human: &record.HumanShare{FollowCulture: 0.5, Personal: fp(0.25), Norm: fp(0.75), Answers: []record.HumanAnswer{
+		Human: &record.HumanShare{FollowCulture: 0.5, Personal: statstest.FP(0.25), Norm: statstest.FP(0.75), Answers: []record.HumanAnswer{
 			ans("r1", "India", F, F), ans("r2", "Brazil", A, F), ans("r3", "Brazil", A, F), ans("r4", "India", A, A)}}},
-		Pact: []record.PactResult{{Model: "m", Question: record.PactPersonal, PFollow: fp(0.25)}, {Model: "m", Question: record.PactNorm, PFollow: fp(0.5)}}}
+		Pact: []record.PactResult{{Model: "m", Question: record.PactPersonal, PFollow: statstest.FP(0.25)}, {Model: "m", Question: record.PactNorm, PFollow: statstest.FP(0.5)}}}
 	i2 := &record.Record{ID: "i2", Culture: "pakistan", PactItem: &record.PactItem{Actor: "the actor", ReceiverCountry: "Pakistan",
 		Human: &record.HumanShare{Answers: []record.HumanAnswer{ans("r1", "India", F, "")}}}}
 	// a persona variant of i1 carries i1's answers: they count once

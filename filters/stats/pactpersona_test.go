@@ -4,52 +4,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ngkit/ngkit/pkg/record"
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 )
 
 // TestPactPersonaNotComputable: without a row the figure says why, one
-// reason per case, and the text report shows it in one line; a persona
+// reason per case (render's TestPactPersonaReasonText shows it); a persona
 // matches its subgroup by the exact strings, and its result counts in no
 // other figure.
 func TestPactPersonaNotComputable(t *testing.T) {
-	p := 0.8
-	item := func(id, country, demo string, answers ...record.HumanAnswer) *record.Record {
-		it := &record.PactItem{Actor: "a", Expectation: "e", Preference: "p", FollowOption: "f", AllowOption: "o",
-			PersonaCountry: country, PersonaDemo: demo}
-		if len(answers) > 0 {
-			it.Human = &record.HumanShare{Answers: answers}
-		}
-		return &record.Record{ID: id, VariantOf: "it-1", Culture: "indian", PactItem: it,
-			Pact: []record.PactResult{{Model: "m", Question: record.PactPersonal, Method: "logprobs", PFollow: &p, Samples: 1, Valid: 1}}}
-	}
-	india := record.HumanAnswer{Respondent: "r1", Country: "India", Demo: "young woman", Personal: record.PactAllow}
-	for _, c := range []struct {
-		name string
-		recs []*record.Record
-		why  string
-	}{
-		{"no persona run", []*record.Record{item("it-1", "", "", india)}, "no result is of a persona-prompted run"},
-		{"incomplete personas", []*record.Record{item("it-1", "", "", india), item("p1", "India", ""), item("p2", "", "young woman")},
-			"every persona-prompted result lacks pact_item.persona_country or persona_demo"},
-		{"no subgroups", []*record.Record{item("it-1", "", ""), item("p1", "India", "young woman")}, "no item has human answers with a respondent country and demo"},
-		{"no match", []*record.Record{item("it-1", "", "", india), item("p1", "india", "young woman"), item("p2", "Japan", "young woman")},
-			"no persona (persona_country, persona_demo) matches a respondent subgroup"},
-	} {
-		r := collect(t, c.recs...)
+	cases, item, india := statstest.PersonaCases()
+	for _, c := range cases {
+		r := collect(t, c.Recs...)
 		run := r.Pact.Persona
-		if run == nil || len(run.Alignment) != 0 || !strings.HasPrefix(run.NotComputable, c.why) {
-			t.Errorf("%s: %+v, want the reason %q", c.name, run, c.why)
+		if run == nil || len(run.Alignment) != 0 || !strings.HasPrefix(run.NotComputable, c.Why) {
+			t.Errorf("%s: %+v, want the reason %q", c.Name, run, c.Why)
 			continue
 		}
-		var text strings.Builder
-		if err := WriteText(&text, r, 0); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(text.String(), "persona-subgroup alignment (a persona-prompted run against its persona's human subgroup): not computable: "+c.why) {
-			t.Errorf("%s: the text lacks the reason:\n%s", c.name, text.String())
-		}
 		if r.Pact.Items != 1 || r.Pact.Questions[0].Rates[0].Results != 1 {
-			t.Errorf("%s: the persona-prompted results count in the persona-free figures: %d items", c.name, r.Pact.Items)
+			t.Errorf("%s: the persona-prompted results count in the persona-free figures: %d items", c.Name, r.Pact.Items)
 		}
 	}
 	// the matching persona has its row: the subgroup's share (allow: 0)

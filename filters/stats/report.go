@@ -6,13 +6,18 @@
 // a Report in input order, in memory bounded by the corpus' distinct keys,
 // not by its size (see Collector).
 //
-// The files by concern: the collector (collect.go, report.go, labels.go,
-// neardup.go, distinct.go, hist.go, tokens.go, models.go, persona.go,
-// card.go, failon.go, set.go, review.go, oneclass.go) and the renderers
-// (text.go, html.go with htmlcharts.go and htmltemplate.go, htmleval.go,
-// evaltables.go, pacttables.go, browse.go). The evaluation figures are
-// packages of their own, fed by the Collector as it folds each record:
-// pactstats (PACT), simstats (simulation), and evalmath, their statistics.
+// The files by concern: the Report and its parts (report.go), the
+// Collector that folds records into it (collect.go), and the figures it
+// keeps: labels and their agreement (labels.go, oneclass.go), reviewers'
+// labels (review.go), near-duplicates (neardup.go, set.go), distinct-n
+// (distinct.go), length distributions (hist.go, tokens.go), the LLM calls
+// and labelling panels (models.go), the --by groups (persona.go), the
+// --fail-on thresholds (failon.go), and the dialogues the HTML report
+// shows in full (browse.go). The evaluation figures are packages of their
+// own, fed by the Collector as it folds each record: pactstats (PACT),
+// simstats (simulation), and evalmath, their statistics. The report's
+// text, JSON, Markdown and HTML forms, and a dataset card's summary, are
+// filters/stats/render's: it reads a Report, and nothing here renders.
 package stats
 
 import (

@@ -1,40 +1,14 @@
 package stats
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/filters/stats/simstats"
 	"github.com/ngkit/ngkit/pkg/normbank"
 	"github.com/ngkit/ngkit/pkg/record"
 )
-
-// simRec is an episode of assistant in mode; judge nil for none; outcomes
-// are the judge's outcome per constraint c1, c2, ...
-func simRec(id, assistant, mode, culture, domain, end string, nTurns int, judge *[3]int, outcomes ...string) *record.Record {
-	r := &record.Record{ID: id, Culture: culture,
-		Episode: &record.Episode{Subgroup: culture + "-urban", Domain: domain, Goal: "plan a dinner", Opening: "hi",
-			Constraints: []record.Constraint{{ID: "c1", Text: "no pork"}, {ID: "c2", Text: "elders first"}}},
-		Sim: &record.Sim{Assistant: assistant, Mode: mode, End: end}}
-	for i := range nTurns {
-		sp := "user"
-		if i%2 == 1 {
-			sp = "assistant"
-		}
-		r.Turns = append(r.Turns, record.Turn{Index: i, Speaker: sp, Text: "Could you help me plan this, please?"})
-	}
-	if judge != nil {
-		j := &record.SimJudge{Assistance: judge[0], Cultural: judge[1], Language: judge[2]}
-		for i, o := range outcomes {
-			j.Constraints = append(j.Constraints, record.ConstraintOutcome{ID: "c" + string(rune('1'+i)), Outcome: o})
-		}
-		r.Sim.Judge = j
-	}
-	return r
-}
 
 func findSim(rows []simstats.Row, assistant, mode, group string) *simstats.Row {
 	for i, r := range rows {
@@ -45,16 +19,10 @@ func findSim(rows []simstats.Row, assistant, mode, group string) *simstats.Row {
 	return nil
 }
 
+// TestSimSection: the simulation figures (render's TestSimFormats shows
+// them).
 func TestSimSection(t *testing.T) {
-	recs := []*record.Record{
-		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeInferred, record.OutcomeRespected),
-		simRec("e2", "a", "benchmark", "thai", "health", "max_turns", 16, &[3]int{2, 3, 5}, record.OutcomeViolated, record.OutcomeUnaddressed),
-		simRec("e3", "a", "benchmark", "korean", "food", "goal_met", 4, &[3]int{5, 4, 4}, record.OutcomeInferred), // c2 has no outcome
-		simRec("e4", "a", "benchmark", "korean", "food", "max_turns", 16, nil),                                    // not judged
-		simRec("e5", "b", "benchmark", "thai", "food", "goal_met", 8, &[3]int{5, 5, 5}, record.OutcomeInferred, record.OutcomeInferred),
-		simRec("e6", "b", "gold", "thai", "food", "goal_met", 6, &[3]int{5, 5, 5}, record.OutcomeInferred, "made_up"),
-		{ID: "not-an-episode"},
-	}
+	recs := statstest.SimSectionRecords()
 	r := collect(t, recs...)
 	s := r.Sim
 	if s == nil || s.Episodes != 6 {
@@ -104,28 +72,6 @@ func TestSimSection(t *testing.T) {
 		t.Errorf("leaderboard %+v", s.Leaderboard)
 	}
 
-	var js bytes.Buffer
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	var back struct {
-		Sim struct {
-			Leaderboard []map[string]any `json:"leaderboard"`
-		} `json:"sim"`
-	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Sim.Leaderboard) != 2 || back.Sim.Leaderboard[0]["assistant"] != "b" {
-		t.Fatalf("JSON leaderboard: %v %+v", err, back.Sim.Leaderboard)
-	}
-	var txt bytes.Buffer
-	if err := WriteText(&txt, r, 5); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Simulation leaderboard (benchmark mode)", "Simulation by culture", "Simulation by domain", "Simulation by subgroup",
-		"40.0% [", "2 (40.00%)", "a benchmark: 1 constraints without an outcome"} {
-		if !strings.Contains(txt.String(), want) {
-			t.Errorf("text report lacks %q", want)
-		}
-	}
 }
 
 // The leaderboard ranks by assistance quality by default, as the
@@ -134,9 +80,9 @@ func TestSimSection(t *testing.T) {
 func TestSimRankBy(t *testing.T) {
 	recs := []*record.Record{
 		// a: assistance 5, cultural 2, language 2 (overall 3)
-		simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 2, 2}, record.OutcomeInferred),
+		statstest.SimRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 2, 2}, record.OutcomeInferred),
 		// b: assistance 4, cultural 5, language 5 (overall 4.67)
-		simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeViolated),
+		statstest.SimRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeViolated),
 	}
 	for by, want := range map[string]string{"": "a", "assistance": "a", "overall": "b", "cultural": "b", "inferred": "a"} {
 		c := NewCollector()
@@ -159,9 +105,9 @@ func TestSimSubgroupCoverage(t *testing.T) {
 	if err != nil || len(p.Subgroups) < 2 {
 		t.Fatalf("thai catalogue: %v %v", p, err)
 	}
-	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
-	e2 := simRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
-	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e1 := statstest.SimRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := statstest.SimRec("e2", "b", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e3 := statstest.SimRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
 	e1.ParentID, e2.ParentID, e3.ParentID = "spec1", "spec1", "spec2"
 	e1.Episode.Subgroup, e2.Episode.Subgroup, e3.Episode.Subgroup = p.Subgroups[0], p.Subgroups[0], "a Thai student abroad"
 	s := collect(t, e1, e2, e3).Sim
@@ -184,10 +130,10 @@ func TestSimSubgroupCoverage(t *testing.T) {
 // 2 1 3 and 3 1 2, rho 0.5.
 func TestSimJudgeHuman(t *testing.T) {
 	h := func(a float64) *record.SimHuman { return &record.SimHuman{Assistance: &a, Reviewers: 2} }
-	e1 := simRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
-	e2 := simRec("e2", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{2, 4, 4})
-	e3 := simRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4})
-	e4 := simRec("e4", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4}) // no human
+	e1 := statstest.SimRec("e1", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 4, 4})
+	e2 := statstest.SimRec("e2", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{2, 4, 4})
+	e3 := statstest.SimRec("e3", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4})
+	e4 := statstest.SimRec("e4", "a", "benchmark", "thai", "food", "goal_met", 6, &[3]int{5, 4, 4}) // no human
 	e1.Sim.Human, e2.Sim.Human, e3.Sim.Human = h(4.4), h(2), h(3)
 	s := collect(t, e1, e2, e3, e4).Sim
 	if len(s.JudgeHuman) != 1 {

@@ -3,11 +3,11 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -41,7 +41,7 @@ func TestHistQuantilesExactBelowLimit(t *testing.T) {
 			t.Fatalf("bin %d %+v does not follow %+v", i, b, s.Hist[max(i-1, 0)])
 		}
 	}
-	if n != s.N || s.N != 5000 || len(s.Hist) > maxBins+1 {
+	if n != s.N || s.N != 5000 || len(s.Hist) > MaxBins+1 {
 		t.Fatalf("bins hold %d of %d values in %d bins", n, s.N, len(s.Hist))
 	}
 	if s.Mean != float64(sum)/5000 {
@@ -125,19 +125,6 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
-// turns builds turns from "Speaker: text" lines.
-func turns(lines ...string) []record.Turn {
-	var ts []record.Turn
-	for i, l := range lines {
-		sp, text, _ := strings.Cut(l, ": ")
-		ts = append(ts, record.Turn{Index: i, Speaker: sp, Text: text})
-	}
-	return ts
-}
-
-var goodEN = []string{"Ann: Hello there, how are you doing today?", "Ben: I am fine, thank you for asking.",
-	"Ann: That is good to hear, my friend.", "Ben: What about you, how have you been?", "Ann: I have been well, thanks."}
-
 func collect(t *testing.T, recs ...*record.Record) *Report {
 	t.Helper()
 	return collectAt(t, 0, recs...)
@@ -172,34 +159,34 @@ func defectIDs(r *Report) map[string][]string {
 // checks each is counted against exactly the right ids.
 func TestEveryDefectClass(t *testing.T) {
 	rec := func(id string, lines ...string) *record.Record {
-		return &record.Record{ID: id, Culture: "american", Lang: "en", DialogueType: "adherence", Scenario: "scenario of " + id, Turns: turns(lines...)}
+		return &record.Record{ID: id, Culture: "american", Lang: "en", DialogueType: "adherence", Scenario: "scenario of " + id, Turns: statstest.Turns(lines...)}
 	}
 	withText := func(id string, i int, text string) *record.Record {
-		r := rec(id, goodEN...)
+		r := rec(id, statstest.GoodEN...)
 		r.Turns[i].Text = text
 		return r
 	}
-	good := rec("good", goodEN...)
-	dup := rec("dup", goodEN...)
-	near := rec("near", goodEN...)
+	good := rec("good", statstest.GoodEN...)
+	dup := rec("dup", statstest.GoodEN...)
+	near := rec("near", statstest.GoodEN...)
 	for i := range near.Turns {
 		near.Turns[i].Text = strings.ToUpper(near.Turns[i].Text) + " !!"
 		near.Turns[i].Speaker = "X" + near.Turns[i].Speaker
 	}
-	scenDup := rec("scendup", "Ann: A different first line here, truly.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	scenDup := rec("scendup", "Ann: A different first line here, truly.", statstest.GoodEN[1], statstest.GoodEN[2], statstest.GoodEN[3], statstest.GoodEN[4])
 	scenDup.Scenario = good.Scenario
-	scenNear := rec("scennear", "Ann: Another first line, quite unlike.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	scenNear := rec("scennear", "Ann: Another first line, quite unlike.", statstest.GoodEN[1], statstest.GoodEN[2], statstest.GoodEN[3], statstest.GoodEN[4])
 	scenNear.Scenario = "SCENARIO of good!!"
-	otherType := rec("othertype", "Ann: Yet another opening for a new type.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	otherType := rec("othertype", "Ann: Yet another opening for a new type.", statstest.GoodEN[1], statstest.GoodEN[2], statstest.GoodEN[3], statstest.GoodEN[4])
 	otherType.Scenario, otherType.DialogueType = good.Scenario, "violation"
-	few := rec("few", goodEN[:3]...)
-	many := rec("many", append(append(append([]string{}, goodEN...), goodEN...), append(goodEN, goodEN[0])...)...)
+	few := rec("few", statstest.GoodEN[:3]...)
+	many := rec("many", append(append(append([]string{}, statstest.GoodEN...), statstest.GoodEN...), append(statstest.GoodEN, statstest.GoodEN[0])...)...)
 	single := rec("single", "Ann: Hello there.", "Ann: Is anyone here at all?", "Ann: I guess not, then.", "Ann: Oh well, goodbye.", "Ann: Talking to myself again.")
-	empty := rec("emptyturn", goodEN...)
+	empty := rec("emptyturn", statstest.GoodEN...)
 	empty.Turns[2].Text = ""
-	nonverbal := rec("nonverbal", "Ann: Good evening to you, sir.", goodEN[1], goodEN[2], goodEN[3], goodEN[4])
+	nonverbal := rec("nonverbal", "Ann: Good evening to you, sir.", statstest.GoodEN[1], statstest.GoodEN[2], statstest.GoodEN[3], statstest.GoodEN[4])
 	nonverbal.Turns[2].Text, nonverbal.Turns[2].Action = "", "nods"
-	wrong := &record.Record{ID: "wronglang", Culture: "korean", Lang: "ko", Turns: turns(append(goodEN[1:], "Ben: Goodbye then, see you soon.")...)}
+	wrong := &record.Record{ID: "wronglang", Culture: "korean", Lang: "ko", Turns: statstest.Turns(append(statstest.GoodEN[1:], "Ben: Goodbye then, see you soon.")...)}
 	failed := &record.Record{ID: "failed", Culture: "american", Lang: "en",
 		Checks: &record.Checks{Defects: []string{record.DefectFailedGeneration, record.DefectEmptyDialogue, "placeholder"}}}
 	noTurns := &record.Record{ID: "noturns", Culture: "american"}
@@ -287,10 +274,10 @@ func TestDefectIDsAreBounded(t *testing.T) {
 }
 
 func TestLanguageConsistency(t *testing.T) {
-	ko := &record.Record{ID: "ko1", Culture: "korean", Lang: "ko", Turns: turns(
+	ko := &record.Record{ID: "ko1", Culture: "korean", Lang: "ko", Turns: statstest.Turns(
 		"민수: 안녕하세요, 선생님. 오늘 날씨가 참 좋네요.", "선생님: 그래, 민수야. 오랜만이구나.",
 		"민수: Sorry, I forgot my homework at home today.", "선생님: 괜찮아, 내일 가져오렴.", "민수: 네, 감사합니다!", "선생님: OK")}
-	zh := &record.Record{ID: "zh1", Culture: "chinese", Turns: turns(
+	zh := &record.Record{ID: "zh1", Culture: "chinese", Turns: statstest.Turns(
 		"小王: 你好，李老师，好久不见了。", "李老师: 是啊，最近工作怎么样？", "小王: 还不错，谢谢您的关心。", "李老师: 那就好。", "小王: 下次再聊！")}
 	r := collect(t, ko, zh)
 	if len(r.Language) != 2 {
@@ -311,16 +298,9 @@ func TestLanguageConsistency(t *testing.T) {
 	}
 }
 
+// TestCountsAndLabels (render's TestQualityFitColumn shows the fit).
 func TestCountsAndLabels(t *testing.T) {
-	lab := func(norm, intent, emo string) *record.Labels {
-		return &record.Labels{Norm: norm, Intent: intent, Emotion: emo}
-	}
-	a := &record.Record{ID: "a", Culture: "american", DialogueType: "v2r", Category: "apology", Turns: turns(goodEN...), Quality: &record.Quality{Naturalness: 4, Norm: 3, Fit: 2}}
-	a.Turns[0].Labels = lab("violated", "CRT", "anger")
-	a.Turns[1].Labels = lab("adhered", "APO", "sadness")
-	b := &record.Record{ID: "b", Culture: "american", DialogueType: "adherence", Category: "thanks", Turns: turns(goodEN[:2]...), Quality: &record.Quality{Naturalness: 5}}
-	b.Turns[0].Labels = lab("adhered", "THX", "joy")
-	r := collect(t, a, b, &record.Record{ID: "c", Culture: "chinese"})
+	r := collect(t, statstest.CountsAndLabelsRecords()...)
 	if got := r.Counts.ByCulture; len(got) != 2 || got[0] != (Count{Key: "american", Records: 2, Dialogues: 2, Turns: 7}) || got[1] != (Count{Key: "chinese", Records: 1}) {
 		t.Errorf("by culture %+v", got)
 	}
@@ -349,18 +329,10 @@ func TestCountsAndLabels(t *testing.T) {
 	if len(q) != 3 || q[0].Group != "all" || q[0].N != 2 || q[0].Naturalness != 4.5 || q[0].Norm != 3 || q[0].Coherence != 0 || q[0].Fit != 2 || q[1].Fit != 0 {
 		t.Errorf("quality %+v", q)
 	}
-	// The seed fit is a column of the quality table when some dialogue has one.
-	var text strings.Builder
-	if err := WriteText(&text, r, 0); err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`(?m)^ *group +n +consistency .* norm +fit *$`).MatchString(text.String()) {
-		t.Errorf("no fit column in:\n%s", text.String())
-	}
 }
 
 func TestSameSpeakerAndSpeakers(t *testing.T) {
-	r := collect(t, &record.Record{ID: "x", Turns: turns("A: one two", "A: three", "B: four", "C: five", "C: six", "C: seven")})
+	r := collect(t, &record.Record{ID: "x", Turns: statstest.Turns("A: one two", "A: three", "B: four", "C: five", "C: six", "C: seven")})
 	if r.SameSpeaker != (SameSpeaker{Pairs: 3, Dialogues: 1}) || r.SpeakersPerDialogue.Max != 3 {
 		t.Errorf("same speaker %+v speakers %+v", r.SameSpeaker, r.SpeakersPerDialogue)
 	}
@@ -379,20 +351,5 @@ func TestFailOn(t *testing.T) {
 		if _, err := ParseFailOn(bad); err == nil {
 			t.Errorf("ParseFailOn(%q) accepted", bad)
 		}
-	}
-}
-
-// TestCardSummaryLeavesRecordsAlone: the card's audit works on a copy, so
-// ngcat --hf exports the records as they were.
-func TestCardSummaryLeavesRecordsAlone(t *testing.T) {
-	rec := &record.Record{ID: "a", Culture: "american", Turns: turns("Ann: Hello [END]", "Ann: hi"), Checks: &record.Checks{Defects: []string{"x"}}}
-	s := NewCardSummary()
-	s.Add(rec)
-	if rec.Turns[0].Lang != "" || len(rec.Checks.Defects) != 1 || rec.Checks.LangExpected != "" {
-		t.Fatalf("record changed: %+v %+v", rec.Turns, rec.Checks)
-	}
-	md := s.Markdown()
-	if !strings.HasPrefix(md, "## Statistics") || !strings.Contains(md, "| end_marker |") || !strings.Contains(md, "| single_speaker |") {
-		t.Fatalf("card markdown:\n%s", md)
 	}
 }

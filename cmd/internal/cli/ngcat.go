@@ -9,7 +9,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/cat"
 	"github.com/ngkit/ngkit/filters/imports"
-	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/filters/stats/render"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/recio"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -111,7 +111,7 @@ func ngcatRun(p *app.Program, b *app.Build, o *ngcatOptions, quality *ngcatQuali
 	// The card's statistics: records are audited on the workers, except
 	// with --sample, where most records never reach the card (and the
 	// copies left by the stage would pile up).
-	summary := stats.NewCardSummary()
+	summary := render.NewCardSummary()
 	if o.hfDir != "" && o.sample == 0 {
 		spec.Stage = chain(spec.Stage, summary.Stage())
 	}
@@ -187,7 +187,7 @@ func (n ngcatOut) open(path string) (pipeline.Sink, error) {
 }
 
 // sink is the run's sink.
-func (n ngcatOut) sink(hfShard pipeline.Shard, summary *stats.CardSummary) (pipeline.Sink, error) {
+func (n ngcatOut) sink(hfShard pipeline.Shard, summary *render.CardSummary) (pipeline.Sink, error) {
 	o, iof, splits := n.o, &n.p.IO, n.splits
 	var sink pipeline.Sink
 	switch {

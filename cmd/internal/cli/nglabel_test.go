@@ -21,6 +21,7 @@ import (
 	"github.com/ngkit/ngkit/filters/label/labeltest"
 	"github.com/ngkit/ngkit/filters/review"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/filters/stats/render"
 	"github.com/ngkit/ngkit/internal/testkit"
 	"github.com/ngkit/ngkit/pkg/llm/llmtest"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -431,7 +432,7 @@ func TestNewLabelIsOneRow(t *testing.T) {
 	c := stats.NewCollector()
 	c.Add(rec)
 	var rep bytes.Buffer
-	if err := stats.WriteText(&rep, c.Report(), 0); err != nil {
+	if err := render.WriteText(&rep, c.Report(), 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Labels: politeness", "Labelling panel: politeness by labeller"} {

@@ -9,6 +9,7 @@ import (
 	"github.com/ngkit/ngkit/cmd/internal/app"
 	"github.com/ngkit/ngkit/filters/hf"
 	"github.com/ngkit/ngkit/filters/stats"
+	"github.com/ngkit/ngkit/filters/stats/render"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/lang"
 	"github.com/ngkit/ngkit/pkg/pipeline"
@@ -18,10 +19,10 @@ import (
 
 // reportFormats maps report formats to their writers; ids is --ids.
 var reportFormats = map[string]func(w io.Writer, r *stats.Report, ids int) error{
-	"text":     stats.WriteText,
-	"json":     func(w io.Writer, r *stats.Report, _ int) error { return stats.WriteJSON(w, r) },
-	"markdown": func(w io.Writer, r *stats.Report, ids int) error { return stats.WriteMarkdown(w, r, ids, 2) },
-	"html":     func(w io.Writer, r *stats.Report, _ int) error { return stats.WriteHTML(w, r) },
+	"text":     render.WriteText,
+	"json":     func(w io.Writer, r *stats.Report, _ int) error { return render.WriteJSON(w, r) },
+	"markdown": func(w io.Writer, r *stats.Report, ids int) error { return render.WriteMarkdown(w, r, ids, 2) },
+	"html":     func(w io.Writer, r *stats.Report, _ int) error { return render.WriteHTML(w, r) },
 }
 
 var reportExt = map[string]string{".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -78,7 +79,7 @@ ngv2r < seeds.jsonl | tee dialogues.jsonl | ngstats --fail-on empty_dialogue=0,w
 				rs := &reportSink{Collector: c, out: out}
 				c.Done = func(r *stats.Report) error {
 					stats.ApplyFailOn(r, thresholds)
-					warnings = stats.OneClassWarnings(r.Labels)
+					warnings = render.OneClassWarnings(r.Labels)
 					for _, t := range r.FailOn {
 						if t.Exceeded {
 							exceeded = append(exceeded, fmt.Sprintf("%s rate %.4g above %.4g", t.Defect, t.Rate, t.Max))
@@ -158,7 +159,7 @@ func writeCard(w io.Writer, r *stats.Report, info hf.CardInfo, prov *hf.Provenan
 	if info.PrettyName == "" {
 		info.PrettyName = "dataset"
 	}
-	body := hf.DefaultBody(info) + "\n" + prov.Markdown() + "\n" + stats.CardMarkdown(r)
+	body := hf.DefaultBody(info) + "\n" + prov.Markdown() + "\n" + render.CardMarkdown(r)
 	card, err := hf.Card(info, body)
 	if err != nil {
 		return err

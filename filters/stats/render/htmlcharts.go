@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/ngkit/ngkit/filters/stats"
 )
 
 // Chart geometry, in SVG user units; the SVGs scale to the page width.
@@ -102,7 +104,7 @@ type histTick struct {
 
 // newHist draws a histogram of bins, x = value, y = count; nil when there is
 // nothing to draw.
-func newHist(aria, xTitle, yTitle string, bins []Bin) *histChart {
+func newHist(aria, xTitle, yTitle string, bins []stats.Bin) *histChart {
 	var maxC int64
 	peak := 0
 	for i, b := range bins {
@@ -118,7 +120,7 @@ func newHist(aria, xTitle, yTitle string, bins []Bin) *histChart {
 	// Every histogram's bars have one width, that of the most bins a
 	// summary has: a chart of two bins is not two slabs beside another
 	// of thirty slivers. The x axis ends with the last bin.
-	bw := (x1 - x0) / float64(max(len(bins), maxBins))
+	bw := (x1 - x0) / float64(max(len(bins), stats.MaxBins))
 	x1 = x0 + bw*float64(len(bins))
 	c := &histChart{
 		Name: aria,
@@ -145,14 +147,14 @@ func newHist(aria, xTitle, yTitle string, bins []Bin) *histChart {
 	return c
 }
 
-func binRange(b Bin) string {
+func binRange(b stats.Bin) string {
 	if b.Lo == b.Hi {
 		return num(b.Lo)
 	}
 	return num(b.Lo) + "–" + num(b.Hi)
 }
 
-func shortRange(b Bin) string {
+func shortRange(b stats.Bin) string {
 	if b.Lo == b.Hi {
 		return short(b.Lo)
 	}

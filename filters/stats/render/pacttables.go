@@ -1,4 +1,4 @@
-package stats
+package render
 
 import "github.com/ngkit/ngkit/filters/stats/pactstats"
 

@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"bufio"
@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // WriteJSON writes the report as indented JSON with stable keys.
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *stats.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -78,7 +79,7 @@ type table struct {
 }
 
 // demoNote says that the data is a demo, when the demo model made any.
-func demoNote(r *Report) []string {
+func demoNote(r *stats.Report) []string {
 	if s := DemoText(r); s != "" {
 		return []string{s}
 	}
@@ -87,7 +88,7 @@ func demoNote(r *Report) []string {
 
 // DemoText is the sentence that says how many records the built-in demo
 // model made ("" when none): the report and the card show it first.
-func DemoText(r *Report) string {
+func DemoText(r *stats.Report) string {
 	if r.DemoRecords == 0 {
 		return ""
 	}
@@ -96,7 +97,7 @@ func DemoText(r *Report) string {
 }
 
 // tables lays the report out as tables, in report order.
-func tables(r *Report, ids int) []table {
+func tables(r *stats.Report, ids int) []table {
 	var ts []table
 	ts = append(ts, countTables(r)...)
 	ts = append(ts, dialogueTables(r)...)
@@ -112,13 +113,13 @@ func tables(r *Report, ids int) []table {
 }
 
 // countTables: the totals, and the counts by culture, type and category.
-func countTables(r *Report) []table {
+func countTables(r *stats.Report) []table {
 	var ts []table
 	ts = append(ts, table{title: "Totals", header: []string{"records", "dialogues", "turns"},
 		rows: [][]string{{num(r.Records), num(r.Dialogues), num(r.Turns)}}, notes: demoNote(r)})
 	for _, g := range []struct {
 		name string
-		cs   []Count
+		cs   []stats.Count
 	}{{"culture", r.Counts.ByCulture}, {"dialogue type", r.Counts.ByType}, {"category", r.Counts.ByCategory}} {
 		if !informative(g.cs) {
 			continue
@@ -143,12 +144,12 @@ func countTables(r *Report) []table {
 
 // dialogueTables: turns and speakers per dialogue, turn lengths, language
 // consistency.
-func dialogueTables(r *Report) []table {
+func dialogueTables(r *stats.Report) []table {
 	var ts []table
 	dist := table{title: "Dialogues", header: []string{"per dialogue", "n", "mean", "median", "p95", "min", "max"}}
 	for _, s := range []struct {
 		name string
-		s    Summary
+		s    stats.Summary
 	}{{"turns", r.TurnsPerDialogue}, {"speakers", r.SpeakersPerDialogue}} {
 		dist.rows = append(dist.rows, summaryRow(s.name, s.s))
 	}
@@ -195,7 +196,7 @@ func dialogueTables(r *Report) []table {
 }
 
 // defectTables: the defects, and the near-duplicate clusters.
-func defectTables(r *Report, ids int) []table {
+func defectTables(r *stats.Report, ids int) []table {
 	var ts []table
 	df := table{title: "Defects (records with each defect, and the first ids)", header: []string{"defect", "kind", "records", "rate", "ids"}}
 	for _, d := range r.Defects {
@@ -213,12 +214,12 @@ func defectTables(r *Report, ids int) []table {
 
 // labelTables: the label distributions, dialogue quality, and the label
 // figures of labelExtraTables.
-func labelTables(r *Report) []table {
+func labelTables(r *stats.Report) []table {
 	if r.Labels == nil {
 		return nil
 	}
 	var ts []table
-	for _, task := range labelTasks() {
+	for _, task := range record.LabelTaskNames() {
 		t := table{title: "Labels: " + task, header: []string{"group", "turns", "distribution"}}
 		for _, d := range r.Labels.Dist {
 			if d.Task == task {
@@ -231,7 +232,7 @@ func labelTables(r *Report) []table {
 	}
 	if len(r.Labels.Quality) > 0 {
 		t := table{title: "Dialogue quality (mean 1-5)", header: []string{"group", "n", "consistency", "naturalness", "relevance", "coherence", "emotion", "norm"}}
-		fit := slices.ContainsFunc(r.Labels.Quality, func(q QualityMeans) bool { return q.Fit > 0 })
+		fit := slices.ContainsFunc(r.Labels.Quality, func(q stats.QualityMeans) bool { return q.Fit > 0 })
 		if fit {
 			t.header = append(t.header, "fit")
 		}
@@ -253,7 +254,7 @@ func labelTables(r *Report) []table {
 }
 
 // failOnTable: the --fail-on thresholds and whether each was exceeded.
-func failOnTable(r *Report) (table, bool) {
+func failOnTable(r *stats.Report) (table, bool) {
 	if len(r.FailOn) == 0 {
 		return table{}, false
 	}
@@ -270,7 +271,7 @@ func failOnTable(r *Report) (table, bool) {
 
 // labelExtraTables lays out intent by V2R stage, agreement between
 // samples and pairwise win rates, when there are any.
-func labelExtraTables(l *Labels) []table {
+func labelExtraTables(l *stats.Labels) []table {
 	var ts []table
 	if len(l.IntentByStage) > 0 {
 		t := table{title: "Intent by V2R stage", header: []string{"stage", "turns", "distribution"}}
@@ -302,7 +303,7 @@ func labelExtraTables(l *Labels) []table {
 			t.rows = append(t.rows, []string{o.Model, o.Task, num(o.Dialogues), num(o.OneClass), pct(o.Share), orNone(strings.Join(ls, ", "))})
 		}
 		t.notes = append(t.notes, OneClassWarnings(l)...)
-		t.notes = append(t.notes, fmt.Sprintf("dialogues of at least %d labelled turns", minOneClassTurns))
+		t.notes = append(t.notes, fmt.Sprintf("dialogues of at least %d labelled turns", stats.MinOneClassTurns))
 		ts = append(ts, t)
 	}
 	if len(l.Pairwise) > 0 {
@@ -324,19 +325,19 @@ func plural(n int64, word string) string {
 	return num(n) + " " + word + "s"
 }
 
-func summaryRow(name string, s Summary) []string {
+func summaryRow(name string, s stats.Summary) []string {
 	return []string{name, num(s.N), dec(s.Mean), dec(s.Median), dec(s.P95), num(s.Min), num(s.Max)}
 }
 
 // informative: the counts split the records by a value some record has;
 // a file of PACT results or episodes has no dialogue type or category,
 // and a table of one "(none)" row says nothing.
-func informative(cs []Count) bool {
+func informative(cs []stats.Count) bool {
 	return !(len(cs) == 1 && cs[0].Key == "")
 }
 
 // crossTable lays culture/type counts out as a matrix of records.
-func crossTable(cs []Count) table {
+func crossTable(cs []stats.Count) table {
 	var cultures, types []string
 	cell := map[string]int64{}
 	for _, c := range cs {
@@ -365,7 +366,7 @@ func crossTable(cs []Count) table {
 }
 
 // reviewTables show human-vs-model agreement and the reviewers' verdicts.
-func reviewTables(rv *Review) []table {
+func reviewTables(rv *stats.Review) []table {
 	if rv == nil {
 		return nil
 	}
@@ -404,7 +405,7 @@ func reviewTables(rv *Review) []table {
 
 // nearDupTable lists the near-duplicate clusters, at most n of each kind
 // (0: all) with at most n members each.
-func nearDupTable(nd *NearDuplicates, n int) (table, bool) {
+func nearDupTable(nd *stats.NearDuplicates, n int) (table, bool) {
 	if nd == nil || nd.Dialogues.Clusters+nd.Scenarios.Clusters == 0 {
 		return table{}, false
 	}
@@ -412,7 +413,7 @@ func nearDupTable(nd *NearDuplicates, n int) (table, bool) {
 		header: []string{"kind", "cluster (first record)", "records", "others (similarity)"}}
 	for _, k := range []struct {
 		name string
-		k    NearDupKind
+		k    stats.NearDupKind
 	}{{"dialogue", nd.Dialogues}, {"scenario", nd.Scenarios}} {
 		for i, c := range k.k.List {
 			if n > 0 && i >= n {
@@ -436,7 +437,7 @@ func nearDupTable(nd *NearDuplicates, n int) (table, bool) {
 	return t, true
 }
 
-func idList(d Defect, n int) string {
+func idList(d stats.Defect, n int) string {
 	ids := d.IDs
 	more := d.More
 	if n > 0 && len(ids) > n {
@@ -450,7 +451,7 @@ func idList(d Defect, n int) string {
 	return s
 }
 
-func distString(d LabelDist) string {
+func distString(d stats.LabelDist) string {
 	keys := make([]string, 0, len(d.Counts))
 	for k := range d.Counts {
 		keys = append(keys, k)
@@ -470,7 +471,7 @@ func distString(d LabelDist) string {
 
 // WriteText writes the report as aligned plain text; each defect lists at
 // most ids ids (0: all the report holds).
-func WriteText(w io.Writer, r *Report, ids int) error {
+func WriteText(w io.Writer, r *stats.Report, ids int) error {
 	bw := bufio.NewWriter(w)
 	for i, t := range allTables(r, ids) {
 		if i > 0 {
@@ -564,7 +565,7 @@ func isNumeric(s string) bool {
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown tables,
 // headed at level (2: "##").
-func WriteMarkdown(w io.Writer, r *Report, ids, level int) error {
+func WriteMarkdown(w io.Writer, r *stats.Report, ids, level int) error {
 	h := strings.Repeat("#", level)
 	for _, t := range allTables(r, ids) {
 		fmt.Fprintf(w, "%s %s\n\n", h, mdEscape(t.title))

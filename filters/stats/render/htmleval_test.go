@@ -1,33 +1,35 @@
-package stats
+package render
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
+	"github.com/ngkit/ngkit/filters/stats/internal/statstest"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // evalTestReport has PACT results for two framings, simulated episodes
 // and --by groups, with markup in a persona value and a model name.
-func evalTestReport(t *testing.T) *Report {
+func evalTestReport(t *testing.T) *stats.Report {
 	t.Helper()
 	f, m := map[string]string{"gender": "female", "age": "<b>65+</b>"}, map[string]string{"gender": "male", "age": "<b>65+</b>"}
 	recs := []*record.Record{
-		pactRec("x-f", "x", "korean", f, fp(0.9), map[string]*float64{"a": fp(0.8), "b": fp(0.6)}),
-		pactRec("x-m", "x", "korean", m, fp(0.7), map[string]*float64{"a": fp(0.5), "b": fp(0.4)}),
-		pactRec("y", "", "american", f, fp(0.2), map[string]*float64{"a": fp(0.2), "b": fp(0.3)}),
-		pactRec("y-m", "y", "american", m, nil, map[string]*float64{"a": fp(0.4), "b": nil}),
-		simRec("e1", "gpt<script>", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeInferred, record.OutcomeRespected),
-		simRec("e2", "gpt<script>", "benchmark", "thai", "health", "max_turns", 16, &[3]int{2, 3, 5}, record.OutcomeViolated),
-		simRec("e3", "local", "gold", "korean", "food", "goal_met", 4, nil),
+		statstest.PactRec("x-f", "x", "korean", f, statstest.FP(0.9), map[string]*float64{"a": statstest.FP(0.8), "b": statstest.FP(0.6)}),
+		statstest.PactRec("x-m", "x", "korean", m, statstest.FP(0.7), map[string]*float64{"a": statstest.FP(0.5), "b": statstest.FP(0.4)}),
+		statstest.PactRec("y", "", "american", f, statstest.FP(0.2), map[string]*float64{"a": statstest.FP(0.2), "b": statstest.FP(0.3)}),
+		statstest.PactRec("y-m", "y", "american", m, nil, map[string]*float64{"a": statstest.FP(0.4), "b": nil}),
+		statstest.SimRec("e1", "gpt<script>", "benchmark", "thai", "food", "goal_met", 6, &[3]int{4, 5, 5}, record.OutcomeInferred, record.OutcomeRespected),
+		statstest.SimRec("e2", "gpt<script>", "benchmark", "thai", "health", "max_turns", 16, &[3]int{2, 3, 5}, record.OutcomeViolated),
+		statstest.SimRec("e3", "local", "gold", "korean", "food", "goal_met", 4, nil),
 	}
 	norm := recs[0]
-	norm.Pact = append(norm.Pact, record.PactResult{Model: "a", Question: record.PactNorm, Method: "logprobs", PFollow: fp(0.7), Samples: 1, Valid: 1})
+	norm.Pact = append(norm.Pact, record.PactResult{Model: "a", Question: record.PactNorm, Method: "logprobs", PFollow: statstest.FP(0.7), Samples: 1, Valid: 1})
 	a := &audit.Audit{MinTurns: 5, MaxTurns: 15, MinLangShare: 0.8}
-	c := NewCollector()
+	c := stats.NewCollector()
 	c.ByPersona("gender")
 	for _, r := range recs {
 		a.Record(r)

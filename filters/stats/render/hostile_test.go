@@ -1,10 +1,11 @@
-package stats
+package render
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -15,9 +16,9 @@ var hostile = []string{
 	"a\n# Heading", "![px](https://t.example/p.gif)", `<img src=x onerror=alert(1)>`, "[c](javascript:alert(1))", "`x`|y",
 }
 
-func hostileReport(t *testing.T) *Report {
+func hostileReport(t *testing.T) *stats.Report {
 	t.Helper()
-	c := NewCollector()
+	c := stats.NewCollector()
 	for i, h := range hostile {
 		c.Add(&record.Record{ID: "id" + h, Culture: "c" + h, Category: "cat" + h, DialogueType: []string{"adherence", "v" + h}[i%2],
 			Turns:  []record.Turn{{Index: 0, Speaker: "s" + h, Text: "hello " + h}, {Index: 1, Speaker: "s" + h, Text: "t" + h}},

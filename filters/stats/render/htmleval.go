@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
 )
@@ -122,7 +123,7 @@ type evalView struct {
 	ByPersona []personaView
 }
 
-func newEvalView(r *Report) evalView {
+func newEvalView(r *stats.Report) evalView {
 	var v evalView
 	if r.Pact != nil {
 		for _, q := range r.Pact.Questions {
@@ -195,7 +196,7 @@ func niceCeil(x float64) float64 {
 
 // personaViews are ngstats --by's groups: per attribute a chart and table
 // of the records by value, and every table of each value's report.
-func personaViews(r *Report) []personaView {
+func personaViews(r *stats.Report) []personaView {
 	var out []personaView
 	index := map[string]int{}
 	for _, g := range r.ByPersona {
@@ -207,7 +208,7 @@ func personaViews(r *Report) []personaView {
 		}
 		out[i].Groups = append(out[i].Groups, personaGroupView{Value: orNone(g.Value), Tables: htmlTables(tables(g.Report, 5))})
 	}
-	counts := allTables(&Report{Records: r.Records, ByPersona: r.ByPersona}, 5)
+	counts := allTables(&stats.Report{Records: r.Records, ByPersona: r.ByPersona}, 5)
 	for i := range out {
 		var items []barItem
 		for _, g := range r.ByPersona {

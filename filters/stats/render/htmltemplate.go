@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"html/template"

@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/ngkit/ngkit/filters/stats"
 )
 
 // htmlCSP forbids every fetch: the report is one file that must open the
@@ -15,9 +17,9 @@ const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none';
 
 // WriteHTML writes r as one self-contained HTML page: tables, and charts
 // drawn as inline SVG, with nothing to fetch.
-func WriteHTML(w io.Writer, r *Report) error {
+func WriteHTML(w io.Writer, r *stats.Report) error {
 	if r == nil {
-		r = &Report{}
+		r = &stats.Report{}
 	}
 	bw := bufio.NewWriter(w)
 	if err := htmlTmpl.Execute(bw, newHTMLView(r)); err != nil {
@@ -29,7 +31,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlView is what the template shows: the report plus what is derived
 // from it for display.
 type htmlView struct {
-	R   *Report
+	R   *stats.Report
 	CSP string
 	// Dialogues: the report has the dialogue sections (distributions,
 	// language); a file of PACT items or seeds, which holds no dialogue,
@@ -50,7 +52,7 @@ type htmlView struct {
 type countTable struct {
 	Title string
 	Total int64
-	Rows  []Count
+	Rows  []stats.Count
 }
 
 type matrix struct {
@@ -66,7 +68,7 @@ type matrixRow struct {
 
 type distRow struct {
 	Name string
-	S    Summary
+	S    stats.Summary
 }
 
 type labelTask struct {
@@ -84,7 +86,7 @@ type labelRow struct {
 	Cells []string
 }
 
-func newHTMLView(r *Report) *htmlView {
+func newHTMLView(r *stats.Report) *htmlView {
 	v := &htmlView{R: r, CSP: htmlCSP, Browse: newBrowseView(r.Browser), Eval: newEvalView(r),
 		Dialogues: r.Dialogues > 0 || r.Records == 0}
 	for _, t := range r.FailOn {
@@ -150,7 +152,7 @@ func newHTMLView(r *Report) *htmlView {
 }
 
 // cultureTypeMatrix lays the "culture/type" counts out as cultures x types.
-func cultureTypeMatrix(counts []Count) matrix {
+func cultureTypeMatrix(counts []stats.Count) matrix {
 	var m matrix
 	rowOf := map[string]int{}
 	colOf := map[string]int{}
@@ -185,9 +187,9 @@ func cultureTypeMatrix(counts []Count) matrix {
 
 // htmlLabelTasks groups the distributions by task, in report order. Labels
 // are ordered by their count over all groups, and keep one colour per task.
-func htmlLabelTasks(dists []LabelDist) []labelTask {
+func htmlLabelTasks(dists []stats.LabelDist) []labelTask {
 	var tasks []labelTask
-	byTask := map[string][]LabelDist{}
+	byTask := map[string][]stats.LabelDist{}
 	for _, d := range dists {
 		if _, ok := byTask[d.Task]; !ok {
 			tasks = append(tasks, labelTask{Task: d.Task})

@@ -1,6 +1,6 @@
 //go:build unix
 
-package stats
+package render
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/record"
 )
 
@@ -212,7 +213,7 @@ func TestHTMLModelsTableFits(t *testing.T) {
 		}
 		t.Skip("no chromium binary found: install Debian package chromium (or set NGKIT_CHROMIUM=/path) to run the browser test")
 	}
-	c := NewCollector()
+	c := stats.NewCollector()
 	for i, m := range []string{"Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "SmolLM2-135M-Instruct-Q8_0", "gpt-4.1-mini-2025-04-14"} {
 		for _, st := range []string{"ngseed", "ngrefine", "ngv2r", "nglabel"} {
 			c.Add(&record.Record{ID: fmt.Sprintf("%s-%d", st, i), Culture: "korean",

@@ -1,10 +1,11 @@
-package stats
+package render
 
 import (
 	"context"
 	"strings"
 	"sync"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/pkg/audit"
 	"github.com/ngkit/ngkit/pkg/pipeline"
 	"github.com/ngkit/ngkit/pkg/record"
@@ -17,13 +18,13 @@ import (
 // audit (language detection) on every core and leaves the copy for Add.
 type CardSummary struct {
 	Audit     *audit.Audit
-	Collector *Collector
+	Collector *stats.Collector
 	audited   sync.Map // *record.Record -> its audited copy, from Stage to Add
 }
 
 // NewCardSummary returns a summary with ngstats' default thresholds.
 func NewCardSummary() *CardSummary {
-	return &CardSummary{Audit: audit.Default(), Collector: NewCollector()}
+	return &CardSummary{Audit: audit.Default(), Collector: stats.NewCollector()}
 }
 
 // Stage audits a copy of each record on the pipeline's workers and passes
@@ -54,7 +55,7 @@ func (s *CardSummary) Markdown() string {
 
 // CardMarkdown renders a report for a dataset card: a "## Statistics"
 // section with the tables at level 3.
-func CardMarkdown(r *Report) string {
+func CardMarkdown(r *stats.Report) string {
 	var b strings.Builder
 	// A demo's note is under the totals (WriteMarkdown), once.
 	b.WriteString("## Statistics\n\n")

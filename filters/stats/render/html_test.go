@@ -1,4 +1,4 @@
-package stats
+package render
 
 import (
 	"bytes"
@@ -6,71 +6,73 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ngkit/ngkit/filters/stats"
 )
 
 // htmlTestReport has something in every section of the HTML report,
 // including the awkward cases: markup and CJK in texts, a very long id,
 // counts near the int64 limit, an empty culture key.
-func htmlTestReport() *Report {
+func htmlTestReport() *stats.Report {
 	longID := strings.Repeat("very-long-id-", 20) + "end"
 	ids := make([]string, 12)
 	for i := range ids {
 		ids[i] = "rec-" + strings.Repeat("x", i)
 	}
-	hist := func(lo, width int64, counts ...int64) []Bin {
-		var bs []Bin
+	hist := func(lo, width int64, counts ...int64) []stats.Bin {
+		var bs []stats.Bin
 		for i, c := range counts {
-			bs = append(bs, Bin{Lo: lo + int64(i)*width, Hi: lo + int64(i+1)*width - 1, Count: c})
+			bs = append(bs, stats.Bin{Lo: lo + int64(i)*width, Hi: lo + int64(i+1)*width - 1, Count: c})
 		}
 		return bs
 	}
-	return &Report{
-		Version: Version, Records: 1200, Dialogues: 1180, Turns: 9876,
-		Counts: Counts{
-			ByCulture: []Count{{Key: "american", Records: 400, Dialogues: 390, Turns: 3000},
+	return &stats.Report{
+		Version: stats.Version, Records: 1200, Dialogues: 1180, Turns: 9876,
+		Counts: stats.Counts{
+			ByCulture: []stats.Count{{Key: "american", Records: 400, Dialogues: 390, Turns: 3000},
 				{Key: "korean", Records: 800, Dialogues: 790, Turns: 6876}},
-			ByType: []Count{{Key: "adherence", Records: 600}, {Key: "v2r", Records: 600}},
-			ByCategory: []Count{{Key: "apology", Records: 700}, {Key: "greeting", Records: 499},
+			ByType: []stats.Count{{Key: "adherence", Records: 600}, {Key: "v2r", Records: 600}},
+			ByCategory: []stats.Count{{Key: "apology", Records: 700}, {Key: "greeting", Records: 499},
 				{Key: "", Records: 1}},
-			ByCultureType: []Count{{Key: "american/adherence", Records: 200}, {Key: "american/v2r", Records: 200},
+			ByCultureType: []stats.Count{{Key: "american/adherence", Records: 200}, {Key: "american/v2r", Records: 200},
 				{Key: "korean/adherence", Records: 400}, {Key: "korean/v2r", Records: 400}},
 		},
-		TurnsPerDialogue:    Summary{N: 1180, Mean: 8.4, Median: 8, P95: 12, Min: 2, Max: 14, Hist: hist(2, 1, 3, 10, 40, 90, 200, 300, 250, 150, 80, 40, 10, 5, 2)},
-		SpeakersPerDialogue: Summary{N: 1180, Mean: 2.1, Median: 2, P95: 3, Min: 1, Max: 4, Hist: hist(1, 1, 10, 1000, 160, 10)},
-		SameSpeaker:         SameSpeaker{Pairs: 33, Dialogues: 20},
-		Lengths: []LangLengths{
-			{Lang: "ko", Turns: 6000, Chars: Summary{N: 6000, Mean: 40, Max: 300, Hist: hist(0, 10, 5, 50, 500, 1200, 900, 300, 60, 6)},
-				Tokens: Summary{N: 6000, Mean: 12, Max: 60, Hist: hist(0, 2, 100, 900, 2000, 1500, 300)}, Distinct1: 0.31, Distinct2: 0.72},
-			{Lang: "en", Turns: 3876, Chars: Summary{N: 3876, Mean: 70, Max: 1 << 40, Hist: hist(0, 1<<35, math.MaxInt64/4, 1)},
-				Tokens: Summary{N: 3876, Mean: 15, Max: 40, Hist: hist(0, 5, 10, 20, 3000, 800, 46)}, Distinct1: 0.2, Distinct2: 0.6, Approx: true},
+		TurnsPerDialogue:    stats.Summary{N: 1180, Mean: 8.4, Median: 8, P95: 12, Min: 2, Max: 14, Hist: hist(2, 1, 3, 10, 40, 90, 200, 300, 250, 150, 80, 40, 10, 5, 2)},
+		SpeakersPerDialogue: stats.Summary{N: 1180, Mean: 2.1, Median: 2, P95: 3, Min: 1, Max: 4, Hist: hist(1, 1, 10, 1000, 160, 10)},
+		SameSpeaker:         stats.SameSpeaker{Pairs: 33, Dialogues: 20},
+		Lengths: []stats.LangLengths{
+			{Lang: "ko", Turns: 6000, Chars: stats.Summary{N: 6000, Mean: 40, Max: 300, Hist: hist(0, 10, 5, 50, 500, 1200, 900, 300, 60, 6)},
+				Tokens: stats.Summary{N: 6000, Mean: 12, Max: 60, Hist: hist(0, 2, 100, 900, 2000, 1500, 300)}, Distinct1: 0.31, Distinct2: 0.72},
+			{Lang: "en", Turns: 3876, Chars: stats.Summary{N: 3876, Mean: 70, Max: 1 << 40, Hist: hist(0, 1<<35, math.MaxInt64/4, 1)},
+				Tokens: stats.Summary{N: 3876, Mean: 15, Max: 40, Hist: hist(0, 5, 10, 20, 3000, 800, 46)}, Distinct1: 0.2, Distinct2: 0.6, Approx: true},
 		},
-		Language: []LangConsistency{
+		Language: []stats.LangConsistency{
 			{Culture: "korean", Expected: "ko", Records: 800, Turns: 6876, Confident: 6800, Matching: 6700, Share: 6700.0 / 6800, RecordsBelow: 12,
-				Mismatches: []Mismatch{{Detected: "en", Turns: 100, Examples: []Example{
+				Mismatches: []stats.Mismatch{{Detected: "en", Turns: 100, Examples: []stats.Example{
 					{ID: "k1", Turn: 3, Text: `Hello <script>alert("x")</script> & bye`},
 					{ID: longID, Turn: 0, Text: "죄송합니다 — 中文也有"},
 				}}}},
 			{Culture: "american", Expected: "en", Records: 400, Turns: 3000, Confident: 2990, Matching: 2990, Share: 1},
 		},
-		Defects: []Defect{
+		Defects: []stats.Defect{
 			{Name: "empty_dialogue", Kind: "content", Help: "no turns", Count: 20, Rate: 20.0 / 1200, IDs: ids, More: 8},
 			{Name: "end_marker", Kind: "format", Help: "leftover [END] marker", Count: 3, Rate: 3.0 / 1200, IDs: []string{"a", longID, "<b>bold</b>"}},
 		},
 		RecordsWithDefects: 23,
-		Labels: &Labels{
-			Dist: []LabelDist{
+		Labels: &stats.Labels{
+			Dist: []stats.LabelDist{
 				{Task: "norm", Group: "all", Turns: 100, Counts: map[string]int64{"adhered": 70, "violated": 20, "not_relevant": 10}},
 				{Task: "norm", Group: "korean/v2r", Turns: 40, Counts: map[string]int64{"adhered": 20, "violated": 20}},
 				{Task: "intent", Group: "all", Turns: 100, Counts: map[string]int64{"ACK": 30, "APO": 50, "QUE": 20}},
 			},
-			Quality: []QualityMeans{{Group: "all", N: 50, Consistency: 4.5, Naturalness: 4.1, Relevance: 4.9, Coherence: 4.4, Emotion: 3.8, Norm: 3.2}},
+			Quality: []stats.QualityMeans{{Group: "all", N: 50, Consistency: 4.5, Naturalness: 4.1, Relevance: 4.9, Coherence: 4.4, Emotion: 3.8, Norm: 3.2}},
 		},
-		FailOn: []Threshold{{Defect: "empty_dialogue", Max: 0.01, Rate: 20.0 / 1200, Exceeded: true},
+		FailOn: []stats.Threshold{{Defect: "empty_dialogue", Max: 0.01, Rate: 20.0 / 1200, Exceeded: true},
 			{Defect: "end_marker", Max: 0.01, Rate: 3.0 / 1200}},
 	}
 }
 
-func renderHTML(t *testing.T, r *Report) string {
+func renderHTML(t *testing.T, r *stats.Report) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteHTML(&b, r); err != nil {
@@ -150,7 +152,7 @@ func TestHTMLFetchesNothing(t *testing.T) {
 }
 
 func TestHTMLEmpty(t *testing.T) {
-	for _, r := range []*Report{nil, {Version: Version}} {
+	for _, r := range []*stats.Report{nil, {Version: stats.Version}} {
 		h := renderHTML(t, r)
 		if strings.Contains(h, "<svg") {
 			t.Error("empty report draws a chart")
@@ -167,10 +169,10 @@ func TestHTMLEmpty(t *testing.T) {
 }
 
 func TestHTMLHistogramZeroBins(t *testing.T) {
-	if newHist("x", "v", "n", []Bin{{0, 1, 0}, {2, 3, 0}}) != nil {
+	if newHist("x", "v", "n", []stats.Bin{{Lo: 0, Hi: 1, Count: 0}, {Lo: 2, Hi: 3, Count: 0}}) != nil {
 		t.Error("all-zero histogram drawn")
 	}
-	c := newHist("x", "v", "n", []Bin{{0, 0, math.MaxInt64}, {1, 1, 1}})
+	c := newHist("x", "v", "n", []stats.Bin{{Lo: 0, Hi: 0, Count: math.MaxInt64}, {Lo: 1, Hi: 1, Count: 1}})
 	if c == nil || c.Bars[1].H < 1 {
 		t.Errorf("a count of 1 next to MaxInt64 must still show: %+v", c)
 	}
@@ -181,10 +183,10 @@ func TestHTMLHistogramZeroBins(t *testing.T) {
 // axis ends with its last bar.
 func TestHTMLHistogramBarsOneWidth(t *testing.T) {
 	var width px
-	for _, n := range []int{1, 3, maxBins} {
-		bins := make([]Bin, n)
+	for _, n := range []int{1, 3, stats.MaxBins} {
+		bins := make([]stats.Bin, n)
 		for i := range bins {
-			bins[i] = Bin{Lo: int64(i), Hi: int64(i), Count: int64(i + 1)}
+			bins[i] = stats.Bin{Lo: int64(i), Hi: int64(i), Count: int64(i + 1)}
 		}
 		c := newHist("x", "v", "n", bins)
 		for _, b := range c.Bars {

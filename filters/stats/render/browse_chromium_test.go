@@ -1,6 +1,6 @@
 //go:build unix
 
-package stats
+package render
 
 import (
 	"context"

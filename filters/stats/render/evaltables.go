@@ -1,8 +1,9 @@
-package stats
+package render
 
 import (
 	"strconv"
 
+	"github.com/ngkit/ngkit/filters/stats"
 	"github.com/ngkit/ngkit/filters/stats/evalmath"
 	"github.com/ngkit/ngkit/filters/stats/pactstats"
 	"github.com/ngkit/ngkit/filters/stats/simstats"
@@ -200,6 +201,6 @@ func simTables(s *simstats.Report) []table {
 }
 
 // evalTables are the PACT and simulation tables of r.
-func evalTables(r *Report) []table {
+func evalTables(r *stats.Report) []table {
 	return append(pactTables(r.Pact), simTables(r.Sim)...)
 }
