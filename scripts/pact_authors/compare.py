@@ -110,7 +110,7 @@ def load(path: str):
 
 
 def regions() -> dict:
-    with open(HERE.parent.parent / "filters/stats/pactregions.csv", encoding="utf-8") as f:
+    with open(HERE.parent.parent / "filters/stats/pactstats/pactregions.csv", encoding="utf-8") as f:
         return {r["country"]: r["region"] for r in csv.DictReader(f)}
 
 
