@@ -81,6 +81,32 @@ def check(what: str, ngkit, authors) -> None:
         failures.append(f"{what}: ngstats {ngkit!r}, authors {authors!r}")
 
 
+def iv(x):
+    """An interval's mean, None when it has no unit (JSON's undefined)."""
+    return x["mean"] if x["n"] else None
+
+
+def check_alignment(what: str, g: dict, a) -> None:
+    """One alignment row of ngstats (g) against summarize_alignment's (a)."""
+    check(what + " rows", g["rows"], a["n_model_rows"])
+    check(what + " items", g["items"], a["n_items"])
+    check(what + " human culture rate", g["human_culture_rate"], a["human_culture_rate"])
+    check(what + " model culture rate", g["model_culture_rate"], a["model_culture_rate"])
+    check(what + " majority alignment", g["majority_alignment"]["mean"], a["majority_choice_alignment"])
+    check(what + " distributional MAE", iv(g["distributional_mae"]), a["distributional_mae"])
+    check(what + " signed gap pp", iv(g["signed_gap_pp"]), 100 * a["signed_culture_rate_gap_model_minus_human"])
+    check(what + " human agreement", g["human_majority_agreement"], a["mean_human_majority_agreement"])
+
+
+def check_uncertainty(what: str, g: dict, u) -> None:
+    """One uncertainty row of ngstats (g) against model_uncertainty's (u)."""
+    check(what + " items", g["uncertainty_items"], u["n_items"])
+    check(what + " model agreement", g["model_majority_agreement"], u["mean_model_majority_agreement"])
+    check(what + " model agreement where humans disagree", g["model_majority_agreement_low_human_agreement"],
+          u["mean_model_majority_agreement_low_human_agreement"])
+    check(what + " r", g["uncertainty_r"], u["human_model_agreement_correlation"])
+
+
 def group_of(rec: dict) -> str:
     if rec.get("variant_of"):
         return rec["variant_of"]
@@ -230,24 +256,13 @@ def compare_persona(ng, recs, human) -> None:
     run = ng["persona"]
     got = {(x["question"], x["model"], x["persona_country"], x["persona_demo"]): x for x in run["alignment"]}
 
-    def iv(x):
-        return x["mean"] if x["n"] else None
-
     for _, a in summary.iterrows():
         what = f"persona {a['response_type']} {a['model_tag']} {a['persona_country']}/{a['persona_demo']}"
         g = got.get((a["response_type"], a["model_tag"], a["persona_country"], a["persona_demo"]))
         if g is None:
             failures.append(what + ": missing in ngstats")
             continue
-        check(what + " rows", g["rows"], a["n_model_rows"])
-        check(what + " items", g["items"], a["n_items"])
-        check(what + " human culture rate", g["human_culture_rate"], a["human_culture_rate"])
-        check(what + " model culture rate", g["model_culture_rate"], a["model_culture_rate"])
-        check(what + " majority alignment", g["majority_alignment"]["mean"], a["majority_choice_alignment"])
-        check(what + " distributional MAE", iv(g["distributional_mae"]), a["distributional_mae"])
-        check(what + " signed gap pp", None if not g["signed_gap_pp"]["n"] else g["signed_gap_pp"]["mean"],
-              100 * a["signed_culture_rate_gap_model_minus_human"])
-        check(what + " human agreement", g["human_majority_agreement"], a["mean_human_majority_agreement"])
+        check_alignment(what, g, a)
     if len(got) != len(summary):
         failures.append(f"persona run: ngstats has {len(got)} rows, the authors {len(summary)}")
     # S5:751-756: the uncertainty alignment of both settings; the paper's
@@ -262,11 +277,7 @@ def compare_persona(ng, recs, human) -> None:
         if g is None:
             failures.append(what + ": missing in ngstats")
             continue
-        check(what + " items", g["uncertainty_items"], u["n_items"])
-        check(what + " model agreement", g["model_majority_agreement"], u["mean_model_majority_agreement"])
-        check(what + " model agreement where humans disagree", g["model_majority_agreement_low_human_agreement"],
-              u["mean_model_majority_agreement_low_human_agreement"])
-        check(what + " r", g["uncertainty_r"], u["human_model_agreement_correlation"])
+        check_uncertainty(what, g, u)
     if len(gotu) != len(unc):
         failures.append(f"persona uncertainty: ngstats has {len(gotu)} rows, the authors {len(unc)}")
     # the site's uncertaintyAvg: corr and modelAgreement, means per model
@@ -416,14 +427,7 @@ def compare_alignment(ng, pred_long, profiles) -> None:
         if g is None:
             failures.append(what + ": missing in ngstats")
             continue
-        check(what + " rows", g["rows"], a["n_model_rows"])
-        check(what + " items", g["items"], a["n_items"])
-        check(what + " human culture rate", g["human_culture_rate"], a["human_culture_rate"])
-        check(what + " model culture rate", g["model_culture_rate"], a["model_culture_rate"])
-        check(what + " majority alignment", g["majority_alignment"]["mean"], a["majority_choice_alignment"])
-        check(what + " distributional MAE", g["distributional_mae"]["mean"], a["distributional_mae"])
-        check(what + " signed gap pp", g["signed_gap_pp"]["mean"], 100 * a["signed_culture_rate_gap_model_minus_human"])
-        check(what + " human agreement", g["human_majority_agreement"], a["mean_human_majority_agreement"])
+        check_alignment(what, g, a)
     for _, u in unc.iterrows():
         q = next(x for x in ng["questions"] if x["question"] == u["response_type"])
         g = next((x for x in q["paper"]["alignment"] if x["model"] == u["model_tag"]), None)
@@ -431,11 +435,7 @@ def compare_alignment(ng, pred_long, profiles) -> None:
         if g is None:
             failures.append(what + ": missing in ngstats")
             continue
-        check(what + " items", g["uncertainty_items"], u["n_items"])
-        check(what + " model agreement", g["model_majority_agreement"], u["mean_model_majority_agreement"])
-        check(what + " model agreement where humans disagree", g["model_majority_agreement_low_human_agreement"],
-              u["mean_model_majority_agreement_low_human_agreement"])
-        check(what + " r", g["uncertainty_r"], u["human_model_agreement_correlation"])
+        check_uncertainty(what, g, u)
     # the two-framing averages (plot_section5_acl_figures.py: groupby model, mean)
     avg = align.groupby("model_tag")[["majority_choice_alignment", "distributional_mae", "signed_culture_rate_gap_model_minus_human"]].mean()
     uavg = unc.groupby("model_tag")["human_model_agreement_correlation"].mean()

@@ -27,7 +27,7 @@ import (
 // base models (all of them when every one is), grouped by family
 // (pactFamily), averaged within a family, then over the families.
 
-// The item attributes of the card's actor and receiver (addPact).
+// The item attributes of the card's actor and receiver (Acc.Add).
 const (
 	pactActorCountry   = "actor_country"
 	pactActorAge       = "actor_age"
@@ -328,7 +328,7 @@ type Flip struct {
 // have them; uncertainty r, the mean of the framings where it is defined
 // (pandas' mean skips NaN), null when none is. The r is of the
 // persona-free run; the paper's uncertaintyAvg is of the persona-prompted
-// one (PactPersonaRun.UncertaintyAverages).
+// one (PersonaRun.UncertaintyAverages).
 type FramingAverage struct {
 	Model       string   `json:"model"`
 	Framings    int64    `json:"framings"`

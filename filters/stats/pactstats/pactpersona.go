@@ -50,7 +50,7 @@ type PersonaRun struct {
 }
 
 // PersonaUncertainty is one model's uncertainty alignment in the
-// persona-prompted run, as PactAlignment's fields of those names;
+// persona-prompted run, as Alignment's fields of those names;
 // Question is "" in an average over the framings, whose figures are
 // Uncertainty (the mean of the framings' where defined, null when none)
 // and ModelAgreement (the mean of the framings').
@@ -66,7 +66,7 @@ type PersonaUncertainty struct {
 }
 
 // PersonaAlignment is one model's alignment, answering as one persona,
-// with that persona's human subgroup: the figures of PactAlignment
+// with that persona's human subgroup: the figures of Alignment
 // (summarize_alignment, S5:188-219), the human share being the
 // subgroup's on each item.
 type PersonaAlignment struct {

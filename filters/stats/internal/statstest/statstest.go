@@ -274,3 +274,20 @@ func PanelRecords() []*record.Record {
 		Gen: []record.Gen{{Stage: "nglabel", Role: "labeller", Endpoint: "a", Model: "ma", TokensIn: 10, TokensOut: 5, CostUSD: 0.001}}}
 	return []*record.Record{r1, r2}
 }
+
+// TurnByTurn is rec (a dialogue labelled all one way) relabelled turn by
+// turn, with a two-member panel: a, who follows the turns, and b, who
+// labels every turn "adhered".
+func TurnByTurn(rec *record.Record) *record.Record {
+	good := *rec
+	good.Turns = append([]record.Turn(nil), rec.Turns...)
+	norms := []string{"not_relevant", "adhered", "adhered", "not_relevant", "adhered", "adhered"}
+	for i := range good.Turns {
+		l := *good.Turns[i].Labels
+		l.Norm, l.Intent = norms[i%len(norms)], []string{"NR", "apology"}[i%2]
+		l.ByModel = []record.ModelLabels{{Labeller: "a", Norm: l.Norm}, {Labeller: "b", Norm: "adhered"}}
+		good.Turns[i].Labels = &l
+	}
+	good.LabelsMeta = &record.LabelsMeta{Model: "m", Panel: []string{"a", "b"}}
+	return &good
+}
