@@ -3,18 +3,14 @@
 package render
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // browseProbeJS measures the dialogue browser once loaded: articles, turns
@@ -95,22 +91,7 @@ func TestBrowserInChromium(t *testing.T) {
 // chromiumScreenshot saves a screenshot of page at window size "W,H".
 func chromiumScreenshot(t *testing.T, bin, page, out, size string) {
 	t.Helper()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--no-first-run", "--disable-extensions",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars",
-		"--window-size="+size, "--screenshot="+out, "file://"+file)
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium --screenshot: %v\n%s", err, tail(string(b), 2000))
+	if stdout, stderr, err := execChromium(t, bin, page, "--hide-scrollbars", "--window-size="+size, "--screenshot="+out); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, tail(stdout+stderr, 2000))
 	}
 }

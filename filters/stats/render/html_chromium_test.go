@@ -157,8 +157,26 @@ func runChromium(t *testing.T, bin, page string) (probeResult, string) {
 }
 
 // chromiumDOM loads page and returns the DOM and the probe's JSON; extra
-// flags are added to the command line (a --screenshot, a wider window).
+// flags are added to the command line (a wider window).
 func chromiumDOM(t *testing.T, bin, page string, extra ...string) (dom, probe string) {
+	t.Helper()
+	args := append([]string{"--no-default-browser-check", "--disable-sync",
+		"--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+		"--window-size=500,800"}, extra...) // about the narrowest window Chromium opens
+	start := time.Now()
+	stdout, stderr, err := execChromium(t, bin, page, append(args, "--dump-dom")...)
+	t.Logf("chromium: %v", time.Since(start).Round(time.Millisecond))
+	m := probeRe.FindStringSubmatch(stdout)
+	if err != nil || m == nil {
+		t.Fatalf("chromium: %v; probe result found: %v\nstderr (tail):\n%s", err, m != nil, tail(stderr, 2000))
+	}
+	return stdout, m[1]
+}
+
+// execChromium opens page, written to a temporary file, in headless
+// Chromium with args (the later of a repeated flag wins) and a profile
+// and HOME of its own, offline; it returns what Chromium printed.
+func execChromium(t *testing.T, bin, page string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
@@ -168,31 +186,20 @@ func chromiumDOM(t *testing.T, bin, page string, extra ...string) (dom, probe st
 	// Generous: a run takes about a second, but the machine may be busy.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--user-data-dir=" + filepath.Join(dir, "profile"),
-		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-		"--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-		"--host-resolver-rules=MAP * ~NOTFOUND",
-		"--window-size=500,800"} // about the narrowest window Chromium opens
-	args = append(append(args, extra...), "--dump-dom", "file://"+file)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--user-data-dir=" + filepath.Join(dir, "profile"), "--no-first-run", "--disable-extensions",
+		"--host-resolver-rules=MAP * ~NOTFOUND"}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, "file://"+file)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir) // keep Chromium's caches out of the real home
 	// Chromium is a tree of processes (and /usr/bin/chromium a wrapper
 	// script): on timeout kill the whole group, not only the first.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	t.Logf("chromium: %v", time.Since(start).Round(time.Millisecond))
-	dom = stdout.String()
-	m := probeRe.FindStringSubmatch(dom)
-	if err != nil || m == nil {
-		t.Fatalf("chromium: %v; probe result found: %v\nstderr (tail):\n%s", err, m != nil, tail(stderr.String(), 2000))
-	}
-	return dom, m[1]
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
 }
 
 func tail(s string, n int) string {
