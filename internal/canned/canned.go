@@ -10,9 +10,7 @@ package canned
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ngkit/ngkit/filters/v2r"
@@ -57,25 +55,13 @@ func New(pool *seedreply.Pool, distinct bool, recs []*record.Record) (*Model, er
 // answer ngseed, each norm of a category given its own (Distinct), and
 // whose dialogues answer ngv2r, each seed its own record's.
 func LoadPool(file string) (*Model, error) {
-	pool, err := seedreply.Load(file)
+	recs, err := recio.ReadAll(file)
 	if err != nil {
 		return nil, err
 	}
-	r, err := recio.Open(file, recio.OpenOptions{})
+	pool, err := seedreply.FromRecords(file, recs)
 	if err != nil {
 		return nil, err
-	}
-	defer r.Close()
-	var recs []*record.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		recs = append(recs, rec)
 	}
 	return New(pool, true, recs)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ngkit/ngkit/pkg/record"
 )
 
 // Magic numbers used to sniff input.
@@ -213,4 +215,26 @@ func withCloser(r Reader, c io.Closer) Reader {
 		return r
 	}
 	return closingReader{r, c}
+}
+
+// ReadAll opens name and reads all its records into memory: for small
+// fixed files (the demo's pool, a fixture), not for the streams programs
+// read.
+func ReadAll(name string) ([]*record.Record, error) {
+	r, err := Open(name, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var recs []*record.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return recs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
 }

@@ -9,9 +9,7 @@ package seedreply
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,20 +38,18 @@ type Pool struct {
 
 // Load reads the pairs of the release records in file (JSONL or Parquet).
 func Load(file string) (*Pool, error) {
-	r, err := recio.Open(file, recio.OpenOptions{})
+	recs, err := recio.ReadAll(file)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	return FromRecords(file, recs)
+}
+
+// FromRecords makes a pool of the pairs of release records read from
+// file (named in the error when there are none).
+func FromRecords(file string, recs []*record.Record) (*Pool, error) {
 	p := &Pool{by: map[[3]string][]Pair{}, norms: normbank.BuiltinNorms()}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, rec := range recs {
 		p.Add(Pair{ID: rec.ID, Culture: rec.Culture, Category: rec.Category, Type: rec.DialogueType,
 			Scenario: rec.Scenario, Situation: rec.Situation})
 	}
