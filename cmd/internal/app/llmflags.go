@@ -58,7 +58,7 @@ func (f *LLMFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "most tokens per reply, `N` (default: the server's)")
 	fs.Int64Var(&f.Seed, "seed", 0, "sampling seed `N`, for servers that honour it (default: none)")
 	f.Concurrency = Concurrency{N: 16}
-	fs.Var(&f.Concurrency, "concurrency", "most calls in flight, `N`, or auto: the server's slots (llama-server's /props); a 429, a timeout or a reply slower than half of --timeout halves it for a while (twice it is the number of workers unless -j is given)")
+	fs.Var(&f.Concurrency, "concurrency", "most calls in flight, `N`, or auto: the server's slots (llama-server's /props); 429s, timeouts or replies slower than half of --timeout in a quarter of the recent calls halve it for a while (twice it is the number of workers unless -j is given)")
 	fs.IntVar(&f.RPM, "rpm", 0, "most requests per minute, `N` (0: no limit)")
 	fs.IntVar(&f.TPM, "tpm", 0, "most tokens per minute, `N`, estimated before each call and corrected with the usage returned (0: no limit)")
 	fs.DurationVar(&f.Timeout, "timeout", 2*time.Minute, "give up on one request after `D` (it is retried)")

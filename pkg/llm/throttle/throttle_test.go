@@ -2,12 +2,13 @@ package throttle
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
 
-// A 429 halves the window, once per round; successes grow it back by
-// about one per round, up to the ceiling.
+// 429s in a quarter of the last window's calls halve it, once per round;
+// successes grow it back by about one per round, up to the ceiling.
 func TestWindowAIMD(t *testing.T) {
 	w := NewWindow(16, 0)
 	ctx := context.Background()
@@ -16,20 +17,28 @@ func TestWindowAIMD(t *testing.T) {
 		s, _ := w.Acquire(ctx)
 		slots = append(slots, s)
 	}
-	for _, s := range slots[:4] { // four 429s of calls started before any cut
+	for i, s := range slots[:4] { // four 429s of calls started before any cut
+		if l, cuts := w.Current(); l != 16 || cuts != 0 {
+			t.Fatalf("after %d of 16 calls got a 429: limit %v, %d cuts", i, l, cuts)
+		}
 		w.Release(s, true, false)
 	}
 	if l, cuts := w.Current(); l != 8 || cuts != 1 {
-		t.Fatalf("after a round of 429s: limit %v, %d cuts", l, cuts)
+		t.Fatalf("after a quarter of 16 calls got a 429: limit %v, %d cuts", l, cuts)
 	}
-	for _, s := range slots[4:] {
+	for _, s := range slots[4:] { // pre-cut calls: their 429s would not count
 		w.Release(s, false, true)
 	}
-	// A call started after the cut that gets a 429 cuts again.
+	// Calls started after the cut: one 429 in 8 is noise, two cut again.
 	s, _ := w.Acquire(ctx)
 	w.Release(s, true, false)
-	if l, _ := w.Current(); l < 4 || l > 5 {
-		t.Fatalf("second cut: %v", l)
+	if l, cuts := w.Current(); l < 8 || cuts != 1 {
+		t.Fatalf("one 429 of 8 calls cut the window to %v", l)
+	}
+	s, _ = w.Acquire(ctx)
+	w.Release(s, true, false)
+	if l, cuts := w.Current(); l < 4 || l > 5 || cuts != 2 {
+		t.Fatalf("second cut: %v, %d cuts", l, cuts)
 	}
 	for i := 0; i < 200; i++ {
 		s, _ := w.Acquire(ctx)
@@ -37,6 +46,34 @@ func TestWindowAIMD(t *testing.T) {
 	}
 	if l, _ := w.Current(); l != 16 {
 		t.Errorf("grown back to %v, want 16", l)
+	}
+}
+
+// Failures at random, whatever the load (a flaky proxy: 7% of calls a
+// 429 or a timeout), leave the window nearly whole; a server refusing
+// every call still brings it down to one.
+func TestWindowRandomFaults(t *testing.T) {
+	w := NewWindow(64, 0)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var low float64 = 64
+	for range 20000 {
+		s, _ := w.Acquire(ctx)
+		fault := rng.Float64() < 0.07
+		w.Release(s, fault, !fault)
+		l, _ := w.Current()
+		low = min(low, l)
+	}
+	if low < 32 {
+		t.Errorf("random 7%% faults brought the window down to %v of 64", low)
+	}
+	for range 200 {
+		s, _ := w.Acquire(ctx)
+		time.Sleep(time.Microsecond) // started after the last cut
+		w.Release(s, true, false)
+	}
+	if l, _ := w.Current(); l != 1 {
+		t.Errorf("a server refusing every call left the window at %v", l)
 	}
 }
 

@@ -129,7 +129,8 @@ type Report struct {
 	// (Concurrency × Seconds)).
 	Concurrency int     `json:"concurrency,omitempty"`
 	Utilisation float64 `json:"utilisation,omitempty"`
-	// WindowCuts counts the times a 429 halved the concurrency window.
+	// WindowCuts counts the times congestion (429s, timeouts) halved the
+	// concurrency window.
 	WindowCuts int `json:"window_cuts,omitempty"`
 }
 
