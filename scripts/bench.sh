@@ -19,7 +19,8 @@
 #     distilabel, Data Designer and a plain AsyncOpenAI loop; --dedup near
 #     against datatrove; JSONL -> Parquet against pyarrow and DuckDB.
 # A full run (no argument) writes its figures to docs/bench.md (generated
-# whole: machine, load, date, each figure with its peer and the ratio); a
+# whole: machine, load, date, each figure with its peer and the ratio) and
+# README's speed table from it (scripts/speedtable); a
 # partial run writes them to $BENCH_OUT/bench.md.
 # Needs Node.js and scripts/interop/node_modules (npm ci there) for DuckDB.
 # `bash scripts/bench.sh parquet` runs only 1 and 2 (the Parquet figures);
@@ -115,7 +116,7 @@ report() {
 }
 finish() {
   case $only in
-  all) report docs/bench.md ;;
+  all) report docs/bench.md && go run ./scripts/speedtable -bench docs/bench.md -readme README.md ;;
   peers) report docs/bench-peers.md ;; # the peers' figures until the next full run
   *) report "$out/bench.md" ;;
   esac
