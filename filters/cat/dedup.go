@@ -21,16 +21,22 @@ const (
 // directions and texts, or the same scenario of the same culture and type.
 // Near: as ngstats clusters them (pkg/dedup: MinHash over character
 // shingles, over the whole stream; scenarios within one dialogue type).
-// Memory: a key and an id per record, and a signature for near.
+// Memory: a key and two ids per record, and a signature for near.
 type Dedup struct {
 	pipeline.Sink
 	Mode      string
 	Threshold float64
 
-	exact     map[uint64]string // key -> id kept
+	exact     map[uint64]firstOf
 	dialogues *nearIDs
 	scenarios map[string]*nearIDs
 }
+
+// firstOf is the first record of an exact key, and the record kept for
+// it: the first of the near cluster it joined ("" when it was kept
+// itself), so that a later exact copy names the record kept, not one
+// dropped.
+type firstOf struct{ id, kept string }
 
 type nearIDs struct {
 	ix  *dedup.Index
@@ -53,7 +59,7 @@ func (n *nearIDs) add(id, text string) (dupOf string, sim float64) {
 // Write implements pipeline.Sink.
 func (d *Dedup) Write(r *record.Record) error {
 	if d.exact == nil {
-		d.exact = map[uint64]string{}
+		d.exact = map[uint64]firstOf{}
 		d.scenarios = map[string]*nearIDs{}
 		d.dialogues = &nearIDs{ix: dedup.NewIndex(d.Threshold)}
 	}
@@ -69,9 +75,12 @@ func (d *Dedup) Write(r *record.Record) error {
 	// An exact duplicate is also a near one, even one without letters to
 	// sign ("..." placeholders).
 	if first, ok := d.exact[key]; ok {
-		return pipeline.Drop("--dedup %s: a duplicate of %s", d.Mode, first)
+		if first.kept != "" {
+			return pipeline.Drop("--dedup near: in the cluster of %s (a duplicate of %s)", first.kept, first.id)
+		}
+		return pipeline.Drop("--dedup %s: a duplicate of %s", d.Mode, first.id)
 	}
-	d.exact[key] = r.ID
+	d.exact[key] = firstOf{id: r.ID}
 	if d.Mode == DedupExact {
 		return d.Sink.Write(r)
 	}
@@ -88,6 +97,7 @@ func (d *Dedup) Write(r *record.Record) error {
 		first, sim = ix.add(r.ID, r.Scenario)
 	}
 	if first != "" {
+		d.exact[key] = firstOf{id: r.ID, kept: first}
 		return pipeline.Drop("--dedup near: in the cluster of %s (similarity %.2f >= %.2f)", first, sim, d.Threshold)
 	}
 	return d.Sink.Write(r)

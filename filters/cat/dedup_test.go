@@ -55,3 +55,30 @@ func TestDedup(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupNamesKept: an exact copy of a record that was itself dropped
+// into an earlier near cluster names the record kept, the first of that
+// cluster, as every other drop does (it named the dropped copy, so that
+// one cluster read as two: 1,301 records of 8x the release).
+func TestDedupNamesKept(t *testing.T) {
+	recs := []*record.Record{
+		dlg("a", "Hi Sarah. I just wanted to say I am really sorry for your loss.", "Thank you, Mike. That means a lot to me."),
+		dlg("b", "Hi Emily. I just wanted to say I am really sorry for your loss.", "Thank you, Mike. That means a lot to me."),
+		dlg("b2", "Hi Emily. I just wanted to say I am really sorry for your loss.", "Thank you, Mike. That means a lot to me."),
+	}
+	m := &mem{}
+	d := &Dedup{Sink: m, Mode: DedupNear, Threshold: 0.6}
+	var reasons []string
+	for _, r := range recs {
+		var drop *pipeline.DropError
+		if err := d.Write(r); errors.As(err, &drop) {
+			reasons = append(reasons, r.ID+": "+drop.Reason)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(reasons) != 2 || !strings.HasPrefix(reasons[0], "b: --dedup near: in the cluster of a (") ||
+		reasons[1] != "b2: --dedup near: in the cluster of a (a duplicate of b)" {
+		t.Errorf("kept %q, dropped %q", m.ids, reasons)
+	}
+}

@@ -69,6 +69,11 @@ def ngkit_clusters(errors, out):
             if not m:
                 sys.exit(f"dedup.py: {errors}:{n}: not a --dedup drop: {e.get('error', '')[:80]!r}")
             first[e["id"]] = m.group(1)
+    # Every drop names the record kept; one naming a dropped record would
+    # split its cluster in two here.
+    dropped = sorted(i for i, c in first.items() if c in first)
+    if dropped:
+        sys.exit(f"dedup.py: {errors}: {len(dropped)} drops name a dropped record, as {dropped[0]} names {first[dropped[0]]}")
     with open(out, "w", encoding="utf-8") as w:
         for i, c in first.items():
             w.write(f"{i}\t{c}\n")
