@@ -94,7 +94,7 @@ func ApproxSize(v any) int64 {
 // (record.Record, record.TurnRow). The rows become Arrow record batches
 // with the schema of the Arrow writers (see arrowcodec.SchemaOf: lists are
 // Parquet LISTs, maps lists of {key, value}), written by arrow-go's
-// pqarrow: zstd pages of up to 2 MiB, dictionary encoding for every column
+// pqarrow: zstd pages of about 2 MiB, dictionary encoding for every column
 // with PLAIN when a column chunk's dictionary outgrows 1 MiB, v1 data pages,
 // statistics and the page index. If *T has EncodeExtra, it is called on
 // each row before it is encoded.

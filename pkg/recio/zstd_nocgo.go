@@ -17,7 +17,7 @@ const (
 
 // zstdEncoders pools klauspost encoders per level (its four: 1-2, 3-5,
 // 6-9, 10+). arrow-go's own use klauspost's default 8 MiB window with
-// literal entropy coding forced on, about 30% slower; pages of up to 2 MiB
+// literal entropy coding forced on, about 30% slower; pages of about 2 MiB
 // lose nothing with a 2 MiB window.
 var zstdEncoders [zstd.SpeedBestCompression + 1]sync.Pool
 
