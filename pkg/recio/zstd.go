@@ -5,7 +5,7 @@ import (
 )
 
 // pageZstd is the ZSTD codec of arrow-go's Parquet writer in this process
-// (registered over arrow-go's own in init). Pages are at most 1 MiB and
+// (registered over arrow-go's own in init). Pages are about 2 MiB at most and
 // each is compressed on its own, at the column's level (arrow-go's default
 // level, -1, is 3: DuckDB's and pyarrow's default).
 //
