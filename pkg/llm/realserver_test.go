@@ -65,8 +65,10 @@ func TestRealServerSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := *sch
-	json.Unmarshal(raw, &whole.doc)
-	delete(whole.doc, "$schema")
+	var doc map[string]any
+	json.Unmarshal(raw, &doc)
+	delete(doc, "$schema")
+	whole.doc, _ = json.Marshal(doc)
 	_, f := c.send(context.Background(), c.params([]Message{User("x")}, &whole, Sampling{MaxTokens: 50}, formatJSONSchema))
 	if f == nil || !f.badFormat || f.retry || !strings.Contains(f.reason, "HTTP 500") {
 		t.Errorf("refine_rewrite with maxLength 3000: %+v", f)

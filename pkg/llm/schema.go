@@ -21,7 +21,7 @@ import (
 // schema is a compiled reply schema from schemas/llm.
 type schema struct {
 	name string
-	doc  map[string]any // sent as response_format json_schema: grammarSafe
+	doc  json.RawMessage // sent as response_format json_schema (grammarSafe), encoded once: not re-encoded per request
 	text string         // compact JSON of the whole file, for the prompt when the server has no JSON mode
 	hash string         // of the file, part of the cache key
 	sch  *jsonschema.Schema
@@ -70,8 +70,12 @@ func compileSchema(name string, raw []byte) (*schema, error) {
 	delete(m, "$schema") // not every server accepts the meta-schema keyword
 	text, _ := json.Marshal(m)
 	grammarSafe(m)
+	wire, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
 	sum := sha256.Sum256(raw)
-	return &schema{name: name, doc: m, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}, nil
+	return &schema{name: name, doc: wire, text: string(text), hash: hex.EncodeToString(sum[:8]), sch: compiled}, nil
 }
 
 // Schema is a reply schema made for some requests from one of
@@ -127,7 +131,7 @@ func DeriveSent(name string, edit func(doc map[string]any)) (*Schema, error) {
 	}
 	s := *base
 	sum := sha256.Sum256(append([]byte(base.hash), wire...))
-	s.doc, s.hash = doc, hex.EncodeToString(sum[:8])
+	s.doc, s.hash = wire, hex.EncodeToString(sum[:8])
 	return &Schema{s: &s}, nil
 }
 
