@@ -22,8 +22,8 @@ import (
 type schema struct {
 	name string
 	doc  json.RawMessage // sent as response_format json_schema (grammarSafe), encoded once: not re-encoded per request
-	text string         // compact JSON of the whole file, for the prompt when the server has no JSON mode
-	hash string         // of the file, part of the cache key
+	text string          // compact JSON of the whole file, for the prompt when the server has no JSON mode
+	hash string          // of the file, part of the cache key
 	sch  *jsonschema.Schema
 }
 
