@@ -28,11 +28,16 @@ func RepeatedTurns(turns []record.Turn) []Repeat {
 	var reps []Repeat
 	for i, t := range turns {
 		key := strings.ToLower(strings.Join(strings.Fields(t.Text), " "))
-		if key == "" || isFormula(t.Text) {
+		if key == "" {
 			continue
 		}
+		// Texts of one key are all formulas or none (the key keeps the
+		// words and their punctuation), so the formula test waits for a
+		// repeat: most turns have none.
 		if j, seen := first[key]; seen {
-			reps = append(reps, Repeat{Turn: i, Of: j})
+			if !isFormula(t.Text) {
+				reps = append(reps, Repeat{Turn: i, Of: j})
+			}
 			continue
 		}
 		first[key] = i
@@ -75,12 +80,44 @@ func OneWordTurns(turns []record.Turn) (idx []int, mostly bool) {
 		if strings.TrimSpace(t.Text) == "" {
 			continue // a stage direction alone, or an empty turn (a defect of its own)
 		}
-		f := words(t.Text)
-		if len(f) <= 1 && utf8.RuneCountInString(strings.Join(f, "")) <= maxWordRunes || len(f) == 1 && !strings.ContainsFunc(t.Text, unicode.IsSpace) && isLatinWord(f[0]) {
+		if oneWord(t.Text) {
 			idx = append(idx, i)
 		}
 	}
 	return idx, len(turns) > 0 && 5*len(idx) > 4*len(turns)
+}
+
+// oneWord tells a turn of at most one word: of a language written with
+// spaces, or of at most maxWordRunes letters. It is words(text) of at most
+// one element, found without making the list (ngstats asks it of every
+// turn of a corpus).
+func oneWord(text string) bool {
+	w, n := firstWords(text)
+	return n <= 1 && utf8.RuneCountInString(w) <= maxWordRunes || n == 1 && !strings.ContainsFunc(text, unicode.IsSpace) && isLatinWord(w)
+}
+
+// firstWords is the first of words(text) and how many there are, counted
+// up to 2.
+func firstWords(text string) (first string, n int) {
+	start := -1
+	for i, r := range text {
+		if unicode.IsSpace(r) || unicode.IsPunct(r) {
+			if start >= 0 {
+				first, start = text[start:i], -1
+			}
+			continue
+		}
+		if start < 0 {
+			if n++; n > 1 {
+				return first, n
+			}
+			start = i
+		}
+	}
+	if start >= 0 {
+		first = text[start:]
+	}
+	return first, n
 }
 
 // isLatinWord tells a word of a language written with spaces, where one

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ngkit/ngkit/pkg/record"
 )
@@ -100,4 +103,36 @@ func TestNameScriptSeveralLanguages(t *testing.T) {
 	if script, wrong := NamesOutsideScript([]string{"Jun", "Wei"}, []string{"zh"}); script == "" || len(wrong) != 2 {
 		t.Errorf("got %q %v", script, wrong)
 	}
+}
+
+// oneWord is the words-list rule it replaced, on texts that stress where
+// a word ends: punctuation, spaces of every kind, scripts without spaces,
+// invalid UTF-8.
+func TestOneWordIsTheWordsRule(t *testing.T) {
+	old := func(text string) bool {
+		f := words(text)
+		return len(f) <= 1 && utf8.RuneCountInString(strings.Join(f, "")) <= maxWordRunes || len(f) == 1 && !strings.ContainsFunc(text, unicode.IsSpace) && isLatinWord(f[0])
+	}
+	texts := []string{"", " ", "Okay.", "Okay", "  Okay!  ", "Deal!", "Thank you.", "12345", "Malike",
+		"没关系。", "还行吧。", "我觉得没关系的吧", "응.", "네, 알겠습니다.", "...", "…", "Hi\u00a0there", "Hi\u3000there",
+		"supercalifragilistic", "Ok\xff", "\xffOk", "a-b", "(nods)", "\"Yes\"", "Да.", "Ναι", "e.g.", "Wow!!!Really",
+		"ありがとう", "ありがとうございます", "안녕하세요반갑습니다"}
+	for _, s := range texts {
+		if got, want := oneWord(s), old(s); got != want {
+			t.Errorf("oneWord(%q) = %v, the words rule %v", s, got, want)
+		}
+	}
+}
+
+func FuzzOneWord(f *testing.F) {
+	for _, s := range []string{"Okay.", "没关系。", "a b", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fw := words(s)
+		w, n := firstWords(s)
+		if min(len(fw), 2) != n || len(fw) > 0 && fw[0] != w {
+			t.Fatalf("firstWords(%q) = %q, %d; words %q", s, w, n, fw)
+		}
+	})
 }
