@@ -69,8 +69,8 @@ func TestQueueingShrinksTheWindow(t *testing.T) {
 				}(i)
 			}
 			wg.Wait()
-			if limit, cuts := c.win.Current(); cuts == 0 || limit >= 8 {
-				t.Errorf("window %.1f after %d cuts", limit, cuts)
+			if limit, cuts := c.win.Current(); cuts == 0 || limit >= 8 || c.Usage().WindowCuts != cuts {
+				t.Errorf("window %.1f after %d cuts (usage report: %d)", limit, cuts, c.Usage().WindowCuts)
 			}
 		})
 	}
