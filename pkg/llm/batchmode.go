@@ -84,11 +84,7 @@ func attemptID(req *Request, n int) string {
 // batchSend is send for --batch: the reply to attempt n, or deferred when
 // the Batch API has not answered it yet (the request is then queued for
 // the next round).
-func (c *Client) batchSend(ctx context.Context, req *Request, n int, p openai.ChatCompletionNewParams) (*completion, *failure, bool) {
-	body, err := p.MarshalJSON()
-	if err != nil {
-		return nil, &failure{kind: "request", reason: err.Error()}, false
-	}
+func (c *Client) batchSend(ctx context.Context, req *Request, n int, body []byte) (*completion, *failure, bool) {
 	id := attemptID(req, n)
 	key := BatchKey(id, body)
 	b := c.bat

@@ -92,7 +92,6 @@ func cpuTime() time.Duration {
 // Run with -benchtime=3000x or more: the first and last 100 ms are ramps.
 func BenchmarkThroughput(b *testing.B) {
 	const concurrency, latency = 64, 100 * time.Millisecond
-	url := startFakeProcess(b, "--latency", latency.String())
 	cacheDir := b.TempDir()
 	if d := os.Getenv("NG_BENCH_CACHE"); d != "" {
 		cacheDir, _ = os.MkdirTemp(d, "bench")
@@ -101,24 +100,46 @@ func BenchmarkThroughput(b *testing.B) {
 	if os.Getenv("NG_BENCH_CACHE") == "off" {
 		cacheDir = ""
 	}
+	rate := runThroughput(b, concurrency, latency, cacheDir)
+	ideal := float64(concurrency) / latency.Seconds()
+	b.ReportMetric(100*rate/ideal, "%ideal")
+}
+
+// BenchmarkClientOverhead: as BenchmarkThroughput at 0 ms latency and
+// --concurrency 256, without the cache: the client's own cost, where
+// bench.sh peers found ngkit furthest from its CPU goal. alloc-B/call
+// is steady on a busy machine, where CPU figures are not.
+func BenchmarkClientOverhead(b *testing.B) {
+	runThroughput(b, 256, 0, "")
+}
+
+// runThroughput runs b.N calls of the test stage through the shared
+// runner against the fake server (another process) and reports calls/s,
+// our CPU per call and the bytes allocated per call.
+func runThroughput(b *testing.B, concurrency int, latency time.Duration, cacheDir string) (rate float64) {
+	url := startFakeProcess(b, "--latency", latency.String())
 	c, err := New(Config{BaseURL: url, Model: "fake", Concurrency: concurrency, CacheDir: cacheDir, MaxRetries: 6})
 	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
+	allocs := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(allocs)
+	alloc0 := allocs[0].Value.Uint64()
 	b.ResetTimer()
 	cpu0, t0 := cpuTime(), time.Now()
 	st, err := pipeline.Run(context.Background(), pipeline.Config{Stage: koStage{c}, Source: &genSource{n: b.N}, Sink: discardSink(b), Workers: c.cfg.Workers()})
 	wall, cpu := time.Since(t0), cpuTime()-cpu0
 	b.StopTimer()
+	metrics.Read(allocs)
 	if err != nil || st.Out != int64(b.N) {
 		b.Fatalf("%+v %v", st, err)
 	}
-	rate := float64(b.N) / wall.Seconds()
-	ideal := float64(concurrency) / latency.Seconds()
+	rate = float64(b.N) / wall.Seconds()
 	b.ReportMetric(rate, "calls/s")
-	b.ReportMetric(100*rate/ideal, "%ideal")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
+	b.ReportMetric(float64(allocs[0].Value.Uint64()-alloc0)/float64(b.N), "alloc-B/call")
+	return rate
 }
 
 // memTransport answers every request from memory after a latency: the

@@ -110,7 +110,7 @@ const (
 // concurrent use; Close prints the usage summary.
 type Client struct {
 	cfg      Config
-	svc      openai.ChatCompletionService
+	api      openai.Client // the endpoint's options alone (not NewClient's, which read OPENAI_*)
 	win      *throttle.Window
 	rpm, tpm *throttle.Bucket
 	cache    *Cache
@@ -252,9 +252,9 @@ func (c *Client) connect(cfg Config) {
 		t.MaxIdleConns = cfg.Concurrency + 4
 		hc = &http.Client{Transport: t}
 	}
-	// NewChatCompletionService, not openai.NewClient: the latter reads
-	// OPENAI_* from the process environment on its own; here the flags
-	// and NG_* decide.
+	// openai.Client with these options alone, not openai.NewClient: the
+	// latter reads OPENAI_* from the process environment on its own; here
+	// the flags and NG_* decide.
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(hc),
@@ -264,7 +264,7 @@ func (c *Client) connect(cfg Config) {
 		opts = append(opts, option.WithAPIKey(k))
 	}
 	c.hc = hc
-	c.svc = openai.NewChatCompletionService(opts...)
+	c.api = openai.Client{Options: opts}
 	c.opts = opts
 }
 
@@ -378,7 +378,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		if req.ID == "" {
 			return nil, errors.New("--emit-requests: the call has no record id for its custom_id")
 		}
-		body, err := c.params(c.withFormat(req.Messages, sch, c.mode()), sch, samp, c.mode()).MarshalJSON()
+		body, err := c.body(c.withFormat(req.Messages, sch, c.mode()), sch, samp, c.mode())
 		if err == nil {
 			err = c.emit.add(req.CustomID(), body)
 		}

@@ -72,7 +72,11 @@ func (c *Client) asText(req *Request, sch *schema, samp *Sampling) error {
 // withFormat made of the request (for text completions, the prompt).
 func (c *Client) sendAny(ctx context.Context, msgs []Message, sch *schema, s Sampling, mode int) (*completion, *failure) {
 	if !c.textAPI() {
-		return c.send(ctx, c.params(msgs, sch, s, mode))
+		body, err := c.body(msgs, sch, s, mode)
+		if err != nil {
+			return nil, &failure{kind: "request", reason: err.Error()}
+		}
+		return c.send(ctx, body)
 	}
 	return c.sendText(ctx, msgs[0].Content, s)
 }

@@ -1,10 +1,6 @@
 package llm
 
-import (
-	"fmt"
-
-	"github.com/openai/openai-go/v3"
-)
+import "fmt"
 
 // mode is the response format in use.
 func (c *Client) mode() int { return int(c.format.Load()) }
@@ -45,49 +41,4 @@ func (c *Client) withFormat(msgs []Message, sch *schema, mode int) []Message {
 	}
 	out = append(out, System(instr))
 	return append(out, msgs...)
-}
-
-// params builds the chat-completions request.
-func (c *Client) params(msgs []Message, sch *schema, s Sampling, mode int) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{Model: c.cfg.Model, Messages: make([]openai.ChatCompletionMessageParamUnion, len(msgs))}
-	for i, m := range msgs {
-		switch m.Role {
-		case "system":
-			p.Messages[i] = openai.SystemMessage(m.Content)
-		case "assistant":
-			p.Messages[i] = openai.AssistantMessage(m.Content)
-		default:
-			p.Messages[i] = openai.UserMessage(m.Content)
-		}
-	}
-	if s.Temperature != nil {
-		p.Temperature = openai.Float(*s.Temperature)
-	}
-	if s.TopP != nil {
-		p.TopP = openai.Float(*s.TopP)
-	}
-	if s.Seed != nil {
-		p.Seed = openai.Int(*s.Seed)
-	}
-	if s.TopLogprobs > 0 {
-		p.Logprobs = openai.Bool(true)
-		p.TopLogprobs = openai.Int(int64(s.TopLogprobs))
-	}
-	if s.MaxTokens > 0 {
-		if c.maxCompletion {
-			p.MaxCompletionTokens = openai.Int(int64(s.MaxTokens))
-		} else {
-			p.MaxTokens = openai.Int(int64(s.MaxTokens))
-		}
-	}
-	if sch != nil {
-		switch mode {
-		case formatJSONSchema:
-			p.ResponseFormat.OfJSONSchema = &openai.ResponseFormatJSONSchemaParam{
-				JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: sch.name, Schema: sch.doc}}
-		case formatJSONObject:
-			p.ResponseFormat.OfJSONObject = &openai.ResponseFormatJSONObjectParam{}
-		}
-	}
-	return p
 }

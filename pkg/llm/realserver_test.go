@@ -69,7 +69,11 @@ func TestRealServerSchemas(t *testing.T) {
 	json.Unmarshal(raw, &doc)
 	delete(doc, "$schema")
 	whole.doc, _ = json.Marshal(doc)
-	_, f := c.send(context.Background(), c.params([]Message{User("x")}, &whole, Sampling{MaxTokens: 50}, formatJSONSchema))
+	body, err := c.body([]Message{User("x")}, &whole, Sampling{MaxTokens: 50}, formatJSONSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, f := c.send(context.Background(), body)
 	if f == nil || !f.badFormat || f.retry || !strings.Contains(f.reason, "HTTP 500") {
 		t.Errorf("refine_rewrite with maxLength 3000: %+v", f)
 	}

@@ -74,11 +74,11 @@ type failure struct {
 	unreached bool
 }
 
-// send makes one chat-completions request with the per-request timeout.
-func (c *Client) send(ctx context.Context, p openai.ChatCompletionNewParams) (*completion, *failure) {
+// send makes one chat-completions request (body, as c.body encoded it)
+// with the per-request timeout.
+func (c *Client) send(ctx context.Context, body []byte) (*completion, *failure) {
 	raw, f := c.post(ctx, func(actx context.Context, opts ...option.RequestOption) error {
-		_, err := c.svc.New(actx, p, opts...)
-		return err
+		return c.api.Post(actx, "chat/completions", body, nil, opts...)
 	})
 	if f != nil {
 		return nil, f

@@ -88,7 +88,10 @@ func (a *liveCall) send(ctx context.Context, send []Message, mode int, est *floa
 	var sent int64 // when the request went out (UnixNano)
 	if c.bat != nil {
 		var deferred bool
-		if comp, f, deferred = c.batchSend(ctx, &a.req, int(st.Attempts), c.params(send, a.sch, a.samp, mode)); deferred {
+		body, err := c.body(send, a.sch, a.samp, mode)
+		if err != nil {
+			f = &failure{kind: "request", reason: err.Error()}
+		} else if comp, f, deferred = c.batchSend(ctx, &a.req, int(st.Attempts), body); deferred {
 			return nil, nil, ErrDeferred
 		}
 		*est = 0 // no tpm bucket for the Batch API
