@@ -109,8 +109,11 @@ const (
 // Client calls one model at one endpoint for one stage. It is safe for
 // concurrent use; Close prints the usage summary.
 type Client struct {
-	cfg      Config
-	api      openai.Client // the endpoint's options alone (not NewClient's, which read OPENAI_*)
+	cfg Config
+	// postRaw sends a request body to a path of the endpoint (a func, not an
+	// openai.Client field: a Client reachable from an interface links every
+	// service of the SDK, 16 MB).
+	postRaw  func(ctx context.Context, path string, body []byte, opts ...option.RequestOption) error
 	win      *throttle.Window
 	rpm, tpm *throttle.Bucket
 	cache    *Cache
@@ -264,7 +267,10 @@ func (c *Client) connect(cfg Config) {
 		opts = append(opts, option.WithAPIKey(k))
 	}
 	c.hc = hc
-	c.api = openai.Client{Options: opts}
+	c.postRaw = func(ctx context.Context, path string, body []byte, more ...option.RequestOption) error {
+		api := openai.Client{Options: opts}
+		return api.Post(ctx, path, body, nil, more...)
+	}
 	c.opts = opts
 }
 

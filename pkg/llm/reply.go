@@ -78,7 +78,7 @@ type failure struct {
 // with the per-request timeout.
 func (c *Client) send(ctx context.Context, body []byte) (*completion, *failure) {
 	raw, f := c.post(ctx, func(actx context.Context, opts ...option.RequestOption) error {
-		return c.api.Post(actx, "chat/completions", body, nil, opts...)
+		return c.postRaw(actx, "chat/completions", body, opts...)
 	})
 	if f != nil {
 		return nil, f
