@@ -107,6 +107,9 @@ bash scripts/e2e.sh
 step "documented examples (README and --help, on the demo model)"
 bash scripts/examples.sh
 
+step "footprint: the stripped binary under its 200 MB budget (scripts/bench.sh footprint: a build and a stat)"
+bash scripts/bench.sh footprint
+
 step "real server: the LLM programs against llama-server from ../shared/llm (skipped without it)"
 bash scripts/realserver.sh
 
