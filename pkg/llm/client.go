@@ -384,7 +384,8 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		if req.ID == "" {
 			return nil, errors.New("--emit-requests: the call has no record id for its custom_id")
 		}
-		body, err := c.body(c.withFormat(req.Messages, sch, c.mode()), sch, samp, c.mode())
+		mode := c.mode() // once: the ladder may step down between two reads
+		body, err := c.body(c.withFormat(req.Messages, sch, mode), sch, samp, mode)
 		if err == nil {
 			err = c.emit.add(req.CustomID(), body)
 		}
